@@ -1,0 +1,6 @@
+// Placeholder: implemented by its owner.
+#include "app/cli/commands.h"
+
+namespace lowerscope::cli {
+void registerRunCommands(CLI::App&, int&) {}
+} // namespace lowerscope::cli

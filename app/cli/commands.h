@@ -1,0 +1,10 @@
+#pragma once
+// Each subcommand file registers its subcommands; a callback stores the process exit code in
+// `exitCode` (0 success, 1 compile/kernel error, 2 usage error or missing tool, per command docs).
+#include <CLI/CLI.hpp>
+
+namespace lowerscope::cli {
+void registerBuildCommands(CLI::App& app, int& exitCode);   // build, doctor
+void registerInspectCommand(CLI::App& app, int& exitCode);  // inspect
+void registerRunCommands(CLI::App& app, int& exitCode);     // run, compare
+} // namespace lowerscope::cli

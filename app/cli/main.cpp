@@ -1,0 +1,24 @@
+// lowerscope-cli: every subcommand registers itself on the CLI11 app.
+#include "app/cli/commands.h"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+    CLI::App app{"Lowerscope: what did my CUDA kernel become, and what did that cost?", "lowerscope-cli"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", "lowerscope-cli 0.1.0");
+    int exitCode = 0;
+    lowerscope::cli::registerBuildCommands(app, exitCode);
+    lowerscope::cli::registerInspectCommand(app, exitCode);
+    lowerscope::cli::registerRunCommands(app, exitCode);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        int rc = app.exit(e);
+        // Usage errors are exit code 2 (documented); --help/--version exit 0.
+        return rc == 0 ? 0 : 2;
+    }
+    return exitCode;
+}
