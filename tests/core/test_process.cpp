@@ -1,0 +1,215 @@
+// core/process: posix_spawn runs, timeouts, cancellation, big outputs, interactive children.
+#include "core/process.h"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <thread>
+
+using namespace lowerscope;
+using namespace std::chrono_literals;
+
+TEST(Process, CapturesStdoutStderrAndExitCode) {
+    ProcessSpec spec;
+    spec.argv = {"/bin/sh", "-c", "echo out; echo err >&2; exit 3"};
+    ProcessResult r = runProcess(spec);
+    EXPECT_TRUE(r.started());
+    EXPECT_EQ(r.exitCode, 3);
+    EXPECT_EQ(r.signal, 0);
+    EXPECT_FALSE(r.ok());
+    EXPECT_EQ(r.stdoutText, "out\n");
+    EXPECT_EQ(r.stderrText, "err\n");
+    EXPECT_EQ(r.describe(), "exit 3");
+    EXPECT_GT(r.wallMs, 0);
+}
+
+TEST(Process, ArgvIsNotInterpretedByAShell) {
+    ProcessSpec spec;
+    spec.argv = {"echo", "a b", "$HOME", "*", ";", "|"};
+    ProcessResult r = runProcess(spec);
+    ASSERT_TRUE(r.ok()) << r.describe();
+    EXPECT_EQ(r.stdoutText, "a b $HOME * ; |\n");
+}
+
+TEST(Process, StartErrorNamesTheProgram) {
+    ProcessSpec spec;
+    spec.argv = {"/nonexistent/dir/tool-xyz", "--version"};
+    ProcessResult r = runProcess(spec);
+    EXPECT_FALSE(r.started());
+    EXPECT_EQ(r.exitCode, -1);
+    EXPECT_NE(r.startError.find("/nonexistent/dir/tool-xyz"), std::string::npos) << r.startError;
+
+    spec.argv = {"no-such-program-lowerscope-test"};
+    r = runProcess(spec);
+    EXPECT_FALSE(r.started());
+    EXPECT_NE(r.startError.find("no-such-program-lowerscope-test"), std::string::npos) << r.startError;
+
+    spec.argv = {};
+    EXPECT_FALSE(runProcess(spec).started());
+}
+
+TEST(Process, StdinWorkingDirAndEnv) {
+    ProcessSpec spec;
+    spec.argv = {"/bin/sh", "-c", "cat; pwd; echo \"$LS_TEST_VAR\"; echo \"[${HOME-unset}]\""};
+    spec.stdinText = "hello\nworld\n";
+    spec.workingDir = "/";
+    spec.env = {{"LS_TEST_VAR", "v=1 2"}};
+    spec.envRemove = {"HOME"};
+    ProcessResult r = runProcess(spec);
+    ASSERT_TRUE(r.ok()) << r.describe() << r.stderrText;
+    EXPECT_EQ(r.stdoutText, "hello\nworld\n/\nv=1 2\n[unset]\n");
+}
+
+TEST(Process, LargeOutputOnBothPipesDoesNotDeadlock) {
+    // 4 MiB on stdout and 4 MiB on stderr, interleaved: far beyond the 64 KiB pipe buffers, with
+    // 2 MiB of stdin at the same time.
+    ProcessSpec spec;
+    spec.argv = {"/bin/sh", "-c",
+                 "head -c 2097152 >/dev/null; i=0; while [ $i -lt 4 ]; do head -c 1048576 /dev/zero; "
+                 "head -c 1048576 /dev/zero >&2; i=$((i+1)); done"};
+    spec.stdinText.assign(2 << 20, 'x');
+    spec.timeout = 30s;
+    ProcessResult r = runProcess(spec);
+    ASSERT_TRUE(r.ok()) << r.describe();
+    EXPECT_EQ(r.stdoutText.size(), 4u << 20);
+    EXPECT_EQ(r.stderrText.size(), 4u << 20);
+}
+
+TEST(Process, ChildThatIgnoresStdinDoesNotKillUsWithSigpipe) {
+    ProcessSpec spec;
+    spec.argv = {"/bin/true"};
+    spec.stdinText.assign(1 << 20, 'x');
+    ProcessResult r = runProcess(spec);
+    EXPECT_TRUE(r.ok()) << r.describe();
+}
+
+TEST(Process, TimeoutKillsTheWholeProcessGroup) {
+    ProcessSpec spec;
+    // The grandchild `sleep` holds the pipes: only a group kill ends the run quickly.
+    spec.argv = {"/bin/sh", "-c", "sleep 30 & sleep 30; echo never"};
+    spec.timeout = 300ms;
+    auto t0 = std::chrono::steady_clock::now();
+    ProcessResult r = runProcess(spec);
+    auto elapsed = std::chrono::steady_clock::now() - t0;
+    EXPECT_TRUE(r.timedOut);
+    EXPECT_FALSE(r.ok());
+    EXPECT_EQ(r.signal, SIGKILL);
+    EXPECT_EQ(r.stdoutText, "");
+    EXPECT_LT(elapsed, 5s);
+    EXPECT_GE(r.wallMs, 290);
+    EXPECT_NE(r.describe().find("timed out"), std::string::npos);
+}
+
+TEST(Process, CancelFlagKillsTheChild) {
+    std::atomic<bool> cancel{false};
+    ProcessSpec spec;
+    spec.argv = {"/bin/sleep", "30"};
+    spec.cancel = &cancel;
+    std::thread canceller([&] {
+        std::this_thread::sleep_for(150ms);
+        cancel = true;
+    });
+    auto t0 = std::chrono::steady_clock::now();
+    ProcessResult r = runProcess(spec);
+    canceller.join();
+    EXPECT_TRUE(r.cancelled);
+    EXPECT_FALSE(r.timedOut);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+}
+
+TEST(Process, ExitBySignalIsReported) {
+    ProcessSpec spec;
+    spec.argv = {"/bin/sh", "-c", "kill -TERM $$"};
+    ProcessResult r = runProcess(spec);
+    EXPECT_EQ(r.signal, SIGTERM);
+    EXPECT_EQ(r.exitCode, 128 + SIGTERM);
+    EXPECT_FALSE(r.timedOut);
+    EXPECT_FALSE(r.ok());
+}
+
+TEST(Process, ParallelRunsOverlap) {
+    std::vector<ProcessSpec> specs(4);
+    for (int i = 0; i < 4; ++i) specs[i].argv = {"/bin/sh", "-c", "sleep 0.3; echo " + std::to_string(i)};
+    auto t0 = std::chrono::steady_clock::now();
+    auto results = runProcessesParallel(specs);
+    auto elapsed = std::chrono::steady_clock::now() - t0;
+    ASSERT_EQ(results.size(), 4u);
+    for (int i = 0; i < 4; ++i) {
+        EXPECT_TRUE(results[i].ok());
+        EXPECT_EQ(results[i].stdoutText, std::to_string(i) + "\n");
+    }
+    EXPECT_LT(elapsed, 1000ms); // serially it would take 1.2 s
+}
+
+TEST(InteractiveProcess, LineProtocolRoundTrip) {
+    InteractiveProcess p;
+    ProcessSpec spec;
+    // An echo server: answers each line with "ack:<line>", writes noise to stderr.
+    spec.argv = {"/bin/sh", "-c", "while IFS= read -r l; do echo \"ack:$l\"; echo \"log $l\" >&2; done; exit 7"};
+    ASSERT_TRUE(p.start(spec)) << p.startError();
+    EXPECT_TRUE(p.running());
+    for (int i = 0; i < 20; ++i) {
+        ASSERT_TRUE(p.writeLine("{\"n\":" + std::to_string(i) + "}", 1s));
+        std::string line;
+        ASSERT_EQ(p.readLine(line, 5s), InteractiveProcess::ReadStatus::Line);
+        EXPECT_EQ(line, "ack:{\"n\":" + std::to_string(i) + "}");
+    }
+    std::string line;
+    EXPECT_EQ(p.readLine(line, 50ms), InteractiveProcess::ReadStatus::Timeout);
+    p.closeStdin();
+    EXPECT_EQ(p.readLine(line, 5s), InteractiveProcess::ReadStatus::Eof);
+    ProcessResult r = p.wait(5s);
+    EXPECT_EQ(r.exitCode, 7);
+    EXPECT_FALSE(r.timedOut);
+    EXPECT_NE(r.stderrText.find("log {\"n\":19}"), std::string::npos);
+}
+
+TEST(InteractiveProcess, HungChildIsKilledAndCancelWorks) {
+    InteractiveProcess p;
+    ProcessSpec spec;
+    spec.argv = {"/bin/sleep", "30"};
+    ASSERT_TRUE(p.start(spec));
+    std::string line;
+    std::atomic<bool> cancel{true};
+    EXPECT_EQ(p.readLine(line, 5s, &cancel), InteractiveProcess::ReadStatus::Cancelled);
+    auto t0 = std::chrono::steady_clock::now();
+    ProcessResult r = p.wait(200ms);
+    EXPECT_TRUE(r.timedOut);
+    EXPECT_EQ(r.signal, SIGKILL);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
+    EXPECT_FALSE(p.writeLine("x", 100ms));
+}
+
+TEST(InteractiveProcess, StartFailureAndPartialLastLine) {
+    InteractiveProcess bad;
+    ProcessSpec spec;
+    spec.argv = {"/nonexistent/lowerscope-runner"};
+    EXPECT_FALSE(bad.start(spec));
+    EXPECT_NE(bad.startError().find("lowerscope-runner"), std::string::npos);
+    std::string line;
+    EXPECT_EQ(bad.readLine(line, 10ms), InteractiveProcess::ReadStatus::NotRunning);
+
+    InteractiveProcess p;
+    spec.argv = {"/usr/bin/printf", "one\ntwo"};
+    ASSERT_TRUE(p.start(spec));
+    ASSERT_EQ(p.readLine(line, 5s), InteractiveProcess::ReadStatus::Line);
+    EXPECT_EQ(line, "one");
+    ASSERT_EQ(p.readLine(line, 5s), InteractiveProcess::ReadStatus::Line);
+    EXPECT_EQ(line, "two");
+    EXPECT_EQ(p.readLine(line, 5s), InteractiveProcess::ReadStatus::Eof);
+    p.kill(); // after exit: harmless
+}
+
+TEST(InteractiveProcess, DestructorKillsRunningChild) {
+    pid_t pid;
+    {
+        InteractiveProcess p;
+        ProcessSpec spec;
+        spec.argv = {"/bin/sleep", "30"};
+        ASSERT_TRUE(p.start(spec));
+        pid = p.pid();
+        EXPECT_EQ(::kill(pid, 0), 0);
+    }
+    // Reaped by the destructor: the pid no longer names our child.
+    EXPECT_NE(::kill(pid, 0), 0);
+}
