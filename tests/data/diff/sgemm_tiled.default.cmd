@@ -1,0 +1,1 @@
+nvcc -cubin -arch=sm_90 -O3 -lineinfo -Xptxas -v  kernels/sgemm_tiled.cu
