@@ -168,6 +168,11 @@ void splitOperands(std::string_view s, std::vector<std::string_view>& out) {
             const auto piece = trim(s.substr(start, i - start));
             if (!piece.empty()) out.push_back(piece);
             start = i + 1;
+        } else if (c == '`' && depth == 0 && i > start && isSpace(s[i - 1])) {
+            // `RET.REL.NODEC R4 `(fn)`: the label follows the register without a comma.
+            const auto piece = trim(s.substr(start, i - start));
+            if (!piece.empty()) out.push_back(piece);
+            start = i;
         }
     }
     const auto piece = trim(s.substr(start));
@@ -287,7 +292,8 @@ private:
                 auto it = m_fn->labels.find(std::string(name));
                 if (it != m_fn->labels.end()) {
                     op.target = it->second;
-                    if (!ins.branchTarget) ins.branchTarget = it->second;
+                    // RET names the function it returns from, not a destination.
+                    if (!ins.branchTarget && ins.mnemonic != "RET") ins.branchTarget = it->second;
                 }
             }
         }
