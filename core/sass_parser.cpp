@@ -513,11 +513,19 @@ private:
         m_scratch.clear();
         splitCells(s, m_scratch);
         if (m_scratch.empty()) return;
+        // nvdisasm leaves out the column of a class with no live register in the whole function
+        // (e.g. no PRED column): that class counts 0 on every row.
+        if (!m_columns.empty()) {
+            live.gpr = live.pred = live.ugpr = 0;
+        }
         for (size_t c = 0; c < m_scratch.size(); ++c) {
             const auto cell = m_scratch[c];
             int v = 0;
             if (!cell.empty()) {
-                if (parseDec(cell, v) != cell.size()) return; // not a count table (-lrm narrow/wide)
+                if (parseDec(cell, v) != cell.size()) { // not a count table (-lrm narrow/wide)
+                    live = LiveCounts{};
+                    return;
+                }
             }
             std::string_view name;
             if (c < m_columns.size()) name = m_columns[c];
