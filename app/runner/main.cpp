@@ -1,3 +1,145 @@
-// Placeholder: implemented by its owner.
+// lowerscope-runner: the only Lowerscope process that touches the GPU.
+//
+// Protocol mode (default): prints a hello line (or an error line and exits when there is no
+// driver or device), then answers line-delimited JSON requests from stdin (see
+// core/run/protocol.h). `--info` prints the device as JSON and exits (0, or 3 = no driver,
+// 4 = no device). The CUDA driver is loaded at run time, so this starts on any machine.
+#include "app/runner/gpu_session.h"
+#include "core/run/protocol.h"
+
 #include <cstdio>
-int main() { std::puts("{\"error\":{\"kind\":\"not_implemented\"}}"); return 3; }
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+constexpr const char* kVersion = "lowerscope-runner 0.1.0";
+
+void writeLine(const std::string& line) {
+    std::fwrite(line.data(), 1, line.size(), stdout);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+}
+
+void usage() {
+    std::fputs("usage: lowerscope-runner [--info | --version | --help]\n"
+               "  (no option)  speak the line-delimited JSON protocol on stdin/stdout\n"
+               "  --info       print the CUDA device as JSON; exit 3 without a driver, 4 without a device\n",
+               stderr);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    using namespace lowerscope;
+    using namespace lowerscope::runner;
+    bool info = false;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--version") {
+            std::puts(kVersion);
+            return 0;
+        }
+        if (a == "--help" || a == "-h") {
+            usage();
+            return 0;
+        }
+        if (a == "--info") {
+            info = true;
+        } else {
+            std::fprintf(stderr, "lowerscope-runner: unknown option '%s'\n", argv[i]);
+            usage();
+            return kExitUsage;
+        }
+    }
+
+    GpuSession session;
+    RunError openError;
+    int code = session.open(openError);
+    if (code != 0) {
+        writeLine(errorLine(openError));
+        std::fprintf(stderr, "lowerscope-runner: %s\n", openError.message.c_str());
+        return code;
+    }
+    if (info) {
+        try {
+            session.measureCopyBandwidth();
+        } catch (const RequestFailure& f) {
+            writeLine(errorLine(f.error));
+            return f.exitCode ? f.exitCode : kExitCudaError;
+        }
+        writeLine(nlohmann::json{{"info", {{"device", toJson(session.device())}}}}.dump(2));
+        return 0;
+    }
+
+    writeLine(hello(session.device(), kVersion));
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        if (line.find_first_not_of(" \t\r") == std::string::npos) {
+            continue;
+        }
+        nlohmann::json j;
+        std::string id;
+        try {
+            j = nlohmann::json::parse(line);
+            if (!j.is_object()) {
+                throw ProtocolError("a request must be a JSON object");
+            }
+            if (j.contains("id") && j["id"].is_string()) {
+                id = j["id"].get<std::string>();
+            }
+        } catch (const std::exception& e) {
+            writeLine(errorLine(RunError{"bad_request", std::string("not a JSON request: ") + e.what(), "", 0, "", "",
+                                         false},
+                                id));
+            continue;
+        }
+        std::string op = j.contains("op") && j["op"].is_string() ? j["op"].get<std::string>() : "";
+        if (op == "quit") {
+            return 0;
+        }
+        if (op == "info") {
+            try {
+                session.measureCopyBandwidth();
+            } catch (const RequestFailure& f) {
+                writeLine(errorLine(f.error, id));
+                if (f.exitCode) {
+                    _exit(f.exitCode);
+                }
+                continue;
+            }
+            writeLine(nlohmann::json{{"info", {{"device", toJson(session.device())}}}, {"id", id}}.dump());
+            continue;
+        }
+        if (op != "run") {
+            writeLine(errorLine(RunError{"bad_request", "unknown op '" + op + "' (run, info, quit)", "", 0, "", "", false},
+                                id));
+            continue;
+        }
+        RunRequest req;
+        try {
+            fromJson(j, req);
+        } catch (const std::exception& e) {
+            writeLine(errorLine(RunError{"bad_request", e.what(), "", 0, "", "", false}, id));
+            continue;
+        }
+        GpuSession::ProgressFn progress = [](const RunProgress& p) { writeLine(progressLine(p)); };
+        try {
+            RunResult r = session.run(req, progress);
+            writeLine(resultLine(r));
+        } catch (const RequestFailure& f) {
+            writeLine(errorLine(f.error, id));
+            if (f.exitCode) {
+                // The context is poisoned (or a kernel still runs): leave without cleanup; the
+                // driver tears the context down with the process.
+                std::fflush(stdout);
+                _exit(f.exitCode);
+            }
+        } catch (const std::exception& e) {
+            writeLine(errorLine(RunError{"internal", e.what(), "", 0, "", "", false}, id));
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,283 @@
+#pragma once
+// The lowerscope-runner protocol: line-delimited JSON over the runner's stdin/stdout.
+//
+//   runner → client, once at start:  {"hello": {"protocol": 1, "runner": "...", "device": {...}}}
+//                                 or {"error": {"kind": "no_driver" | "no_device" | "driver_error", ...}}
+//                                    and the runner exits (code 3 no driver, 4 no device/init failure)
+//   client → runner:  {"op": "run", "id": "...", ...RunRequest}   {"op": "info"}   {"op": "quit"}
+//   runner → client:  any number of {"progress": {...}} lines, then exactly one of
+//                     {"result": {...RunResult}} or {"error": {...RunError}} per request.
+//   After an error with "fatal": true (kernel_fault, kernel_timeout) the runner exits: its CUDA
+//   context is unusable. Exit codes: 0 quit/EOF, 2 usage, 3 no driver, 4 no device, 5 kernel
+//   fault, 6 kernel timeout (the runner's own watchdog), 7 other fatal CUDA error.
+//
+// Every struct round-trips through JSON (toJson/fromJson); fromJson throws ProtocolError with a
+// message naming the missing or malformed field.
+
+#include "core/run/argspec.h"
+#include "core/run/stats.h"
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace lowerscope {
+
+constexpr int kRunnerProtocolVersion = 1;
+
+struct ProtocolError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// The GPU as the runner sees it (rated figures from device attributes; copy bandwidth measured).
+struct DeviceInfo {
+    std::string name;
+    int ccMajor = 0, ccMinor = 0;
+    int smCount = 0;
+    double clockMhz = 0;              // rated SM clock (CU_DEVICE_ATTRIBUTE_CLOCK_RATE)
+    double memClockMhz = 0;
+    int busWidthBits = 0;
+    int64_t l2Bytes = 0;
+    int64_t totalMemBytes = 0;
+    int maxThreadsPerSm = 0;
+    int maxSharedPerBlockOptin = 0;   // bytes
+    int driverVersion = 0;            // e.g. 13000
+    double peakBandwidthGBs = 0;      // memory clock × bus width × 2 / 8 (datasheet-style)
+    double fp32PeakGflops = 0;        // SMs × FP32 lanes per SM × 2 × rated clock
+    double copyBandwidthGBs = 0;      // measured device-to-device copy, bytes read + written; 0 = not measured
+    bool operator==(const DeviceInfo&) const = default;
+};
+
+enum class MeasureMode { Auto, Cold, Hot };
+std::string modeName(MeasureMode mode);          // "auto", "cold", "hot"
+std::optional<MeasureMode> parseMode(const std::string& name);
+
+// One buffer to allocate and fill.
+struct BufferSpec {
+    std::string name;
+    ElemType type = ElemType::F32;
+    int64_t count = 0;
+    BufferInit init;
+    bool output = false;
+    bool operator==(const BufferSpec&) const = default;
+};
+
+// One parameter slot: scalar bytes, or the device address of buffers[buffer].
+struct ParamSlot {
+    std::string name;
+    int offset = 0;
+    int size = 0;
+    int buffer = -1;
+    std::vector<uint8_t> scalar;
+    bool operator==(const ParamSlot&) const = default;
+};
+
+// One kernel launch to measure (a compare request carries two).
+struct LaunchVariant {
+    std::string label;                     // "A", "B", or "" for a single run
+    std::vector<uint8_t> cubin;            // whole module image (travels base64-encoded)
+    std::string kernel;                    // mangled or plain name
+    std::array<uint32_t, 3> grid{1, 1, 1};
+    std::array<uint32_t, 3> block{1, 1, 1};
+    uint32_t sharedBytes = 0;              // dynamic shared memory
+    int paramBytes = 0;
+    std::vector<ParamSlot> params;
+    std::vector<BufferSpec> buffers;
+    std::optional<double> bytes;           // declared bytes per launch
+    std::optional<double> flops;           // declared FLOPs per launch
+    bool operator==(const LaunchVariant&) const = default;
+};
+// Builds a variant from a resolved launch (argspec) and a cubin.
+LaunchVariant makeVariant(const ResolvedLaunch& launch, std::vector<uint8_t> cubin, const std::string& mangledName,
+                          const std::string& label = "");
+
+struct RunRequest {
+    std::string id;
+    MeasureMode mode = MeasureMode::Auto;  // Auto: cold when a launch takes ≥ 20 µs, else hot
+    StopOptions stop;
+    double kernelTimeoutS = 30;            // the runner's own watchdog per wait (the client's deadline is shorter)
+    bool measureGraph = false;             // graph costs also in cold mode (always measured in hot mode)
+    bool returnOutputs = false;            // include output bytes (base64) in the result
+    double atol = 1e-5, rtol = 1e-4;       // output agreement between variants
+    std::vector<LaunchVariant> variants;
+    bool operator==(const RunRequest&) const = default;
+};
+
+struct KernelResources {
+    int registers = 0;
+    int staticSharedBytes = 0;
+    int localBytes = 0;
+    int constBytes = 0;
+    int maxThreadsPerBlock = 0;
+    bool operator==(const KernelResources&) const = default;
+};
+
+struct Occupancy {
+    int activeBlocksPerSm = 0;
+    int activeWarpsPerSm = 0;
+    int maxWarpsPerSm = 0;
+    double fraction = 0;     // activeWarps / maxWarps
+    double waves = 0;        // blocks / (activeBlocksPerSm × SMs)
+    bool operator==(const Occupancy&) const = default;
+};
+
+struct OutputReport {
+    std::string name;
+    ElemType type = ElemType::F32;
+    int64_t count = 0;
+    std::string digest;               // XXH3-64 of the bytes after the first launch (declared inputs)
+    bool fullyWritten = false;        // every element written (two poison launches)
+    int64_t unwrittenCount = 0;
+    std::vector<uint8_t> data;        // only when RunRequest::returnOutputs
+    bool operator==(const OutputReport&) const = default;
+};
+
+struct GraphCosts {
+    int launchesPerGraph = 0;         // K
+    double captureMs = 0;             // host wall time to capture K launches
+    double instantiateMs = 0;         // host wall time of cuGraphInstantiate
+    double uploadMs = 0;              // host wall time of cuGraphUpload
+    double replayPerLaunchUs = 0;     // GPU time of a replay ÷ K
+    double streamPerLaunchUs = 0;     // GPU time of K back-to-back stream launches ÷ K
+    double emptyNodeUs = 0;           // GPU time per empty node in a replayed graph of empty nodes
+    double emptyKernelUs = 0;         // GPU time per empty kernel node in a replayed graph
+    std::optional<double> breakEvenReplays; // (capture + instantiate) / saving per replay; none if no saving
+    bool operator==(const GraphCosts&) const = default;
+};
+
+// One variant's measurement.
+struct VariantResult {
+    std::string label;
+    std::string kernel;               // the function name found in the module
+    std::string mode;                 // "cold" or "hot" (the mode actually used)
+    KernelResources resources;
+    Occupancy occupancy;
+    double moduleLoadMs = 0;          // host wall time of cuModuleLoadData
+    double firstLaunchMs = 0;         // GPU time (events) of the very first launch
+    double firstLaunchWallMs = 0;     // host wall time of the first launch until it completed
+    int launchesPerSample = 1;        // K in hot mode (samples are per launch: replay ÷ K)
+    int warmupRuns = 0;
+    double warmupMs = 0;              // GPU time spent warming up
+    std::vector<double> samplesMs;    // kept samples, per launch, in order
+    std::vector<double> sampleClockMhz; // SM clock estimate for each kept sample
+    int throttledSamples = 0;         // discarded: clock below 75 % of the rated clock
+    int gateTimeouts = 0;             // spin gate released by its timeout (host was late)
+    double eventOverheadUs = 0;       // gated event pair with nothing between (not subtracted)
+    std::string stopReason;
+    std::vector<OutputReport> outputs;
+    std::optional<GraphCosts> graph;
+    bool operator==(const VariantResult&) const = default;
+};
+
+// Output agreement between variant 0 and another variant (outputs paired by position).
+struct OutputAgreement {
+    std::string name;                 // output name in variant 0
+    std::string labelA, labelB;
+    bool sameDigest = false;
+    bool agree = false;               // sameDigest, or every element within atol + rtol·|a|
+    bool sizeMismatch = false;
+    int64_t count = 0;
+    int64_t mismatches = 0;
+    double maxAbsError = 0;
+    double maxRelError = 0;
+    int64_t firstMismatch = -1;
+    bool operator==(const OutputAgreement&) const = default;
+};
+
+struct RunResult {
+    std::string id;
+    DeviceInfo device;
+    std::vector<VariantResult> variants;
+    std::vector<OutputAgreement> agreement;  // compare requests only
+    double wallS = 0;                        // the whole request on the runner
+    bool operator==(const RunResult&) const = default;
+};
+
+// Error kinds: "no_driver", "no_device", "driver_error", "bad_request", "module_load",
+// "kernel_not_found", "launch_error", "out_of_memory", "kernel_fault", "kernel_timeout",
+// "cuda_error", and on the client side "deadline" (killed), "runner_exited", "runner_start",
+// "protocol".
+struct RunError {
+    std::string kind;
+    std::string message;
+    std::string cudaError;   // e.g. "CUDA_ERROR_ILLEGAL_ADDRESS"; "" when not a CUDA error
+    int cudaCode = 0;
+    std::string stage;       // "module_load", "first_launch", "poison_check", "warmup", "measure", ...
+    std::string variant;     // label of the variant being run
+    bool fatal = false;      // the runner exits after sending it
+    bool operator==(const RunError&) const = default;
+};
+
+// Progress of a request (informational; also the client's sign of life).
+struct RunProgress {
+    std::string id;
+    std::string stage;
+    std::string variant;
+    size_t samples = 0;
+    double noise = 0;
+    double elapsedS = 0;
+    bool operator==(const RunProgress&) const = default;
+};
+
+std::string toBase64(const std::vector<uint8_t>& bytes);
+// Throws ProtocolError on invalid characters or length.
+std::vector<uint8_t> fromBase64(const std::string& text);
+
+nlohmann::json toJson(const DeviceInfo& v);
+nlohmann::json toJson(const BufferSpec& v);
+nlohmann::json toJson(const ParamSlot& v);
+nlohmann::json toJson(const LaunchVariant& v);
+nlohmann::json toJson(const StopOptions& v);
+nlohmann::json toJson(const RunRequest& v);     // includes "op": "run"
+nlohmann::json toJson(const KernelResources& v);
+nlohmann::json toJson(const Occupancy& v);
+nlohmann::json toJson(const OutputReport& v);
+nlohmann::json toJson(const GraphCosts& v);
+nlohmann::json toJson(const VariantResult& v);
+nlohmann::json toJson(const OutputAgreement& v);
+nlohmann::json toJson(const RunResult& v);
+nlohmann::json toJson(const RunError& v);
+nlohmann::json toJson(const RunProgress& v);
+
+void fromJson(const nlohmann::json& j, DeviceInfo& v);
+void fromJson(const nlohmann::json& j, BufferSpec& v);
+void fromJson(const nlohmann::json& j, ParamSlot& v);
+void fromJson(const nlohmann::json& j, LaunchVariant& v);
+void fromJson(const nlohmann::json& j, StopOptions& v);
+void fromJson(const nlohmann::json& j, RunRequest& v);
+void fromJson(const nlohmann::json& j, KernelResources& v);
+void fromJson(const nlohmann::json& j, Occupancy& v);
+void fromJson(const nlohmann::json& j, OutputReport& v);
+void fromJson(const nlohmann::json& j, GraphCosts& v);
+void fromJson(const nlohmann::json& j, VariantResult& v);
+void fromJson(const nlohmann::json& j, OutputAgreement& v);
+void fromJson(const nlohmann::json& j, RunResult& v);
+void fromJson(const nlohmann::json& j, RunError& v);
+void fromJson(const nlohmann::json& j, RunProgress& v);
+
+// Message lines (one JSON object each, no newline).
+std::string hello(const DeviceInfo& device, const std::string& runnerVersion);
+std::string resultLine(const RunResult& r);
+std::string errorLine(const RunError& e, const std::string& id = "");
+std::string progressLine(const RunProgress& p);
+
+// A parsed runner → client line.
+struct RunnerMessage {
+    enum class Kind { Hello, Progress, Result, Error, Info } kind = Kind::Error;
+    std::string id;
+    DeviceInfo device;        // Hello, Info
+    std::string runnerVersion;
+    int protocol = 0;
+    RunProgress progress;
+    RunResult result;
+    RunError error;
+};
+// Throws ProtocolError when the line is not JSON or not a known message.
+RunnerMessage parseRunnerMessage(const std::string& line);
+
+} // namespace lowerscope
