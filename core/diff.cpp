@@ -612,9 +612,9 @@ ArchLimits limitsFor(const std::string& arch) {
 
 } // namespace
 
-Occupancy estimateOccupancy(const std::string& arch, int registers, int sharedBytes, int blockThreads) {
+OccupancyEstimate estimateOccupancy(const std::string& arch, int registers, int sharedBytes, int blockThreads) {
     const ArchLimits lim = limitsFor(arch);
-    Occupancy occ;
+    OccupancyEstimate occ;
     occ.maxWarps = lim.maxWarps;
     const int warpsPerBlock = (blockThreads + 31) / 32;
     if (blockThreads <= 0 || blockThreads > 1024 || registers > 255 || sharedBytes > lim.sharedPerBlock ||
@@ -668,7 +668,7 @@ std::vector<ResourceDelta> resourceDeltas(const Resources& a, const Resources& b
     if (blockThreads > 0) {
         auto occ = [&](const Resources& r) -> std::pair<double, double> {
             if (r.registers < 0) return {-1, -1};
-            const Occupancy o =
+            const OccupancyEstimate o =
                 estimateOccupancy(arch, r.registers, std::max(r.sharedBytes, 0) + dynamicSharedBytes, blockThreads);
             return {100.0 * o.fraction, double(o.blocksPerSm)};
         };

@@ -148,7 +148,7 @@ std::vector<LineDelta> lineDeltas(const std::vector<LineAggregate>& a, const std
 // allocation per warp in 256-register units, shared memory per block rounded to 128 bytes plus the
 // 1 KiB the driver reserves per block on sm_80+, warp and block limits per SM). Architecture limits
 // come from a small built-in table (sm_70 … sm_120); unknown architectures use sm_90's.
-struct Occupancy {
+struct OccupancyEstimate {
     int blocksPerSm = 0;
     int activeWarps = 0;
     int maxWarps = 0;
@@ -159,7 +159,7 @@ struct Occupancy {
 // `registers` per thread, `sharedBytes` static + dynamic per block, `blockThreads` threads per block.
 // A block that cannot run at all (too many threads/registers/shared) gives blocksPerSm 0 and limiter
 // "invalid".
-Occupancy estimateOccupancy(const std::string& arch, int registers, int sharedBytes, int blockThreads);
+OccupancyEstimate estimateOccupancy(const std::string& arch, int registers, int sharedBytes, int blockThreads);
 
 struct ResourceDelta {
     std::string name;   // "registers", "spill stores (bytes)", "spill loads (bytes)", "shared (bytes)",

@@ -260,7 +260,7 @@ TEST(DiffUnit, ExcerptShowsLargestHunksWithContext) {
 
 TEST(DiffUnit, OccupancyKnownCases) {
     // sm_90: 64 warps, 32 blocks, 64K registers, 228 KiB shared per SM, 1 KiB reserved per block.
-    Occupancy o = estimateOccupancy("sm_90", 32, 2048, 256); // 8 warps/block, 1024 regs/warp
+    OccupancyEstimate o = estimateOccupancy("sm_90", 32, 2048, 256); // 8 warps/block, 1024 regs/warp
     EXPECT_EQ(o.blocksPerSm, 8);
     EXPECT_EQ(o.activeWarps, 64);
     EXPECT_DOUBLE_EQ(o.fraction, 1.0);
