@@ -42,6 +42,10 @@ std::vector<std::string> toNvccArgs(const BuildOptions& options);
 // Human-readable shell-quoted form of an argv, for display only (nothing is run through a shell).
 std::string shellQuote(const std::vector<std::string>& argv);
 
+// "" when the options are valid, else one line saying what is wrong (arch not sm_XX[a|f], an -O level
+// outside 0..3, a negative maxrregcount, an empty define or include dir, a tri-state not -1/0/1).
+std::string checkBuildOptions(const BuildOptions& options);
+
 // Resource usage of one kernel. -1 = not reported.
 struct Resources {
     int registers = -1;
@@ -82,10 +86,13 @@ struct KernelArtifacts {
     std::string name;        // demangled for display, e.g. "saxpy(int, float, float const*, float*)"
     std::string mangled;     // symbol as in PTX / cubin
     Resources resources;
-    std::string ptx;         // this kernel's PTX (the module header + this .entry)
+    std::string ptx;         // this kernel's `.entry` text (header line to closing brace); the module
+                             // PTX (directives, .func, globals) is BuildResult::ptx
     std::string sass;        // nvdisasm -c -hex -gi text, this function only
     std::string sassPtxLines;// nvdisasm -c -hex -gi -gp text, this function only ("" when unavailable)
     std::string sassLive;    // nvdisasm -c -lrm count text, this function only
+    int ptxFirstLine = 0;    // 1-based line in BuildResult::ptx where `ptx` starts (-gp numbers are
+                             // module lines: module line = ptxFirstLine + slice line - 1)
 };
 
 struct BuildResult {
@@ -102,6 +109,8 @@ struct BuildResult {
     std::string ptx;                       // whole module PTX
     std::vector<uint8_t> cubin;            // whole cubin (for the runner)
     std::vector<KernelArtifacts> kernels;  // one per __global__ function, in PTX order
+    bool setupError = false;               // !ok because a required tool is missing, the source cannot be
+                                           // read or the options are invalid (CLI exit 2); see error
 };
 
 // Controls for one build. The cancel flag may be set from any thread; running children are killed.

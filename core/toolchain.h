@@ -17,6 +17,7 @@ struct ToolInfo {
     std::string path;     // absolute path; "" when not found
     std::string version;  // e.g. "13.0.88" ("" when unknown)
     std::string origin;   // "env", "project", "toolkit", "path"
+    std::string note;     // when not found: where discovery looked / why an explicit path failed
     bool found() const { return !path.empty(); }
 };
 

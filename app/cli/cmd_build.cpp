@@ -1,6 +1,166 @@
-// Placeholder: implemented by its owner.
+// `lowerscope-cli build` and `lowerscope-cli doctor`.
+#include "app/cli/build_flags.h"
 #include "app/cli/commands.h"
 
+#include "core/build.h"
+#include "core/diagnostics.h"
+#include "core/json_io.h"
+#include "core/toolchain.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
 namespace lowerscope::cli {
-void registerBuildCommands(CLI::App&, int&) {}
+
+namespace {
+
+struct BuildArgs {
+    std::string file;
+    BuildOptions options;
+    std::string jsonOut;
+    std::string print;
+    bool noCache = false;
+    std::string cacheDir;
+    double timeoutSec = 120;
+};
+
+struct DoctorArgs {
+    std::string jsonOut;
+};
+
+// Writes `j` to `path` ('-' = stdout). False (with a message on stderr) when the file cannot be written.
+bool writeJson(const nlohmann::json& j, const std::string& path) {
+    std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (path == "-") {
+        std::cout << text << '\n';
+        std::cout.flush();
+        return static_cast<bool>(std::cout);
+    }
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text << '\n';
+    out.flush();
+    if (!out) {
+        std::cerr << "lowerscope-cli: error: cannot write " << path << '\n';
+        return false;
+    }
+    return true;
+}
+
+std::string resourceCell(int v) { return v < 0 ? "-" : std::to_string(v); }
+
+void printResources(const BuildResult& r) {
+    std::printf("%-48s %5s %8s %7s %7s %8s %8s %9s\n", "kernel", "regs", "shared", "local", "stack", "spill_st",
+                "spill_ld", "constant");
+    for (const auto& k : r.kernels) {
+        const Resources& s = k.resources;
+        std::printf("%-48s %5s %8s %7s %7s %8s %8s %9s\n", k.name.c_str(), resourceCell(s.registers).c_str(),
+                    resourceCell(s.sharedBytes).c_str(), resourceCell(s.localBytes).c_str(),
+                    resourceCell(s.stackBytes).c_str(), resourceCell(s.spillStores).c_str(),
+                    resourceCell(s.spillLoads).c_str(), resourceCell(s.constantBytes).c_str());
+    }
+}
+
+int runBuild(const BuildArgs& a) {
+    if (a.jsonOut == "-" && !a.print.empty()) {
+        std::cerr << "lowerscope-cli build: error: --json - and --print both write to stdout; pick one\n";
+        return 2;
+    }
+    Toolchain tc = discoverToolchain();
+    BuildControl control;
+    control.useCache = !a.noCache;
+    control.cacheDir = a.cacheDir;
+    control.timeout = std::chrono::milliseconds(static_cast<long long>(a.timeoutSec * 1000));
+    BuildResult r = buildFile(tc, a.file, a.options, control);
+
+    for (const auto& d : r.diagnostics) std::cerr << formatDiagnostic(d) << '\n';
+    int rc = 0;
+    if (r.setupError) {
+        std::cerr << "lowerscope-cli build: error: " << r.error << '\n';
+        rc = 2;
+    } else if (r.compileError) {
+        std::cerr << "lowerscope-cli build: " << a.file << ": compilation failed\n";
+        rc = 1;
+    } else if (!r.ok) {
+        std::cerr << "lowerscope-cli build: error: " << r.error << '\n';
+        rc = 1;
+    }
+
+    if (!a.jsonOut.empty() && !writeJson(buildReportJson(a.file, tc, a.options, r), a.jsonOut)) return 2;
+    if (!r.ok) return rc;
+
+    if (a.print == "ptx") {
+        std::cout << r.ptx;
+    } else if (a.print == "sass") {
+        for (const auto& k : r.kernels) std::cout << k.sass;
+    } else if (a.print == "resources") {
+        printResources(r);
+    } else if (a.jsonOut.empty()) {
+        auto total = r.timingsMs.count("total") ? r.timingsMs.at("total") : 0.0;
+        std::printf("built %s for %s: %zu kernel(s), %.0f ms%s\n", a.file.c_str(), a.options.arch.c_str(),
+                    r.kernels.size(), total, r.cacheHit ? " (cache hit)" : "");
+        printResources(r);
+    }
+    std::cout.flush();
+    return rc;
+}
+
+int runDoctor(const DoctorArgs& a) {
+    Toolchain tc = discoverToolchain();
+    std::vector<std::string> problems = tc.problems();
+    if (!a.jsonOut.empty()) {
+        nlohmann::json j{{"schema", "lowerscope.doctor/1"}, {"toolchain", tc}, {"cache_dir", cacheDirectory()}};
+        if (!writeJson(j, a.jsonOut)) return 2;
+    }
+    if (a.jsonOut != "-") {
+        for (const ToolInfo* t : {&tc.nvcc, &tc.ptxas, &tc.nvdisasm, &tc.cuobjdump}) {
+            if (t->found())
+                std::printf("%-10s %-10s %-8s %s\n", t->name.c_str(), t->version.empty() ? "?" : t->version.c_str(),
+                            t->origin.c_str(), t->path.c_str());
+            else
+                std::printf("%-10s NOT FOUND  %s\n", t->name.c_str(), t->note.c_str());
+        }
+        std::string archs;
+        for (const auto& s : tc.gpuArchs) archs += (archs.empty() ? "" : " ") + s;
+        std::printf("archs      %s\n", archs.empty() ? "(unknown: nvcc not found or did not answer)" : archs.c_str());
+        std::printf("cache      %s\n", cacheDirectory().c_str());
+        if (problems.empty()) std::printf("ok: every tool found\n");
+    }
+    for (const auto& p : problems) std::cerr << "problem: " << p << '\n';
+    std::cout.flush();
+    return problems.empty() ? 0 : 2;
+}
+
+} // namespace
+
+void registerBuildCommands(CLI::App& app, int& exitCode) {
+    auto buildArgs = std::make_shared<BuildArgs>();
+    CLI::App* build = app.add_subcommand(
+        "build", "Compile a .cu file to PTX, cubin and SASS; report resources and diagnostics.\n"
+                 "Exit: 0 built, 1 compile error (or a tool failed), 2 usage error or missing tool.");
+    build->add_option("file", buildArgs->file, "CUDA source file")->required()->type_name("FILE.cu");
+    addBuildOptionFlags(*build, buildArgs->options);
+    build->add_option("--json", buildArgs->jsonOut, "write the lowerscope.build/1 JSON document to OUT ('-' = stdout)")
+        ->type_name("OUT");
+    build->add_option("--print", buildArgs->print, "print ptx (module), sass (per kernel) or resources to stdout")
+        ->check(CLI::IsMember({"ptx", "sass", "resources"}));
+    build->add_flag("--no-cache", buildArgs->noCache, "neither read nor write the build cache");
+    build->add_option("--cache-dir", buildArgs->cacheDir, "cache directory (default $LOWERSCOPE_CACHE_DIR, "
+                                                          "$XDG_CACHE_HOME/lowerscope or ~/.cache/lowerscope)")
+        ->type_name("DIR");
+    build->add_option("--timeout", buildArgs->timeoutSec, "per tool run, seconds (default 120)")
+        ->check(CLI::PositiveNumber)
+        ->type_name("SEC");
+    build->callback([buildArgs, &exitCode] { exitCode = runBuild(*buildArgs); });
+
+    auto doctorArgs = std::make_shared<DoctorArgs>();
+    CLI::App* doctor = app.add_subcommand(
+        "doctor", "Show where nvcc, ptxas, nvdisasm and cuobjdump are, their versions and the GPU "
+                  "architectures nvcc supports. Exit 2 when a tool is missing (with how to get it).");
+    doctor->add_option("--json", doctorArgs->jsonOut, "also write the result as JSON to OUT ('-' = stdout only)")
+        ->type_name("OUT");
+    doctor->callback([doctorArgs, &exitCode] { exitCode = runDoctor(*doctorArgs); });
+}
+
 } // namespace lowerscope::cli

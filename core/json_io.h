@@ -1,0 +1,39 @@
+#pragma once
+// JSON (de)serialisation of the build types, with nlohmann::json. Keys are snake_case. The
+// to_json/from_json pairs are found by ADL, so `nlohmann::json j = options;` and
+// `j.get<BuildOptions>()` work. from_json fills missing keys with the struct defaults and throws
+// nlohmann::json::exception on a wrong type.
+
+#include "core/build.h"
+#include "core/toolchain.h"
+
+#include <nlohmann/json.hpp>
+
+namespace lowerscope {
+
+void to_json(nlohmann::json& j, const BuildOptions& o);     // tri-states: -1 → null, 0/1 → false/true
+void from_json(const nlohmann::json& j, BuildOptions& o);
+void to_json(nlohmann::json& j, const Resources& r);        // registers, shared_bytes, local_bytes, ...
+void from_json(const nlohmann::json& j, Resources& r);
+void to_json(nlohmann::json& j, const Diagnostic& d);       // severity as "error"/"warning"/...
+void from_json(const nlohmann::json& j, Diagnostic& d);
+void to_json(nlohmann::json& j, const CommandRecord& c);    // plus "command": the shell-quoted argv
+void from_json(const nlohmann::json& j, CommandRecord& c);
+void to_json(nlohmann::json& j, const KernelArtifacts& k);
+void from_json(const nlohmann::json& j, KernelArtifacts& k);
+void to_json(nlohmann::json& j, const ToolInfo& t);
+void from_json(const nlohmann::json& j, ToolInfo& t);
+void to_json(nlohmann::json& j, const Toolchain& t);        // nvcc, ptxas, nvdisasm, cuobjdump, gpu_archs,
+void from_json(const nlohmann::json& j, Toolchain& t);      // fingerprint (output only), problems (output only)
+// The whole result except the cubin bytes (stored next to it by the cache; "cubin_bytes" = size).
+void to_json(nlohmann::json& j, const BuildResult& r);
+void from_json(const nlohmann::json& j, BuildResult& r);
+
+// The `lowerscope-cli build --json` document, schema "lowerscope.build/1": schema, source, ok, error,
+// toolchain, options, nvcc_args, commands, diagnostics, kernels[name, mangled, resources, ptx,
+// ptx_first_line, sass, sass_ptx_lines, sass_live], ptx (module), cache_key, timings_ms (per stage
+// + "total" + "cache_hit").
+nlohmann::json buildReportJson(const std::string& sourcePath, const Toolchain& toolchain, const BuildOptions& options,
+                               const BuildResult& result);
+
+} // namespace lowerscope
