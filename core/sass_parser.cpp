@@ -575,6 +575,10 @@ Operand parseOperand(std::string_view text) {
             op.absolute = true;
             // Keep any suffix after the closing bar (e.g. "|R3|.H0_H0").
             std::string_view inner = s.substr(1, close - 1);
+            if (inner.size() > kReuse.size() && inner.substr(inner.size() - kReuse.size()) == kReuse) {
+                op.reuse = true;
+                inner.remove_suffix(kReuse.size());
+            }
             s = inner;
         }
     }
