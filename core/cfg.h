@@ -1,0 +1,28 @@
+#pragma once
+// Control-flow graph of one SASS function: basic blocks, edges and loop depth.
+//
+// Leaders: the first instruction, every label and resolved branch target, and the instruction after
+// a branch, indirect branch, call, return or EXIT (predicated or not — nvdisasm -bbcfg splits the
+// same way). Edges: a branch has a Taken edge (and a FallThrough edge when it is conditional: a
+// guard other than @PT, a predicate operand as in `BRA.U !UP0`, or BRA.DIV/CONV); BRX/JMX get
+// Taken edges to the labels of their BRANCH_TARGETS list that resolve; CALL falls through; EXIT/RET
+// get an Exit edge (to = -1), plus a FallThrough edge when predicated. An edge whose target is an
+// ancestor on the depth-first search from the entry is a Back edge (a loop). Differences from
+// nvdisasm -bbcfg: nvdisasm omits blocks unreachable from the entry (e.g. the `BRA` to itself and
+// the NOP padding after the last EXIT) and draws no exit edges; both are kept here.
+
+#include "core/model.h"
+
+namespace lowerscope {
+
+// Builds the CFG of `function` (branch targets must be resolved, as parseSass does). Never throws;
+// an empty function gives an empty CFG. Blocks are numbered in address order.
+Cfg buildCfg(const SassFunction& function);
+
+// Block id of each instruction index (size = instruction count).
+std::vector<int> blockOfInstruction(const Cfg& cfg, size_t instructionCount);
+
+// True when the branch-like instruction may also fall through (see above).
+bool isConditionalBranch(const SassInstruction& instruction);
+
+} // namespace lowerscope
