@@ -455,10 +455,13 @@ std::vector<uint8_t> packScalar(const ExprValue& v, const PtxParam& p, const std
             }
         }
     } else {
-        if (i < 0) {
-            throw ArgSpecError(where + ": negative value " + std::to_string(i) + " for an unsigned parameter");
+        // PTX declares C `int` parameters as .u32, so unsigned slots take the signed range too
+        // (two's complement), from -2^(bits-1) to 2^bits - 1.
+        if (bits < 64 && i < -(int64_t(1) << (bits - 1))) {
+            throw ArgSpecError(where + ": value " + std::to_string(i) + " out of range for " + std::to_string(bits) +
+                               " bits");
         }
-        if (bits < 64 && static_cast<uint64_t>(i) >= (uint64_t(1) << bits)) {
+        if (bits < 64 && i > 0 && static_cast<uint64_t>(i) >= (uint64_t(1) << bits)) {
             throw ArgSpecError(where + ": value " + std::to_string(i) + " does not fit in " + std::to_string(bits) +
                                " bits");
         }

@@ -769,18 +769,23 @@ void fromJson(const json& j, RunProgress& v) {
 
 // ------------------------------------------------------------------------------------ lines
 
+namespace {
+// Invalid UTF-8 (a kernel name from a binary, a driver message) is replaced, never thrown on.
+std::string dumpLine(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+} // namespace
+
 std::string hello(const DeviceInfo& device, const std::string& runnerVersion) {
-    return json{{"hello", {{"protocol", kRunnerProtocolVersion}, {"runner", runnerVersion}, {"device", toJson(device)}}}}
-        .dump();
+    return dumpLine(
+        json{{"hello", {{"protocol", kRunnerProtocolVersion}, {"runner", runnerVersion}, {"device", toJson(device)}}}});
 }
 
-std::string resultLine(const RunResult& r) { return json{{"result", toJson(r)}, {"id", r.id}}.dump(); }
+std::string resultLine(const RunResult& r) { return dumpLine(json{{"result", toJson(r)}, {"id", r.id}}); }
 
 std::string errorLine(const RunError& e, const std::string& id) {
-    return json{{"error", toJson(e)}, {"id", id}}.dump();
+    return dumpLine(json{{"error", toJson(e)}, {"id", id}});
 }
 
-std::string progressLine(const RunProgress& p) { return json{{"progress", toJson(p)}, {"id", p.id}}.dump(); }
+std::string progressLine(const RunProgress& p) { return dumpLine(json{{"progress", toJson(p)}, {"id", p.id}}); }
 
 RunnerMessage parseRunnerMessage(const std::string& line) {
     json j;

@@ -1,0 +1,476 @@
+// Argument specs: expressions, buffer specs, sidecars, and matching/packing against PTX
+// parameters (from real nvcc output), including every error path.
+#include "core/build.h"
+#include "core/ptx_parser.h"
+#include "core/run/argspec.h"
+#include "core/run/buffer_data.h"
+#include "core/toolchain.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+
+using namespace lowerscope;
+
+namespace {
+
+// Headers of real `nvcc -ptx -arch=sm_90` output (CUDA 13.0) for kernels/saxpy.cu and
+// kernels/ffma_chain.cu.
+const char* kSaxpyPtx = R"(//
+.version 9.0
+.target sm_90
+.address_size 64
+
+	// .globl	_Z5saxpyifPKfPf
+
+.visible .entry _Z5saxpyifPKfPf(
+	.param .u32 _Z5saxpyifPKfPf_param_0,
+	.param .f32 _Z5saxpyifPKfPf_param_1,
+	.param .u64 _Z5saxpyifPKfPf_param_2,
+	.param .u64 _Z5saxpyifPKfPf_param_3
+)
+{
+	ret;
+}
+)";
+
+const char* kFfmaPtx = R"(
+.version 9.0
+.target sm_90
+.address_size 64
+
+.visible .entry _Z14ffma_dependentPfiff(
+	.param .u64 _Z14ffma_dependentPfiff_param_0,
+	.param .u32 _Z14ffma_dependentPfiff_param_1,
+	.param .f32 _Z14ffma_dependentPfiff_param_2,
+	.param .f32 _Z14ffma_dependentPfiff_param_3
+)
+{
+	ret;
+}
+)";
+
+std::vector<PtxParam> paramsOf(const char* ptx) {
+    PtxListing l = parsePtx(ptx);
+    EXPECT_EQ(l.functions.size(), 1u);
+    return l.functions.empty() ? std::vector<PtxParam>{} : l.functions[0].params;
+}
+
+LaunchSpec saxpySpec() {
+    LaunchSpec s;
+    s.kernel = "saxpy";
+    s.grid = {"ceil(n/256)"};
+    s.block = {"256"};
+    s.args = {"n=1<<24", "a=2.5", "x=f32[n]:random(seed=1)", "y=f32[n]:random(seed=2)"};
+    s.outputs = {"y"};
+    s.bytes = "12*n";
+    s.flops = "2*n";
+    return s;
+}
+
+template <typename T>
+T scalarAs(const ResolvedParam& p) {
+    T v{};
+    EXPECT_EQ(p.scalar.size(), sizeof(T));
+    std::memcpy(&v, p.scalar.data(), sizeof(T));
+    return v;
+}
+
+} // namespace
+
+TEST(Expr, ArithmeticAndPrecedence) {
+    EXPECT_EQ(evaluateConstant("1<<24").i, 16777216);
+    EXPECT_EQ(evaluateConstant("1 + 2*3").i, 7);
+    EXPECT_EQ(evaluateConstant("(1 + 2)*3").i, 9);
+    EXPECT_EQ(evaluateConstant("1 << 2 + 1").i, 8);  // C precedence: + binds tighter than <<
+    EXPECT_EQ(evaluateConstant("17 % 5").i, 2);
+    EXPECT_EQ(evaluateConstant("256 >> 4").i, 16);
+    EXPECT_EQ(evaluateConstant("-3 + 5").i, 2);
+    EXPECT_EQ(evaluateConstant("0x10").i, 16);
+    EXPECT_EQ(evaluateConstant("max(3, 9, 4)").i, 9);
+    EXPECT_EQ(evaluateConstant("min(3, 9, -4)").i, -4);
+    EXPECT_EQ(evaluateConstant("abs(-7)").i, 7);
+    // True division: exact quotients stay integers, ceil() of a fraction rounds up.
+    EXPECT_TRUE(evaluateConstant("512/16").isInt);
+    EXPECT_EQ(evaluateConstant("ceil(1000/256)").i, 4);
+    EXPECT_EQ(evaluateConstant("floor(1000/256)").i, 3);
+    EXPECT_EQ(evaluateConstant("round(2.5)").i, 3);
+    ExprValue r = evaluateConstant("2.5");
+    EXPECT_FALSE(r.isInt);
+    EXPECT_DOUBLE_EQ(r.d, 2.5);
+    EXPECT_DOUBLE_EQ(evaluateConstant("1e-6").d, 1e-6);
+    EXPECT_DOUBLE_EQ(evaluateConstant("1.5f").d, 1.5);
+}
+
+TEST(Expr, Variables) {
+    Expr e = Expr::parse("ceil(n/256) * k");
+    EXPECT_EQ(e.names(), (std::vector<std::string>{"n", "k"}));
+    ExprValue v = e.evaluate([](const std::string& name) {
+        return ExprValue::integer(name == "n" ? 1000 : 2);
+    });
+    EXPECT_EQ(v.i, 8);
+}
+
+TEST(Expr, ErrorsAreClear) {
+    auto msg = [](const std::string& text) {
+        try {
+            evaluateConstant(text);
+        } catch (const ExprError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_NE(msg("1 +").find("column"), std::string::npos);
+    EXPECT_NE(msg("(1 + 2").find("expected ')'"), std::string::npos);
+    EXPECT_NE(msg("1 / 0").find("division by zero"), std::string::npos);
+    EXPECT_NE(msg("5 % 0").find("modulo by zero"), std::string::npos);
+    EXPECT_NE(msg("1 << 70").find("shift count"), std::string::npos);
+    EXPECT_NE(msg("1 << 62 << 1").find("overflow"), std::string::npos);
+    EXPECT_NE(msg("9223372036854775807 + 1").find("overflow"), std::string::npos);
+    EXPECT_NE(msg("99999999999999999999").find("too large"), std::string::npos);
+    EXPECT_NE(msg("sqrt(4)").find("unknown function"), std::string::npos);
+    EXPECT_NE(msg("n * 2").find("unknown name 'n'"), std::string::npos);
+    EXPECT_NE(msg("2.5 % 2").find("must be an integer"), std::string::npos);
+    EXPECT_NE(msg("1 $ 2").find("unexpected"), std::string::npos);
+    EXPECT_NE(msg(std::string(1000, '(')).find("nested too deeply"), std::string::npos);
+}
+
+TEST(ArgSpec, ParsesScalarsAndBuffers) {
+    ArgSpec n = parseArgSpec("n=1<<24");
+    EXPECT_FALSE(n.isBuffer);
+    EXPECT_EQ(n.name, "n");
+    ArgSpec x = parseArgSpec(" x = f32[n] ");
+    EXPECT_TRUE(x.isBuffer);
+    EXPECT_EQ(x.type, ElemType::F32);
+    EXPECT_EQ(x.init.kind, InitKind::Random);
+    EXPECT_FALSE(x.seedGiven);
+    ArgSpec y = parseArgSpec("y=bf16[n*2]:random(seed=7)");
+    EXPECT_EQ(y.type, ElemType::BF16);
+    EXPECT_EQ(y.init.seed, 7u);
+    EXPECT_TRUE(y.seedGiven);
+    EXPECT_EQ(parseArgSpec("y=f64[4]:random(9)").init.seed, 9u);
+    EXPECT_EQ(parseArgSpec("y=i8[4]:zeros").init.kind, InitKind::Zeros);
+    EXPECT_EQ(parseArgSpec("y=i32[4]:ones").init.kind, InitKind::Ones);
+    EXPECT_EQ(parseArgSpec("y=u32[4]:iota").init.kind, InitKind::Iota);
+    ArgSpec c = parseArgSpec("y=f16[4]:const(3)");
+    EXPECT_EQ(c.init.kind, InitKind::Const);
+    EXPECT_EQ(c.init.value, 3);
+    EXPECT_EQ(parseArgSpec("z=i64[4]:const(-1.5)").init.value, -1.5);
+}
+
+TEST(ArgSpec, RejectsMalformedSpecs) {
+    for (const char* bad : {"n", "=3", "1n=3", "n=", "x=f33[4]", "x=f32[4", "x=f32[4]random", "x=f32[4]:gaussian",
+                            "x=f32[4]:const()", "x=f32[4]:zeros(1)", "grid=4", "block_x=2", "x=f32[1+]",
+                            "x=f32[4]:random(seed=)"}) {
+        EXPECT_THROW(parseArgSpec(bad), ArgSpecError) << bad;
+    }
+}
+
+TEST(ArgSpec, ResolvesSaxpyAgainstRealPtx) {
+    auto params = paramsOf(kSaxpyPtx);
+    ASSERT_EQ(params.size(), 4u);
+    ResolvedLaunch r = resolveLaunch(saxpySpec(), params, "saxpy(int, float, float const*, float*)");
+    EXPECT_EQ(r.grid[0], 65536u);
+    EXPECT_EQ(r.grid[1], 1u);
+    EXPECT_EQ(r.block[0], 256u);
+    ASSERT_EQ(r.params.size(), 4u);
+    // Offsets follow the ABI: 4-byte int, 4-byte float, then 8-aligned pointers.
+    EXPECT_EQ(r.params[0].offset, 0);
+    EXPECT_EQ(r.params[1].offset, 4);
+    EXPECT_EQ(r.params[2].offset, 8);
+    EXPECT_EQ(r.params[3].offset, 16);
+    EXPECT_EQ(r.paramBytes, 24);
+    EXPECT_EQ(scalarAs<int32_t>(r.params[0]), 1 << 24);
+    EXPECT_EQ(scalarAs<float>(r.params[1]), 2.5f);
+    ASSERT_EQ(r.buffers.size(), 2u);
+    EXPECT_EQ(r.params[2].buffer, 0);
+    EXPECT_EQ(r.params[3].buffer, 1);
+    EXPECT_EQ(r.buffers[0].count, 1 << 24);
+    EXPECT_EQ(r.buffers[0].bytes(), int64_t(4) << 24);
+    EXPECT_EQ(r.buffers[0].init.seed, 1u);
+    EXPECT_FALSE(r.buffers[0].output);
+    EXPECT_TRUE(r.buffers[1].output);
+    ASSERT_TRUE(r.bytes && r.flops);
+    EXPECT_EQ(*r.bytes, 12.0 * (1 << 24));
+    EXPECT_EQ(*r.flops, 2.0 * (1 << 24));
+    std::vector<uint8_t> packed = r.packedParams();
+    ASSERT_EQ(packed.size(), 24u);
+    int32_t n;
+    std::memcpy(&n, packed.data(), 4);
+    EXPECT_EQ(n, 1 << 24);
+}
+
+TEST(ArgSpec, DefaultOutputsFromConstness) {
+    LaunchSpec s = saxpySpec();
+    s.outputs.clear();
+    auto params = paramsOf(kSaxpyPtx);
+    ResolvedLaunch r = resolveLaunch(s, params, "saxpy(int, float, float const*, float*)");
+    EXPECT_FALSE(r.buffers[0].output);  // float const*
+    EXPECT_TRUE(r.buffers[1].output);   // float*
+    // Unknown signature (extern "C"): every buffer is an output.
+    ResolvedLaunch all = resolveLaunch(s, params, "");
+    EXPECT_TRUE(all.buffers[0].output);
+    EXPECT_TRUE(all.buffers[1].output);
+    auto nc = nonConstPointerParams("k(const float*, float*, int, const __half2*, float* const)");
+    ASSERT_TRUE(nc);
+    EXPECT_EQ(*nc, (std::vector<bool>{false, true, false, false, true}));
+}
+
+TEST(ArgSpec, GridAndBlockAreNamesInExpressions) {
+    auto params = paramsOf(kFfmaPtx);
+    LaunchSpec s;
+    s.kernel = "ffma_dependent";
+    s.grid = {"132"};
+    s.block = {"32"};
+    s.args = {"out=f32[grid*block]:zeros", "iters=65536", "a=0.999999", "b=1e-6"};
+    ResolvedLaunch r = resolveLaunch(s, params);
+    EXPECT_EQ(r.buffers[0].count, 132 * 32);
+    EXPECT_EQ(scalarAs<int32_t>(r.params[1]), 65536);
+    EXPECT_EQ(scalarAs<float>(r.params[2]), 0.999999f);
+    EXPECT_EQ(scalarAs<float>(r.params[3]), 1e-6f);
+    // Multi-dimensional launch: grid_x/grid_y and the totals.
+    LaunchSpec m = s;
+    m.grid = {"ceil(N/16)", "ceil(M/16)"};
+    m.block = {"16", "16"};
+    m.args = {"out=f32[grid_x*grid_y*block]", "iters=N+M", "a=1", "b=2"};
+    EXPECT_THROW(resolveLaunch(m, params), ArgSpecError);  // N, M undefined
+    m.args = {"out=f32[grid*block]", "iters=grid_y", "a=1", "b=2"};
+    m.grid = {"10", "3"};
+    ResolvedLaunch r2 = resolveLaunch(m, params);
+    EXPECT_EQ(r2.grid[0], 10u);
+    EXPECT_EQ(r2.grid[1], 3u);
+    EXPECT_EQ(r2.buffers[0].count, 30 * 256);
+    EXPECT_EQ(scalarAs<int32_t>(r2.params[1]), 3);
+}
+
+TEST(ArgSpec, MismatchErrorsNameTheProblem) {
+    auto params = paramsOf(kSaxpyPtx);
+    auto err = [&](LaunchSpec s) {
+        try {
+            resolveLaunch(s, params);
+        } catch (const ArgSpecError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    LaunchSpec s = saxpySpec();
+    s.args.pop_back();
+    EXPECT_NE(err(s).find("takes 4 parameters"), std::string::npos) << err(s);
+    EXPECT_NE(err(s).find("_Z5saxpyifPKfPf_param_3"), std::string::npos);
+    s = saxpySpec();
+    s.grid = {"1"};
+    s.args = {"n=f32[4]", "a=2.5", "x=f32[4]", "y=f32[4]"};  // buffer into a 4-byte int
+    EXPECT_NE(err(s).find("not a 64-bit pointer"), std::string::npos) << err(s);
+    s = saxpySpec();
+    s.args[0] = "n=1<<40";
+    s.grid = {"1"};
+    EXPECT_NE(err(s).find("does not fit in 32 bits"), std::string::npos) << err(s);
+    s = saxpySpec();
+    s.args[0] = "n=2.5";
+    EXPECT_NE(err(s).find("must be an integer"), std::string::npos) << err(s);
+    s = saxpySpec();
+    s.block = {"2048"};
+    EXPECT_NE(err(s).find("at most 1024"), std::string::npos) << err(s);
+    s = saxpySpec();
+    s.grid = {"0"};
+    EXPECT_NE(err(s).find("at least 1"), std::string::npos) << err(s);
+    s = saxpySpec();
+    s.args[2] = "x=f32[m]";
+    EXPECT_NE(err(s).find("unknown name 'm'"), std::string::npos) << err(s);
+    s = saxpySpec();
+    s.args[0] = "n=n+1";
+    EXPECT_NE(err(s).find("in terms of itself"), std::string::npos) << err(s);
+    s = saxpySpec();
+    s.args[1] = "n=3";
+    EXPECT_NE(err(s).find("given twice"), std::string::npos) << err(s);
+    s = saxpySpec();
+    s.outputs = {"n"};
+    EXPECT_NE(err(s).find("not a buffer"), std::string::npos) << err(s);
+    s = saxpySpec();
+    s.args[2] = "x=f32[0]";
+    EXPECT_NE(err(s).find("at least 1"), std::string::npos) << err(s);
+    s = saxpySpec();
+    s.args[0] = "n=-5";  // int parameters are .u32 in PTX: negative values are accepted (two's complement)
+    s.args[2] = "x=f32[4]";
+    s.args[3] = "y=f32[4]";
+    s.grid = {"1"};
+    EXPECT_EQ(err(s), "no error");
+}
+
+TEST(ArgSpec, AggregateAndAlignedParams) {
+    std::vector<PtxParam> params(3);
+    params[0] = {"p0", "u8", 1, 1, 1, false};
+    params[1] = {"p1", "f64", 8, 8, 1, false};
+    params[2] = {"p2", "b8", 16, 4, 16, false};
+    LaunchSpec s;
+    s.kernel = "k";
+    s.grid = {"1"};
+    s.block = {"1"};
+    s.args = {"c=7", "d=0.5", "agg=1"};
+    EXPECT_THROW(resolveLaunch(s, params), ArgSpecError);
+    params.pop_back();
+    s.args.pop_back();
+    ResolvedLaunch r = resolveLaunch(s, params);
+    EXPECT_EQ(r.params[0].offset, 0);
+    EXPECT_EQ(r.params[1].offset, 8);  // f64 aligned to 8 after a 1-byte parameter
+    EXPECT_EQ(r.paramBytes, 16);
+    EXPECT_EQ(scalarAs<double>(r.params[1]), 0.5);
+    s.args[0] = "c=256";
+    EXPECT_THROW(resolveLaunch(s, params), ArgSpecError);
+}
+
+TEST(Sidecar, ParsesEveryRepositorySidecar) {
+    const std::filesystem::path dir = std::filesystem::path(LOWERSCOPE_SOURCE_DIR) / "kernels";
+    int files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        if (entry.path().extension() != ".json") {
+            continue;
+        }
+        ++files;
+        std::vector<LaunchSpec> specs = loadSidecar(entry.path().string());
+        EXPECT_FALSE(specs.empty()) << entry.path();
+        for (const auto& s : specs) {
+            EXPECT_FALSE(s.kernel.empty());
+            EXPECT_FALSE(s.grid.empty());
+            EXPECT_FALSE(s.block.empty());
+            EXPECT_FALSE(s.args.empty());
+        }
+    }
+    EXPECT_GE(files, 6);
+    auto saxpy = loadSidecar((dir / "saxpy.json").string());
+    ASSERT_EQ(saxpy.size(), 1u);
+    EXPECT_EQ(saxpy[0].grid, (std::vector<std::string>{"ceil(n/256)"}));
+    EXPECT_EQ(saxpy[0].outputs, (std::vector<std::string>{"y"}));
+    auto gemm = loadSidecar((dir / "gemm_epilogue.json").string());
+    EXPECT_EQ(gemm[0].grid, (std::vector<std::string>{"ceil(N/16)", "ceil(M/16)"}));
+    EXPECT_EQ(gemm[0].block, (std::vector<std::string>{"16", "16"}));
+    EXPECT_EQ(sidecarPathFor("kernels/saxpy.cu"), "kernels/saxpy.json");
+}
+
+TEST(Sidecar, BadSidecarsGiveErrors) {
+    for (const char* bad : {"", "[]", "{}", R"({"kernels": 3})", R"({"kernels": [{"grid": 1}]})",
+                            R"({"kernels": [{"name": "k", "grid": 1}]})",
+                            R"({"kernels": [{"name": "k", "grid": [1,2,3,4], "block": 1}]})",
+                            R"({"kernels": [{"name": "k", "grid": {}, "block": 1}]})",
+                            R"({"kernels": [{"name": "k", "grid": 1, "block": 1, "args": [1]}]})",
+                            R"({"kernels": [{"name": "k", "grid": 1, "block": 1, "bytes": []}]})"}) {
+        EXPECT_THROW(parseSidecar(bad), ArgSpecError) << bad;
+    }
+}
+
+// Every sidecar resolves against the PTX nvcc produces for its kernel file (needs nvcc).
+TEST(Sidecar, EveryKernelResolvesAgainstItsPtx) {
+    Toolchain tc = discoverToolchain();
+    if (!tc.nvcc.found()) {
+        GTEST_SKIP() << "nvcc not found";
+    }
+    const std::filesystem::path dir = std::filesystem::path(LOWERSCOPE_SOURCE_DIR) / "kernels";
+    for (const char* name : {"saxpy", "ffma_chain", "reduction", "sgemm_tiled", "relu_sparse", "gemm_epilogue"}) {
+        std::string cu = (dir / (std::string(name) + ".cu")).string();
+        BuildResult b = buildFile(tc, cu, BuildOptions{});
+        ASSERT_FALSE(b.ptx.empty()) << name << ": " << b.error;
+        PtxListing ptx = parsePtx(b.ptx);
+        for (const LaunchSpec& s : loadSidecar(sidecarPathFor(cu))) {
+            const PtxFunction* fn = nullptr;
+            for (const auto& f : ptx.functions) {
+                if (f.isEntry && (f.name == s.kernel || f.name.find(std::to_string(s.kernel.size()) + s.kernel) == 2)) {
+                    fn = &f;
+                }
+            }
+            ASSERT_NE(fn, nullptr) << s.kernel;
+            std::string signature;
+            for (const auto& k : b.kernels) {
+                if (k.mangled == fn->name) {
+                    signature = k.name;
+                }
+            }
+            ResolvedLaunch r = resolveLaunch(s, fn->params, signature);
+            EXPECT_EQ(r.params.size(), fn->params.size()) << s.kernel;
+            size_t outputs = 0;
+            for (const auto& buf : r.buffers) {
+                outputs += buf.output ? 1 : 0;
+            }
+            EXPECT_EQ(outputs, s.outputs.size()) << s.kernel;
+        }
+    }
+}
+
+TEST(BufferData, GeneratorsAreDeterministicAndInRange) {
+    auto a = makeBufferData(ElemType::F32, 100000, BufferInit{InitKind::Random, 5, 0});
+    auto b = makeBufferData(ElemType::F32, 100000, BufferInit{InitKind::Random, 5, 0});
+    auto c = makeBufferData(ElemType::F32, 100000, BufferInit{InitKind::Random, 6, 0});
+    EXPECT_EQ(a, b);
+    EXPECT_NE(a, c);
+    double sum = 0, mn = 1, mx = -1;
+    int zeros = 0;
+    for (int64_t i = 0; i < 100000; ++i) {
+        double v = elementAsDouble(ElemType::F32, a.data(), i);
+        sum += v;
+        mn = std::min(mn, v);
+        mx = std::max(mx, v);
+        zeros += v == 0 ? 1 : 0;
+    }
+    EXPECT_GE(mn, -1.0);
+    EXPECT_LT(mx, 1.0);
+    EXPECT_NEAR(sum / 100000, 0.0, 0.01);
+    EXPECT_LT(zeros, 5);
+    auto iota = makeBufferData(ElemType::I32, 10, BufferInit{InitKind::Iota, 0, 0});
+    EXPECT_EQ(elementAsDouble(ElemType::I32, iota.data(), 9), 9);
+    auto h = makeBufferData(ElemType::F16, 3, BufferInit{InitKind::Const, 0, 3.0});
+    EXPECT_EQ(elementAsDouble(ElemType::F16, h.data(), 2), 3.0);
+    auto bf = makeBufferData(ElemType::BF16, 3, BufferInit{InitKind::Ones, 0, 0});
+    EXPECT_EQ(elementAsDouble(ElemType::BF16, bf.data(), 1), 1.0);
+    auto i8 = makeBufferData(ElemType::I8, 1000, BufferInit{InitKind::Random, 1, 0});
+    bool negative = false;
+    for (int i = 0; i < 1000; ++i) {
+        negative = negative || elementAsDouble(ElemType::I8, i8.data(), i) < 0;
+    }
+    EXPECT_TRUE(negative);
+}
+
+TEST(BufferData, HalfConversions) {
+    EXPECT_EQ(floatToHalf(1.0f), 0x3c00);
+    EXPECT_EQ(floatToHalf(-2.0f), 0xc000);
+    EXPECT_EQ(floatToHalf(65504.0f), 0x7bff);
+    EXPECT_EQ(floatToHalf(1e6f), 0x7c00);
+    EXPECT_EQ(floatToHalf(5.960464477539063e-08f), 0x0001);  // smallest subnormal
+    EXPECT_EQ(halfToFloat(0x0001), 5.960464477539063e-08f);
+    EXPECT_EQ(floatToHalf(0.1f), 0x2e66);
+    EXPECT_TRUE(std::isnan(halfToFloat(floatToHalf(NAN))));
+    for (uint32_t h = 0; h < 0x7c00; ++h) {  // every finite positive half round-trips
+        ASSERT_EQ(floatToHalf(halfToFloat(static_cast<uint16_t>(h))), h);
+    }
+    EXPECT_EQ(floatToBfloat16(1.0f), 0x3f80);
+    EXPECT_EQ(bfloat16ToFloat(0x4040), 3.0f);
+}
+
+TEST(BufferData, PoisonDigestAndCompare) {
+    std::vector<uint8_t> d(16, kPoisonA);
+    d[4] = 0;  // element 1 of four f32 written
+    std::vector<bool> still;
+    EXPECT_EQ(countPoisoned(d, 4, kPoisonA, &still), 3);
+    std::vector<uint8_t> e(16, kPoisonB);
+    e[8] = 1;  // element 2 written in the second run only
+    EXPECT_EQ(countPoisoned(e, 4, kPoisonB, &still), 2);  // elements 0 and 3 never written
+    EXPECT_EQ(still, (std::vector<bool>{true, false, false, true}));
+
+    std::vector<uint8_t> x = makeBufferData(ElemType::F32, 1000, BufferInit{InitKind::Random, 1, 0});
+    EXPECT_EQ(digestHex(x.data(), x.size()).size(), 16u);
+    EXPECT_EQ(digestHex(x.data(), x.size()), digestHex(x.data(), x.size()));
+    std::vector<uint8_t> y = x;
+    EXPECT_TRUE(compareBuffers(ElemType::F32, x, y, 0, 0).agree());
+    float f;
+    std::memcpy(&f, y.data() + 40, 4);
+    f += 1e-3f;
+    std::memcpy(y.data() + 40, &f, 4);
+    EXPECT_NE(digestHex(x.data(), x.size()), digestHex(y.data(), y.size()));
+    BufferComparison c = compareBuffers(ElemType::F32, x, y, 1e-5, 1e-5);
+    EXPECT_EQ(c.mismatches, 1);
+    EXPECT_EQ(c.firstMismatch, 10);
+    EXPECT_NEAR(c.maxAbsError, 1e-3, 1e-6);
+    EXPECT_TRUE(compareBuffers(ElemType::F32, x, y, 2e-3, 0).agree());
+    y.pop_back();
+    EXPECT_TRUE(compareBuffers(ElemType::F32, x, y, 1, 1).sizeMismatch);
+}

@@ -1,0 +1,204 @@
+// Runner protocol: every message round-trips through JSON; malformed input gives ProtocolError.
+#include "core/run/protocol.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+using namespace lowerscope;
+using nlohmann::json;
+
+namespace {
+
+LaunchVariant sampleVariant() {
+    LaunchVariant v;
+    v.label = "A";
+    v.cubin = {0x7f, 'E', 'L', 'F', 0, 1, 2, 255};
+    v.kernel = "_Z5saxpyifPKfPf";
+    v.grid = {65536, 1, 1};
+    v.block = {256, 1, 1};
+    v.sharedBytes = 1024;
+    v.paramBytes = 24;
+    v.params = {{"n", 0, 4, -1, {0, 0, 0, 1}}, {"a", 4, 4, -1, {0, 0, 0x20, 0x40}}, {"x", 8, 8, 0, {}},
+                {"y", 16, 8, 1, {}}};
+    v.buffers = {{"x", ElemType::F32, 1 << 24, {InitKind::Random, 1, 0}, false},
+                 {"y", ElemType::BF16, 1 << 24, {InitKind::Const, 0, 3.5}, true}};
+    v.bytes = 12.0 * (1 << 24);
+    v.flops = std::nullopt;
+    return v;
+}
+
+template <typename T>
+T roundTrip(const T& v) {
+    json j = toJson(v);
+    T back;
+    fromJson(json::parse(j.dump()), back);
+    return back;
+}
+
+} // namespace
+
+TEST(Protocol, Base64) {
+    for (size_t n = 0; n < 40; ++n) {
+        std::vector<uint8_t> b(n);
+        for (size_t i = 0; i < n; ++i) {
+            b[i] = static_cast<uint8_t>(i * 37 + 11);
+        }
+        EXPECT_EQ(fromBase64(toBase64(b)), b) << n;
+    }
+    EXPECT_EQ(toBase64({'M', 'a', 'n'}), "TWFu");
+    EXPECT_EQ(toBase64({'M'}), "TQ==");
+    EXPECT_THROW(fromBase64("abc"), ProtocolError);
+    EXPECT_THROW(fromBase64("ab=c"), ProtocolError);
+    EXPECT_THROW(fromBase64("a!cd"), ProtocolError);
+    EXPECT_THROW(fromBase64("TQ==TWFu"), ProtocolError);
+}
+
+TEST(Protocol, RequestRoundTrip) {
+    RunRequest r;
+    r.id = "7";
+    r.mode = MeasureMode::Hot;
+    r.stop.minSamples = 20;
+    r.stop.maxNoise = 0.01;
+    r.stop.wallLimitS = 3;
+    r.kernelTimeoutS = 12;
+    r.measureGraph = true;
+    r.returnOutputs = true;
+    r.atol = 1e-3;
+    r.rtol = 0;
+    r.variants = {sampleVariant(), sampleVariant()};
+    r.variants[1].label = "B";
+    json j = toJson(r);
+    EXPECT_EQ(j["op"], "run");
+    EXPECT_EQ(j["variants"][0]["params"][2]["buffer"], 0);
+    EXPECT_EQ(j["variants"][0]["params"][0]["scalar_hex"], "00000001");
+    EXPECT_TRUE(j["variants"][0]["flops"].is_null());
+    EXPECT_EQ(roundTrip(r), r);
+}
+
+TEST(Protocol, ResultRoundTrip) {
+    RunResult r;
+    r.id = "3";
+    r.device.name = "NVIDIA H200";
+    r.device.ccMajor = 9;
+    r.device.smCount = 132;
+    r.device.clockMhz = 1980;
+    r.device.l2Bytes = 52428800;
+    r.device.copyBandwidthGBs = 4250.5;
+    VariantResult v;
+    v.label = "A";
+    v.kernel = "_Z5saxpyifPKfPf";
+    v.mode = "cold";
+    v.resources = {16, 0, 0, 0, 1024};
+    v.occupancy = {8, 64, 64, 1.0, 62.06};
+    v.firstLaunchMs = 0.25;
+    v.samplesMs = {0.1, 0.11, 0.105};
+    v.sampleClockMhz = {1980, 1975, 1980};
+    v.throttledSamples = 2;
+    v.stopReason = "noise";
+    OutputReport o;
+    o.name = "y";
+    o.count = 4;
+    o.digest = "0123456789abcdef";
+    o.fullyWritten = true;
+    o.data = {1, 2, 3, 4};
+    v.outputs = {o};
+    GraphCosts g;
+    g.launchesPerGraph = 100;
+    g.captureMs = 0.5;
+    g.breakEvenReplays = 3.5;
+    v.graph = g;
+    r.variants = {v};
+    OutputAgreement a;
+    a.name = "y";
+    a.labelA = "A";
+    a.labelB = "B";
+    a.mismatches = 3;
+    a.maxAbsError = 0.5;
+    r.agreement = {a};
+    r.wallS = 1.5;
+    EXPECT_EQ(roundTrip(r), r);
+    // Through a result line and the client-side parser.
+    RunnerMessage m = parseRunnerMessage(resultLine(r));
+    EXPECT_EQ(m.kind, RunnerMessage::Kind::Result);
+    EXPECT_EQ(m.id, "3");
+    EXPECT_EQ(m.result, r);
+    // Without a graph.
+    r.variants[0].graph.reset();
+    EXPECT_EQ(roundTrip(r), r);
+}
+
+TEST(Protocol, ErrorsProgressAndHello) {
+    RunError e{"kernel_fault", "the kernel faulted", "CUDA_ERROR_ILLEGAL_ADDRESS", 700, "first_launch", "A", true};
+    RunnerMessage m = parseRunnerMessage(errorLine(e, "9"));
+    EXPECT_EQ(m.kind, RunnerMessage::Kind::Error);
+    EXPECT_EQ(m.error, e);
+    EXPECT_EQ(m.id, "9");
+    json j = json::parse(errorLine(e));
+    EXPECT_EQ(j["error"]["kind"], "kernel_fault");
+    EXPECT_EQ(j["error"]["cuda_error"], "CUDA_ERROR_ILLEGAL_ADDRESS");
+
+    RunProgress p{"4", "measure", "B", 120, 0.004, 1.25};
+    m = parseRunnerMessage(progressLine(p));
+    EXPECT_EQ(m.kind, RunnerMessage::Kind::Progress);
+    EXPECT_EQ(m.progress, p);
+
+    DeviceInfo d;
+    d.name = "GPU";
+    d.smCount = 4;
+    m = parseRunnerMessage(hello(d, "lowerscope-runner 0.1.0"));
+    EXPECT_EQ(m.kind, RunnerMessage::Kind::Hello);
+    EXPECT_EQ(m.protocol, kRunnerProtocolVersion);
+    EXPECT_EQ(m.device, d);
+    EXPECT_EQ(m.runnerVersion, "lowerscope-runner 0.1.0");
+    EXPECT_EQ(roundTrip(d), d);
+}
+
+TEST(Protocol, MalformedMessagesThrow) {
+    for (const char* bad : {"", "nope", "[]", "{}", R"({"something": 1})", R"({"result": 3})",
+                            R"({"result": {"variants": [{"samples_ms": ["x"]}]}})", R"({"error": []})",
+                            R"({"progress": {"samples": "many"}})", R"({"hello": {"protocol": "one"}})"}) {
+        EXPECT_THROW(parseRunnerMessage(bad), ProtocolError) << bad;
+    }
+    RunRequest r;
+    for (const char* bad : {R"({"variants": []})", R"({"mode": "warm", "variants": [{}]})",
+                            R"({"variants": [{"cubin_b64": "", "kernel": "k", "grid": [1,1], "block": [1,1,1]}]})",
+                            R"({"variants": [{"grid": [0,1,1], "block": [1,1,1]}]})",
+                            R"({"variants": [{"grid": [1,1,1], "block": [1,1,1], "param_bytes": 4,
+                                "params": [{"offset": 0, "size": 8, "scalar_hex": "00"}]}]})",
+                            R"({"variants": [{"grid": [1,1,1], "block": [1,1,1], "param_bytes": 8,
+                                "params": [{"offset": 0, "size": 8, "buffer": 2}]}]})",
+                            R"({"variants": [{"grid": [1,1,1], "block": [1,1,1],
+                                "buffers": [{"name": "x", "type": "f17", "count": 4}]}]})",
+                            R"({"variants": [{"grid": [1,1,1], "block": [1,1,1],
+                                "buffers": [{"name": "x", "count": -4}]}]})"}) {
+        EXPECT_THROW(fromJson(json::parse(bad), r), ProtocolError) << bad;
+    }
+}
+
+TEST(Protocol, RandomLinesNeverCrash) {
+    std::mt19937 rng(5);
+    const std::string good = resultLine(RunResult{});
+    for (int i = 0; i < 2000; ++i) {
+        std::string s = good;
+        int edits = 1 + static_cast<int>(rng() % 4);
+        for (int k = 0; k < edits && !s.empty(); ++k) {
+            size_t pos = rng() % s.size();
+            s[pos] = static_cast<char>(rng() % 128);
+        }
+        try {
+            parseRunnerMessage(s);
+        } catch (const ProtocolError&) {
+        }
+    }
+    SUCCEED();
+}
+
+TEST(Protocol, ModeNames) {
+    EXPECT_EQ(parseMode("cold"), MeasureMode::Cold);
+    EXPECT_EQ(parseMode("hot"), MeasureMode::Hot);
+    EXPECT_EQ(parseMode("graph"), MeasureMode::Hot);
+    EXPECT_EQ(parseMode("auto"), MeasureMode::Auto);
+    EXPECT_FALSE(parseMode("lukewarm"));
+    EXPECT_EQ(modeName(MeasureMode::Hot), "hot");
+}
