@@ -1,0 +1,303 @@
+// .lowerscope sessions: lossless round trip, clear errors for corrupt / incomplete / future files
+// without touching the caller's session, atomic saves, and which settings need a trust prompt.
+#include "core/session.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+using namespace lowerscope;
+namespace fs = std::filesystem;
+
+namespace {
+
+class TempDir {
+public:
+    TempDir() {
+        m_path = fs::temp_directory_path() / ("lowerscope-session-test-" + std::to_string(::getpid()) + "-" +
+                                              std::to_string(s_counter++));
+        fs::create_directories(m_path);
+    }
+    ~TempDir() { fs::remove_all(m_path); }
+    fs::path operator/(const std::string& name) const { return m_path / name; }
+    const fs::path& path() const { return m_path; }
+
+private:
+    fs::path m_path;
+    static inline int s_counter = 0;
+};
+
+std::string readAll(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+void writeAll(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+
+Session richSession() {
+    Session s;
+    s.title = "fast math: exp/sin/div — does it pay?";
+    s.source = {"kernels/fast_math.cu", "__global__ void k(float* y) { y[0] = expf(1.f); }\n// ünïcode ✓\n"};
+    s.a.label = "A (IEEE)";
+    s.a.kernel = "damped_wave";
+    s.a.options.arch = "sm_90a";
+    s.a.options.maxRegCount = 64;
+    s.a.options.ftz = 0;
+    s.a.options.precDiv = 1;
+    s.a.options.fmad = -1;
+    s.a.options.defines = {"N=4", "USE_X"};
+    s.a.options.includeDirs = {"include", "/opt/x/include"};
+    s.hasB = true;
+    s.b.label = "B (fast)";
+    s.b.kernel = "_Z11damped_waveiPKfS0_Pf";
+    s.b.options.fastMath = true;
+    s.b.options.lineinfo = false;
+    s.b.options.hostOpt = 2;
+    s.b.options.cppStd = "";
+    s.b.options.extraNvccFlags = {"-Xcompiler", "-fno-math-errno"};
+    s.b.options.extraPtxasFlags = {"-warn-spills"};
+    s.b.ownSource = true;
+    s.b.source = {"kernels/fast_math_v2.cu", "// other file\n"};
+    s.launch.grid = {"ceil(n/256)", "1"};
+    s.launch.block = {"256"};
+    s.launch.sharedBytes = "4*256";
+    s.launch.args = {"n=1<<24", "x=f32[n]:random(seed=1)", "y=f32[n]:zeros"};
+    s.measurements.push_back(nlohmann::json::parse(
+        R"({"schema":"lowerscope.run/1","result":{"id":"r1","variants":[{"label":"A","samples_ms":[0.1234567890123,0.2,1e-9]}],
+            "agreement":[],"wall_s":1.5},"nested":{"null":null,"bool":false,"big":12345678901234}})"));
+    s.measurements.push_back(nlohmann::json{{"error", {{"kind", "kernel_fault"}, {"message", "illegal address"}}}});
+    s.card = {"fast math cuts the sin/exp/div slow paths", "B adds --use_fast_math", "A/B interleaved, 200 samples",
+              "B is 1.42x faster", "the kernel was latency bound on the slow path\nsecond line"};
+    return s;
+}
+
+SessionError::Kind loadErrorKind(const fs::path& p, std::string* message = nullptr) {
+    try {
+        loadSession(p.string());
+    } catch (const SessionError& e) {
+        if (message) *message = e.what();
+        return e.kind();
+    }
+    ADD_FAILURE() << "no error loading " << p;
+    return SessionError::Kind::Io;
+}
+
+} // namespace
+
+TEST(Session, RoundTripIsLossless) {
+    TempDir dir;
+    const Session s = richSession();
+    const auto file = dir / "exp.lowerscope";
+    saveSession(s, file.string());
+    const Session back = loadSession(file.string());
+    EXPECT_EQ(back, s);
+    EXPECT_EQ(back.measurements[0]["result"]["variants"][0]["samples_ms"][0].get<double>(), 0.1234567890123);
+    EXPECT_EQ(back.measurements[0]["nested"]["big"].get<int64_t>(), 12345678901234);
+    // Saving what was loaded gives the same bytes.
+    const auto again = dir / "again.lowerscope";
+    saveSession(back, again.string());
+    EXPECT_EQ(readAll(file), readAll(again));
+    const auto j = nlohmann::json::parse(readAll(file));
+    EXPECT_EQ(j["schema"], "lowerscope.session/1");
+    EXPECT_TRUE(j["a"]["options"]["fmad"].is_null());
+    EXPECT_EQ(j["a"]["options"]["ftz"], false);
+    EXPECT_TRUE(j["a"]["source"].is_null());
+}
+
+TEST(Session, DefaultSessionRoundTrips) {
+    TempDir dir;
+    Session s;
+    saveSession(s, (dir / "d.lowerscope").string());
+    const Session back = loadSession((dir / "d.lowerscope").string());
+    EXPECT_EQ(back, s);
+    EXPECT_FALSE(back.hasB);
+}
+
+TEST(Session, UnknownKeysArePreserved) {
+    TempDir dir;
+    auto j = sessionToJson(richSession());
+    j["gui_layout"] = {{"splitter", {1, 2, 3}}};
+    writeAll(dir / "x.lowerscope", j.dump());
+    const Session s = loadSession((dir / "x.lowerscope").string());
+    EXPECT_EQ(s.extra["gui_layout"]["splitter"][2], 3);
+    EXPECT_EQ(sessionToJson(s)["gui_layout"], j["gui_layout"]);
+}
+
+TEST(Session, CorruptFilesGiveClearErrors) {
+    TempDir dir;
+    const std::string good = sessionToJson(richSession()).dump(2);
+    std::string msg;
+
+    writeAll(dir / "trunc.lowerscope", good.substr(0, good.size() / 2));
+    EXPECT_EQ(loadErrorKind(dir / "trunc.lowerscope", &msg), SessionError::Kind::Corrupt);
+    EXPECT_NE(msg.find("not valid JSON"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("trunc.lowerscope"), std::string::npos) << msg;
+
+    writeAll(dir / "array.lowerscope", "[1,2,3]");
+    EXPECT_EQ(loadErrorKind(dir / "array.lowerscope", &msg), SessionError::Kind::Corrupt);
+    EXPECT_NE(msg.find("not a Lowerscope session"), std::string::npos) << msg;
+
+    writeAll(dir / "other.lowerscope", R"({"schema":"lowerscope.build/1"})");
+    EXPECT_EQ(loadErrorKind(dir / "other.lowerscope", &msg), SessionError::Kind::Corrupt);
+
+    writeAll(dir / "binary.lowerscope", std::string("\x00\xff\xfe garbage", 12));
+    EXPECT_EQ(loadErrorKind(dir / "binary.lowerscope"), SessionError::Kind::Corrupt);
+
+    EXPECT_EQ(loadErrorKind(dir / "absent.lowerscope", &msg), SessionError::Kind::Io);
+    EXPECT_NE(msg.find("absent.lowerscope"), std::string::npos) << msg;
+}
+
+TEST(Session, MissingKeysAndWrongTypesNameThePath) {
+    TempDir dir;
+    const auto base = sessionToJson(richSession());
+    std::string msg;
+
+    auto j = base;
+    j.erase("launch");
+    writeAll(dir / "m1.lowerscope", j.dump());
+    EXPECT_EQ(loadErrorKind(dir / "m1.lowerscope", &msg), SessionError::Kind::MissingKey);
+    EXPECT_NE(msg.find("\"launch\""), std::string::npos) << msg;
+
+    j = base;
+    j["card"].erase("interpretation");
+    writeAll(dir / "m2.lowerscope", j.dump());
+    EXPECT_EQ(loadErrorKind(dir / "m2.lowerscope", &msg), SessionError::Kind::MissingKey);
+    EXPECT_NE(msg.find("card.interpretation"), std::string::npos) << msg;
+
+    j = base;
+    j["a"]["options"]["max_reg_count"] = "32";
+    writeAll(dir / "t1.lowerscope", j.dump());
+    EXPECT_EQ(loadErrorKind(dir / "t1.lowerscope", &msg), SessionError::Kind::WrongType);
+    EXPECT_NE(msg.find("a.options.max_reg_count: expected an integer, found string"), std::string::npos) << msg;
+
+    j = base;
+    j["launch"]["args"][1] = 7;
+    writeAll(dir / "t2.lowerscope", j.dump());
+    EXPECT_EQ(loadErrorKind(dir / "t2.lowerscope", &msg), SessionError::Kind::WrongType);
+    EXPECT_NE(msg.find("launch.args[1]"), std::string::npos) << msg;
+
+    j = base;
+    j["measurements"] = nlohmann::json::object();
+    writeAll(dir / "t3.lowerscope", j.dump());
+    EXPECT_EQ(loadErrorKind(dir / "t3.lowerscope"), SessionError::Kind::WrongType);
+
+    j = base;
+    j["b"] = "B";
+    writeAll(dir / "t4.lowerscope", j.dump());
+    EXPECT_EQ(loadErrorKind(dir / "t4.lowerscope"), SessionError::Kind::WrongType);
+
+    // Options keys are optional (defaults), but present ones are type-checked.
+    j = base;
+    j["a"]["options"] = {{"arch", "sm_80"}};
+    writeAll(dir / "ok.lowerscope", j.dump());
+    const Session s = loadSession((dir / "ok.lowerscope").string());
+    EXPECT_EQ(s.a.options.arch, "sm_80");
+    EXPECT_EQ(s.a.options.maxRegCount, 0);
+}
+
+TEST(Session, FutureVersionIsRefusedWithoutReading) {
+    TempDir dir;
+    auto j = sessionToJson(richSession());
+    j["schema"] = "lowerscope.session/3";
+    j["a"] = "something new";
+    writeAll(dir / "future.lowerscope", j.dump());
+    std::string msg;
+    EXPECT_EQ(loadErrorKind(dir / "future.lowerscope", &msg), SessionError::Kind::FutureVersion);
+    EXPECT_NE(msg.find("saved by a newer Lowerscope: schema lowerscope.session/3"), std::string::npos) << msg;
+}
+
+TEST(Session, FailedLoadLeavesTheCurrentSessionUntouched) {
+    TempDir dir;
+    Session current = richSession();
+    const Session before = current;
+    writeAll(dir / "bad.lowerscope", "{\"schema\": \"lowerscope.session/1\", \"title\": 5}");
+    std::string error;
+    EXPECT_FALSE(loadSession((dir / "bad.lowerscope").string(), current, error));
+    EXPECT_EQ(current, before);
+    EXPECT_NE(error.find("title"), std::string::npos) << error;
+    // And a good file replaces it.
+    Session other;
+    other.title = "other";
+    saveSession(other, (dir / "good.lowerscope").string());
+    EXPECT_TRUE(loadSession((dir / "good.lowerscope").string(), current, error));
+    EXPECT_EQ(current.title, "other");
+}
+
+TEST(Session, SaveIsAtomicAndCleansUp) {
+    TempDir dir;
+    const auto file = dir / "s.lowerscope";
+    Session first = richSession();
+    saveSession(first, file.string());
+    const std::string old = readAll(file);
+    // The rename cannot replace a non-empty directory: the save fails after writing the temporary
+    // file, which must be gone afterwards.
+    fs::create_directories(dir / "blocked.lowerscope" / "child");
+    try {
+        saveSession(first, (dir / "blocked.lowerscope").string());
+        ADD_FAILURE() << "save over a directory succeeded";
+    } catch (const SessionError& e) {
+        EXPECT_EQ(e.kind(), SessionError::Kind::Io);
+        EXPECT_NE(std::string(e.what()).find("rename"), std::string::npos) << e.what();
+    }
+    // A missing folder fails before anything is written.
+    EXPECT_THROW(saveSession(first, (dir / "no" / "such" / "x.lowerscope").string()), SessionError);
+    int leftovers = 0;
+    for (const auto& e : fs::directory_iterator(dir.path()))
+        leftovers += e.path().filename().string().find(".tmp-") != std::string::npos;
+    EXPECT_EQ(leftovers, 0);
+    EXPECT_EQ(readAll(file), old);
+    // Overwriting replaces the content as a whole.
+    Session second;
+    second.title = "second";
+    saveSession(second, file.string());
+    EXPECT_EQ(loadSession(file.string()).title, "second");
+}
+
+TEST(Session, TrustPromptForFlagsThatCanRunPrograms) {
+    Session s;
+    EXPECT_FALSE(needsTrustPrompt(s));
+    s.a.options.defines = {"N=4", "F(x)=((x)*2)", "_DEBUG"};
+    s.a.options.includeDirs = {"/usr/include/anything", "../x"};
+    s.a.options.fastMath = true;
+    s.a.options.maxRegCount = 32;
+    EXPECT_FALSE(needsTrustPrompt(s)) << "include dirs and well-formed defines do not prompt";
+
+    s.a.options.extraNvccFlags = {"-ccbin=/tmp/evil"};
+    ASSERT_TRUE(needsTrustPrompt(s));
+    EXPECT_EQ(untrustedSettings(s), (std::vector<TrustItem>{{"A", "extra nvcc flag", "-ccbin=/tmp/evil"}}));
+
+    Session p;
+    p.a.options.extraPtxasFlags = {"-v"};
+    EXPECT_EQ(untrustedSettings(p), (std::vector<TrustItem>{{"A", "extra ptxas flag", "-Xptxas -v"}}));
+
+    Session m;
+    m.a.options.defines = {"-ccbin=/tmp/evil"};
+    m.a.options.arch = "sm_90 --run";
+    m.a.options.cppStd = "c++17 -Xcompiler";
+    const auto items = untrustedSettings(m);
+    ASSERT_EQ(items.size(), 3u);
+    EXPECT_EQ(items[0].setting, "arch");
+    EXPECT_EQ(items[1].setting, "C++ standard");
+    EXPECT_EQ(items[2].setting, "define");
+
+    // B counts only when the session has a B side.
+    Session b;
+    b.b.options.extraNvccFlags = {"--compiler-bindir", "/x"};
+    EXPECT_FALSE(needsTrustPrompt(b));
+    b.hasB = true;
+    EXPECT_EQ(untrustedSettings(b).size(), 2u);
+    EXPECT_EQ(untrustedSettings(b)[0].side, "B");
+
+    // The fingerprint follows the flags, not the rest of the session.
+    Session c = b;
+    c.title = "renamed";
+    c.card.result = "x";
+    EXPECT_EQ(trustFingerprint(c), trustFingerprint(b));
+    c.b.options.extraNvccFlags[1] = "/y";
+    EXPECT_NE(trustFingerprint(c), trustFingerprint(b));
+    EXPECT_EQ(trustFingerprint(b).size(), 16u);
+}
