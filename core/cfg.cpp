@@ -49,6 +49,47 @@ bool isConditionalBranch(const SassInstruction& ins) {
     return false;
 }
 
+std::vector<std::vector<int>> interproceduralSuccessors(const SassFunction& fn, const Cfg& cfg) {
+    std::vector<std::vector<int>> succ(cfg.blocks.size());
+    for (const auto& b : cfg.blocks) succ[static_cast<size_t>(b.id)] = b.successors;
+    const auto& ins = fn.instructions;
+    std::vector<int> blockOf = blockOfInstruction(cfg, ins.size());
+    // callee entry block → return-site blocks
+    std::vector<std::pair<int, int>> calls;
+    for (const auto& b : cfg.blocks) {
+        const SassInstruction& t = ins[static_cast<size_t>(b.lastIndex)];
+        if (flowOf(t) != FlowKind::Call || !t.branchTarget) continue;
+        const int k = fn.indexOf(*t.branchTarget);
+        if (k < 0) continue;
+        const int entry = blockOf[static_cast<size_t>(k)];
+        const int ret = static_cast<size_t>(b.lastIndex) + 1 < ins.size() ? blockOf[static_cast<size_t>(b.lastIndex) + 1] : -1;
+        succ[static_cast<size_t>(b.id)] = {entry};
+        if (ret >= 0) calls.push_back({entry, ret});
+    }
+    std::sort(calls.begin(), calls.end());
+    std::vector<char> seen(cfg.blocks.size());
+    for (size_t c = 0; c < calls.size();) {
+        const int entry = calls[c].first;
+        std::vector<int> sites;
+        for (; c < calls.size() && calls[c].first == entry; ++c) sites.push_back(calls[c].second);
+        std::fill(seen.begin(), seen.end(), 0);
+        std::vector<int> work = {entry};
+        while (!work.empty()) {
+            const int v = work.back();
+            work.pop_back();
+            if (seen[static_cast<size_t>(v)]) continue;
+            seen[static_cast<size_t>(v)] = 1;
+            const auto& blk = cfg.blocks[static_cast<size_t>(v)];
+            if (flowOf(ins[static_cast<size_t>(blk.lastIndex)]) == FlowKind::Return)
+                for (int s : sites)
+                    if (std::find(succ[static_cast<size_t>(v)].begin(), succ[static_cast<size_t>(v)].end(), s) == succ[static_cast<size_t>(v)].end())
+                        succ[static_cast<size_t>(v)].push_back(s);
+            for (int s : blk.successors) work.push_back(s);
+        }
+    }
+    return succ;
+}
+
 std::vector<int> blockOfInstruction(const Cfg& cfg, size_t instructionCount) {
     std::vector<int> out(instructionCount, -1);
     for (const auto& b : cfg.blocks)

@@ -22,6 +22,13 @@ Cfg buildCfg(const SassFunction& function);
 // Block id of each instruction index (size = instruction count).
 std::vector<int> blockOfInstruction(const Cfg& cfg, size_t instructionCount);
 
+// Block successors for data flow through local subroutines (`CALL.REL` to a label of the same
+// function, such as nvcc's `$__internal_*` helpers): a block ending in such a call continues at
+// the callee's entry instead of the next block, and each RET block reachable from that entry
+// continues at the block after every call to it (context-insensitive). Other blocks keep
+// cfg successors. Used by computeDependencies; the Cfg itself mirrors nvdisasm (calls fall through).
+std::vector<std::vector<int>> interproceduralSuccessors(const SassFunction& function, const Cfg& cfg);
+
 // True when the branch-like instruction may also fall through (see above).
 bool isConditionalBranch(const SassInstruction& instruction);
 

@@ -1,5 +1,6 @@
 #include "core/deps.h"
 
+#include "core/cfg.h"
 #include "core/defuse.h"
 
 #include <algorithm>
@@ -187,6 +188,10 @@ std::vector<DepEdge> computeDependencies(const SassFunction& fn, const Cfg& cfg)
     // in reverse post-order.
     const size_t words = (sites.size() + 63) / 64;
     if (words > 0 && !pending.empty()) {
+        const auto succs = interproceduralSuccessors(fn, cfg);
+        std::vector<std::vector<int>> preds(nb);
+        for (size_t b = 0; b < nb; ++b)
+            for (int s : succs[b]) preds[static_cast<size_t>(s)].push_back(static_cast<int>(b));
         std::vector<uint64_t> in(nb * words, 0), out(nb * words, 0);
         std::vector<int> order;
         {
@@ -199,7 +204,7 @@ std::vector<DepEdge> computeDependencies(const SassFunction& fn, const Cfg& cfg)
                 st.push_back({static_cast<int>(root), 0});
                 while (!st.empty()) {
                     auto& [v, k] = st.back();
-                    const auto& succ = cfg.blocks[static_cast<size_t>(v)].successors;
+                    const auto& succ = succs[static_cast<size_t>(v)];
                     if (k < succ.size()) {
                         const int w = succ[k++];
                         if (!seen[static_cast<size_t>(w)]) {
@@ -221,7 +226,7 @@ std::vector<DepEdge> computeDependencies(const SassFunction& fn, const Cfg& cfg)
             for (int b : order) {
                 uint64_t* ib = &in[static_cast<size_t>(b) * words];
                 std::fill(ib, ib + words, 0);
-                for (int p : cfg.blocks[static_cast<size_t>(b)].predecessors) {
+                for (int p : preds[static_cast<size_t>(b)]) {
                     const uint64_t* op = &out[static_cast<size_t>(p) * words];
                     for (size_t w = 0; w < words; ++w) ib[w] |= op[w];
                 }
