@@ -87,7 +87,7 @@ std::vector<PtxEntry> ptxEntries(const std::string& ptx) {
                 }
             }
         }
-        if (declaration || !opened) continue;
+        if (declaration || !opened || !done) continue; // no body, or no closing brace
         e.lastLine = static_cast<int>(j); // j is one past the closing line (0-based) = its 1-based number
         std::string text;
         for (size_t k = i; k < j; ++k) {
