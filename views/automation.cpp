@@ -1,0 +1,70 @@
+#include "views/automation.h"
+
+#include "views/main_window.h"
+#include "views/session.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QTimer>
+
+#include <cstdio>
+
+namespace lowerscope {
+
+AutomationDriver::AutomationDriver(MainWindow* window, AutomationOptions options, QObject* parent)
+    : QObject(parent), m_window(window), m_options(std::move(options)) {}
+
+void AutomationDriver::start() {
+    Session* s = m_window->session();
+    connect(s, &Session::buildFinished, this, &AutomationDriver::onBuildDone);
+    connect(s, &Session::buildCancelled, this, &AutomationDriver::onBuildDone);
+    QTimer::singleShot(m_options.timeoutMs, this, [this] {
+        if (m_done) return;
+        std::fprintf(stderr, "lowerscope: no build finished within %d ms\n", m_options.timeoutMs);
+        m_exitCode = 3;
+        finish();
+    });
+    if (!s->isBuilding() && !s->lastAttempt()) m_window->build();
+}
+
+void AutomationDriver::onBuildDone() {
+    if (m_done) return;
+    Session* s = m_window->session();
+    if (s->isBuilding()) return; // a newer build is running: wait for it
+    m_exitCode = s->buildStatus() == QLatin1String("ok") ? 0 : 1;
+    if (m_options.selectLine > 0) m_window->selectSourceLine(m_options.selectLine);
+    // Let the selection propagate and the docks settle before grabbing.
+    QTimer::singleShot(200, this, &AutomationDriver::finish);
+}
+
+void AutomationDriver::finish() {
+    if (m_done || !m_window) return;
+    m_done = true;
+    if (!m_options.screenshot.isEmpty()) {
+        QDir().mkpath(QFileInfo(m_options.screenshot).absolutePath());
+        QString error;
+        if (!m_window->saveScreenshot(m_options.screenshot, &error)) {
+            std::fprintf(stderr, "lowerscope: screenshot failed: %s\n", qPrintable(error));
+            m_exitCode = 4;
+        } else {
+            std::printf("screenshot: %s\n", qPrintable(QFileInfo(m_options.screenshot).absoluteFilePath()));
+        }
+    }
+    if (!m_options.dumpState.isEmpty()) {
+        QFile f(m_options.dumpState);
+        if (f.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+            f.write(QByteArray::fromStdString(m_window->dumpState().dump(2) + "\n"));
+            std::printf("state: %s\n", qPrintable(QFileInfo(m_options.dumpState).absoluteFilePath()));
+        } else {
+            std::fprintf(stderr, "lowerscope: cannot write %s\n", qPrintable(m_options.dumpState));
+            m_exitCode = 4;
+        }
+    }
+    std::fflush(stdout);
+    emit finished(m_exitCode);
+    if (m_options.quitAfterBuild) QCoreApplication::exit(m_exitCode);
+}
+
+} // namespace lowerscope

@@ -1,0 +1,47 @@
+#pragma once
+// Headless automation of the main window, for tests, docs and the README's demo command:
+//   lowerscope FILE.cu [build options] --select-line N --screenshot OUT.png --dump-state OUT.json
+//              --quit-after-build
+// After the first build finishes (ok or failed), selects the line, lets the window lay out and
+// paint, writes the screenshot and the state JSON, and (with quitAfterBuild) quits with status
+// 0 = build ok, 1 = build failed / cancelled, 3 = timed out, 4 = screenshot or state not written.
+
+#include <QObject>
+#include <QPointer>
+#include <QString>
+
+namespace lowerscope {
+
+class MainWindow;
+
+struct AutomationOptions {
+    int selectLine = 0;
+    QString screenshot;
+    QString dumpState;
+    bool quitAfterBuild = false;
+    int timeoutMs = 300000;
+    bool active() const { return selectLine > 0 || !screenshot.isEmpty() || !dumpState.isEmpty() || quitAfterBuild; }
+};
+
+class AutomationDriver : public QObject {
+    Q_OBJECT
+public:
+    AutomationDriver(MainWindow* window, AutomationOptions options, QObject* parent = nullptr);
+    // Waits for the build that is running (or the next one).
+    void start();
+    int exitCode() const { return m_exitCode; }
+
+signals:
+    void finished(int exitCode);
+
+private:
+    void onBuildDone();
+    void finish();
+
+    QPointer<MainWindow> m_window;
+    AutomationOptions m_options;
+    bool m_done = false;
+    int m_exitCode = 0;
+};
+
+} // namespace lowerscope

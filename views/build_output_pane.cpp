@@ -1,0 +1,84 @@
+#include "views/build_output_pane.h"
+
+#include "views/diagnostics_model.h"
+#include "views/session.h"
+
+#include <QFontDatabase>
+#include <QHeaderView>
+#include <QPlainTextEdit>
+#include <QSplitter>
+#include <QTableView>
+#include <QTime>
+#include <QVBoxLayout>
+
+namespace lowerscope {
+
+BuildOutputPane::BuildOutputPane(Session* session, QWidget* parent) : QWidget(parent), m_session(session) {
+    auto* lay = new QVBoxLayout(this);
+    lay->setContentsMargins(0, 0, 0, 0);
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    m_diagnostics = new DiagnosticsModel(this);
+    m_diagView = new QTableView(split);
+    m_diagView->setObjectName(QStringLiteral("diagnosticsView"));
+    m_diagView->setModel(m_diagnostics);
+    m_diagView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_diagView->verticalHeader()->hide();
+    m_diagView->horizontalHeader()->setStretchLastSection(true);
+    m_diagView->setShowGrid(false);
+    m_diagView->setWordWrap(false);
+    m_log = new QPlainTextEdit(split);
+    m_log->setObjectName(QStringLiteral("buildLog"));
+    m_log->setReadOnly(true);
+    m_log->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_log->setMaximumBlockCount(20000);
+    QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    mono.setPointSize(9);
+    m_log->setFont(mono);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    lay->addWidget(split);
+
+    connect(m_diagView, &QTableView::activated, this, [this](const QModelIndex& idx) {
+        if (m_session) m_session->revealSource(idx.data(DiagnosticsModel::LineRole).toInt(),
+                                               idx.data(DiagnosticsModel::ColumnRole).toInt());
+    });
+    connect(m_diagView, &QTableView::clicked, m_diagView, &QTableView::activated);
+    connect(session, &Session::buildStarted, this, [this](quint64 job) {
+        m_log->appendPlainText(tr("── build #%1 started %2 ──").arg(job).arg(QTime::currentTime().toString()));
+    });
+    connect(session, &Session::buildCancelled, this, [this](quint64 job) {
+        m_log->appendPlainText(tr("build #%1 cancelled: its tools were killed").arg(job));
+    });
+    connect(session, &Session::buildFinished, this, &BuildOutputPane::onBuildFinished);
+}
+
+static QString trimmedOutput(const std::string& text) {
+    QString s = QString::fromStdString(text).trimmed();
+    constexpr int kMax = 20000; // full listings are shown in their own panes
+    if (s.size() > kMax) s = s.left(kMax) + QObject::tr("\n… (%1 more characters)").arg(s.size() - kMax);
+    return s;
+}
+
+void BuildOutputPane::onBuildFinished(quint64 job, SnapshotPtr snap) {
+    m_diagnostics->setDiagnostics(snap->result.diagnostics);
+    QString out;
+    for (const CommandRecord& c : snap->result.commands) {
+        out += QStringLiteral("$ %1\n").arg(QString::fromStdString(shellQuote(c.argv)));
+        const bool listing = c.stage == "sass" || c.stage == "sass-ptx-lines" || c.stage == "sass-live";
+        if (!listing && !c.stdoutText.empty()) out += trimmedOutput(c.stdoutText) + QLatin1Char('\n');
+        if (!c.stderrText.empty()) out += trimmedOutput(c.stderrText) + QLatin1Char('\n');
+        out += tr("  [%1: exit %2, %3 ms]\n").arg(QString::fromStdString(c.stage)).arg(c.exitCode).arg(c.wallMs, 0, 'f', 1);
+    }
+    if (!snap->error.isEmpty()) out += tr("error: %1\n").arg(snap->error);
+    QString summary;
+    if (snap->ok())
+        summary = tr("build #%1 ok%2: %3 kernel(s), %4 ms").arg(job)
+                      .arg(snap->result.cacheHit ? tr(" (cached)") : QString())
+                      .arg(snap->model.kernels.size())
+                      .arg(snap->result.timingsMs.count("total") ? snap->result.timingsMs.at("total") : 0.0, 0, 'f', 0);
+    else
+        summary = tr("build #%1 failed: %2 diagnostic(s)").arg(job).arg(snap->result.diagnostics.size());
+    m_log->appendPlainText(out + summary);
+}
+
+} // namespace lowerscope

@@ -1,0 +1,70 @@
+#pragma once
+// QScintilla editor set up the way every Lowerscope code pane needs it: line numbers, folding,
+// per-source-line colour bands and highlight markers, diagnostic markers and annotations, themes.
+// A find/replace bar (FindBar) goes with it.
+
+#include <Qsci/qsciscintilla.h>
+#include <QWidget>
+
+#include <vector>
+
+class QLineEdit;
+class QCheckBox;
+class QLabel;
+
+namespace lowerscope {
+
+class CodeEditor : public QsciScintilla {
+    Q_OBJECT
+public:
+    // Marker numbers. Backgrounds with a higher number are drawn over lower ones.
+    enum Marker { BandFirst = 0, BandLast = 11, HighlightMarker = 12, CurrentMarker = 13, ErrorMarker = 14,
+                  WarningMarker = 15 };
+    static constexpr int kAllBandsMask = (1 << 12) - 1;
+
+    explicit CodeEditor(QWidget* parent = nullptr);
+
+    // Colour bands: `lines` are 1-based editor lines, each with the source line whose colour it takes.
+    void setBands(const std::vector<std::pair<int, int>>& lineAndSourceLine);
+    void setBandsDimmed(bool dimmed);
+    // Highlighted lines (1-based) and the current one (0 = none); scrolls `current` into view.
+    void setHighlightedLines(const std::vector<int>& lines, int current, bool scroll);
+    std::vector<int> highlightedLines() const;
+
+    // 1-based helpers.
+    void ensureLineVisibleCentered(int line);
+    int lineAtPosition(const QPoint& pos) const; // 1-based, 0 = none
+
+    virtual void applyTheme();
+
+protected:
+    void changeEvent(QEvent* event) override;
+    bool m_bandsDimmed = false;
+};
+
+// Find / replace bar for a CodeEditor (Ctrl+F / Ctrl+H). Hidden until asked for.
+class FindBar : public QWidget {
+    Q_OBJECT
+public:
+    explicit FindBar(CodeEditor* editor, bool allowReplace, QWidget* parent = nullptr);
+    void showFind();
+    void showReplace();
+    bool findNext(bool forward = true);
+    int replaceAll();
+    QLineEdit* findEdit() const { return m_find; }
+    QLineEdit* replaceEdit() const { return m_replace; }
+
+protected:
+    void keyPressEvent(QKeyEvent* event) override;
+
+private:
+    CodeEditor* m_editor;
+    QLineEdit* m_find;
+    QLineEdit* m_replace = nullptr;
+    QCheckBox* m_case;
+    QCheckBox* m_regex;
+    QLabel* m_status;
+    bool m_allowReplace;
+};
+
+} // namespace lowerscope

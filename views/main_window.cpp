@@ -1,0 +1,688 @@
+#include "views/main_window.h"
+
+#include "views/autosave.h"
+#include "views/build_options_pane.h"
+#include "views/build_output_pane.h"
+#include "views/code_editor.h"
+#include "views/ptx_model.h"
+#include "views/ptx_pane.h"
+#include "views/resources_pane.h"
+#include "views/sass_model.h"
+#include "views/sass_pane.h"
+#include "views/session.h"
+#include "views/source_pane.h"
+#include "views/theme.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QSaveFile>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTimer>
+#include <QToolBar>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace lowerscope {
+
+namespace {
+
+nlohmann::json optionsToJson(const BuildOptions& o) {
+    return {{"arch", o.arch}, {"hostOpt", o.hostOpt}, {"ptxasOpt", o.ptxasOpt}, {"lineinfo", o.lineinfo},
+            {"deviceDebug", o.deviceDebug}, {"fastMath", o.fastMath}, {"ftz", o.ftz}, {"precDiv", o.precDiv},
+            {"precSqrt", o.precSqrt}, {"fmad", o.fmad}, {"maxRegCount", o.maxRegCount},
+            {"extraDeviceVectorization", o.extraDeviceVectorization}, {"cppStd", o.cppStd}, {"defines", o.defines},
+            {"includeDirs", o.includeDirs}, {"extraNvccFlags", o.extraNvccFlags}, {"extraPtxasFlags", o.extraPtxasFlags}};
+}
+
+BuildOptions optionsFromJson(const nlohmann::json& j) {
+    BuildOptions o;
+    // Settings written by another version may lack fields or have wrong types: keep defaults then.
+    auto get = [&](const char* key, auto& field) {
+        try {
+            if (j.contains(key)) field = j.at(key).get<std::decay_t<decltype(field)>>();
+        } catch (const nlohmann::json::exception&) {
+        }
+    };
+    get("arch", o.arch);
+    get("hostOpt", o.hostOpt);
+    get("ptxasOpt", o.ptxasOpt);
+    get("lineinfo", o.lineinfo);
+    get("deviceDebug", o.deviceDebug);
+    get("fastMath", o.fastMath);
+    get("ftz", o.ftz);
+    get("precDiv", o.precDiv);
+    get("precSqrt", o.precSqrt);
+    get("fmad", o.fmad);
+    get("maxRegCount", o.maxRegCount);
+    get("extraDeviceVectorization", o.extraDeviceVectorization);
+    get("cppStd", o.cppStd);
+    get("defines", o.defines);
+    get("includeDirs", o.includeDirs);
+    get("extraNvccFlags", o.extraNvccFlags);
+    get("extraPtxasFlags", o.extraPtxasFlags);
+    return o;
+}
+
+constexpr int kStateVersion = 1;
+
+} // namespace
+
+MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(parent), m_opts(options) {
+    lowerscopeInitResources();
+    setObjectName(QStringLiteral("lowerscopeMainWindow"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/lowerscope.svg")));
+    setAcceptDrops(true);
+    setDockNestingEnabled(true);
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowNestedDocks | QMainWindow::AllowTabbedDocks);
+    resize(1600, 1000);
+
+    m_session = new Session(this);
+    m_autosave = new Autosave(m_session, this);
+    m_elapsed = new QElapsedTimer;
+    m_debounce = new QTimer(this);
+    m_debounce->setSingleShot(true);
+    m_debounce->setInterval(800);
+    connect(m_debounce, &QTimer::timeout, this, &MainWindow::build);
+    m_elapsedTick = new QTimer(this);
+    m_elapsedTick->setInterval(100);
+    connect(m_elapsedTick, &QTimer::timeout, this, &MainWindow::updateStatus);
+
+    createPanes();
+    createActions();
+    defaultLayout();
+    m_defaultState = saveState(kStateVersion);
+
+    connect(m_session, &Session::editorTextChanged, this, [this] {
+        m_modified = true;
+        updateTitle();
+        if (m_autoBuildAction->isChecked()) m_debounce->start();
+    });
+    connect(m_session, &Session::optionsChanged, this, [this] {
+        if (m_autoBuildAction->isChecked() && m_session->snapshot()) m_debounce->start();
+    });
+    connect(m_session, &Session::documentChanged, this, &MainWindow::updateTitle);
+    connect(m_session, &Session::snapshotChanged, this, &MainWindow::updateKernelCombo);
+    connect(m_session, &Session::kernelChanged, this, [this](int index) {
+        const QSignalBlocker block(m_kernelCombo);
+        m_kernelCombo->setCurrentIndex(index);
+    });
+    connect(m_session, &Session::selectionChanged, this, &MainWindow::updateInfo);
+    connect(m_session, &Session::staleChanged, this, &MainWindow::updateStatus);
+    connect(m_session, &Session::buildStarted, this, [this] {
+        m_elapsed->start();
+        m_elapsedTick->start();
+        updateStatus();
+    });
+    connect(m_session, &Session::busyChanged, this, [this](bool busy) {
+        if (!busy) m_elapsedTick->stop();
+        updateStatus();
+    });
+    connect(m_session, &Session::buildFinished, this, [this](quint64, SnapshotPtr snap) {
+        updateStatus();
+        // Errors: bring the diagnostics forward so they are seen without hunting.
+        if (snap && !snap->ok()) {
+            if (QDockWidget* d = pane(QStringLiteral("output"))) d->raise();
+        }
+    });
+    connect(m_session, &Session::buildCancelled, this, &MainWindow::updateStatus);
+
+    if (m_opts.useSettings) restoreSettings();
+    updateStatus();
+    updateTitle();
+
+    // The architecture list comes from `nvcc --list-gpu-arch`: ask on a worker, never block here.
+    auto* watcher = new QFutureWatcher<QStringList>(this);
+    connect(watcher, &QFutureWatcher<QStringList>::finished, this, [this, watcher] {
+        m_optionsPane->setArchitectures(watcher->result());
+        watcher->deleteLater();
+    });
+    watcher->setFuture(QtConcurrent::run([] {
+        QStringList archs;
+        for (const std::string& a : cachedToolchain().gpuArchs) archs << QString::fromStdString(a);
+        return archs;
+    }));
+
+    if (m_opts.offerRecovery) QTimer::singleShot(0, this, &MainWindow::offerRecovery);
+}
+
+MainWindow::~MainWindow() { delete m_elapsed; }
+
+QDockWidget* MainWindow::registerPane(const QString& id, const QString& title, QWidget* widget,
+                                      Qt::DockWidgetArea area) {
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(QStringLiteral("pane.") + id);
+    dock->setWidget(widget);
+    dock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    addDockWidget(area, dock);
+    m_panes.insert(id, dock);
+    m_paneOrder << id;
+    if (m_viewMenu) m_viewMenu->addAction(dock->toggleViewAction());
+    return dock;
+}
+
+QStringList MainWindow::visiblePaneIds() const {
+    QStringList out;
+    for (const QString& id : m_paneOrder) {
+        QDockWidget* d = m_panes.value(id);
+        // A pane behind another tab, or closed, is not visible; before show() only closing counts.
+        if (d && (isVisible() ? d->isVisible() : !d->isHidden())) out << id;
+    }
+    return out;
+}
+
+void MainWindow::createPanes() {
+    m_source = new SourcePane(m_session, this);
+    m_ptx = new PtxPane(m_session, this);
+    m_sass = new SassPane(m_session, this);
+    m_output = new BuildOutputPane(m_session, this);
+    m_resources = new ResourcesPane(m_session, this);
+    m_optionsPane = new BuildOptionsPane(m_session, this);
+    // No central widget: every pane is a dock, so any of them can be moved or closed.
+    registerPane(QStringLiteral("source"), tr("Source"), m_source, Qt::TopDockWidgetArea);
+    registerPane(QStringLiteral("ptx"), tr("PTX"), m_ptx, Qt::TopDockWidgetArea);
+    registerPane(QStringLiteral("sass"), tr("SASS"), m_sass, Qt::TopDockWidgetArea);
+    registerPane(QStringLiteral("output"), tr("Build output"), m_output, Qt::BottomDockWidgetArea);
+    registerPane(QStringLiteral("resources"), tr("Resources"), m_resources, Qt::BottomDockWidgetArea);
+    registerPane(QStringLiteral("options"), tr("Build options"), m_optionsPane, Qt::BottomDockWidgetArea);
+    m_source->editor()->viewport()->installEventFilter(this);
+    m_source->editor()->setAcceptDrops(true);
+}
+
+void MainWindow::defaultLayout() {
+    QDockWidget* src = pane(QStringLiteral("source"));
+    QDockWidget* ptx = pane(QStringLiteral("ptx"));
+    QDockWidget* sass = pane(QStringLiteral("sass"));
+    QDockWidget* out = pane(QStringLiteral("output"));
+    QDockWidget* res = pane(QStringLiteral("resources"));
+    QDockWidget* opt = pane(QStringLiteral("options"));
+    for (QDockWidget* d : {src, ptx, sass, out, res, opt}) {
+        d->setFloating(false);
+        d->show();
+    }
+    splitDockWidget(src, ptx, Qt::Horizontal);
+    splitDockWidget(ptx, sass, Qt::Horizontal);
+    splitDockWidget(out, res, Qt::Horizontal);
+    splitDockWidget(res, opt, Qt::Horizontal);
+    resizeDocks({src, ptx, sass}, {480, 440, 680}, Qt::Horizontal);
+    resizeDocks({out, res, opt}, {620, 380, 600}, Qt::Horizontal);
+    resizeDocks({src, out}, {700, 230}, Qt::Vertical);
+}
+
+void MainWindow::createActions() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open…"), this, [this] {
+        if (!maybeSave()) return;
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open CUDA source"), QFileInfo(m_session->sourcePath()).absolutePath(),
+                                                          tr("CUDA sources (*.cu *.cuh);;All files (*)"));
+        if (!path.isEmpty()) openFile(path);
+    });
+    open->setShortcut(QKeySequence::Open);
+    open->setIcon(style()->standardIcon(QStyle::SP_DialogOpenButton));
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    file->addAction(tr("Open &example kernel"), this, [this] {
+        if (maybeSave()) openExample();
+    });
+    QAction* saveAct = file->addAction(tr("&Save"), this, [this] { save(); });
+    saveAct->setShortcut(QKeySequence::Save);
+    saveAct->setIcon(style()->standardIcon(QStyle::SP_DialogSaveButton));
+    file->addAction(tr("Save &as…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save CUDA source"), m_session->displayName(),
+                                                          tr("CUDA sources (*.cu *.cuh)"));
+        if (!path.isEmpty()) saveAs(path);
+    })->setShortcut(QKeySequence::SaveAs);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), this, &QWidget::close)->setShortcut(QKeySequence::Quit);
+
+    QMenu* buildMenu = menuBar()->addMenu(tr("&Build"));
+    m_buildAction = buildMenu->addAction(tr("&Build"), this, &MainWindow::build);
+    m_buildAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+    m_buildAction->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
+    m_buildAction->setToolTip(tr("Build now (Ctrl+B)"));
+    m_cancelAction = buildMenu->addAction(tr("&Cancel build"), this, &MainWindow::cancelBuild);
+    m_cancelAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B));
+    m_cancelAction->setIcon(style()->standardIcon(QStyle::SP_BrowserStop));
+    m_cancelAction->setEnabled(false);
+    m_autoBuildAction = buildMenu->addAction(tr("&Auto-build after edits"));
+    m_autoBuildAction->setCheckable(true);
+    m_autoBuildAction->setChecked(true);
+
+    QMenu* nav = menuBar()->addMenu(tr("&Navigate"));
+    nav->addAction(tr("&Next SASS run of this line"), this, [this] { m_sass->jumpToRun(+1); })->setShortcut(QKeySequence(Qt::Key_F8));
+    nav->addAction(tr("&Previous SASS run of this line"), this, [this] { m_sass->jumpToRun(-1); })
+        ->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F8));
+    QAction* attr = nav->addAction(tr("Attribute inlined code to the &callee"));
+    attr->setCheckable(true);
+    attr->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    for (const QString& id : m_paneOrder) m_viewMenu->addAction(m_panes.value(id)->toggleViewAction());
+    m_viewMenu->addSeparator();
+    m_darkAction = m_viewMenu->addAction(tr("&Dark theme"));
+    m_darkAction->setCheckable(true);
+    connect(m_darkAction, &QAction::toggled, this, &MainWindow::applyTheme);
+    m_viewMenu->addAction(tr("&Reset layout"), this, [this] {
+        restoreState(m_defaultState, kStateVersion);
+        defaultLayout();
+    });
+
+    QToolBar* tb = addToolBar(tr("Build"));
+    tb->setObjectName(QStringLiteral("toolbar.build"));
+    tb->setMovable(false);
+    tb->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    tb->addAction(open);
+    tb->addAction(saveAct);
+    tb->addSeparator();
+    tb->addAction(m_buildAction);
+    tb->addAction(m_cancelAction);
+    tb->addAction(m_autoBuildAction);
+    tb->addSeparator();
+    tb->addWidget(new QLabel(tr(" Kernel: "), tb));
+    m_kernelCombo = new QComboBox(tb);
+    m_kernelCombo->setObjectName(QStringLiteral("kernelCombo"));
+    m_kernelCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_kernelCombo->setMinimumContentsLength(24);
+    tb->addWidget(m_kernelCombo);
+    connect(m_kernelCombo, &QComboBox::currentIndexChanged, m_session, &Session::setKernelIndex);
+    tb->addWidget(new QLabel(tr("  Inlined code → "), tb));
+    m_attribution = new QComboBox(tb);
+    m_attribution->setObjectName(QStringLiteral("attributionCombo"));
+    m_attribution->addItem(tr("call site"), int(InlineAttribution::CallSite));
+    m_attribution->addItem(tr("callee"), int(InlineAttribution::Callee));
+    m_attribution->setToolTip(tr("Which source line inlined code is attributed to (Ctrl+I)"));
+    tb->addWidget(m_attribution);
+    connect(m_attribution, &QComboBox::currentIndexChanged, this, [this, attr](int i) {
+        const auto a = InlineAttribution(m_attribution->itemData(i).toInt());
+        const QSignalBlocker b(attr);
+        attr->setChecked(a == InlineAttribution::Callee);
+        m_session->setAttribution(a);
+    });
+    connect(attr, &QAction::toggled, this, [this](bool callee) { m_attribution->setCurrentIndex(callee ? 1 : 0); });
+
+    m_info = new QLabel(this);
+    m_info->setObjectName(QStringLiteral("selectionInfo"));
+    m_info->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_staleLabel = new QLabel(this);
+    m_staleLabel->setObjectName(QStringLiteral("staleLabel"));
+    m_buildLabel = new QLabel(this);
+    m_buildLabel->setObjectName(QStringLiteral("buildStatus"));
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 0); // busy indicator: the tools report no progress of their own
+    m_progress->setMaximumWidth(140);
+    m_progress->setMaximumHeight(14);
+    m_progress->setTextVisible(false);
+    m_progress->hide();
+    statusBar()->addWidget(m_info, 1);
+    statusBar()->addPermanentWidget(m_staleLabel);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_buildLabel);
+    rebuildRecentMenu();
+}
+
+void MainWindow::applyTheme(bool dark) {
+    Theme::apply(dark ? ThemeKind::Dark : ThemeKind::Light);
+    if (m_darkAction && m_darkAction->isChecked() != dark) {
+        const QSignalBlocker b(m_darkAction);
+        m_darkAction->setChecked(dark);
+    }
+    m_source->applyTheme();
+    m_ptx->applyTheme();
+    // Models colour by Theme: repaint them.
+    m_sass->view()->viewport()->update();
+    m_ptx->editor()->setBandsDimmed(m_session->isStale());
+    m_source->editor()->setBandsDimmed(m_session->isStale());
+    updateStatus();
+}
+
+// ---------------------------------------------------------------------------------- files
+
+bool MainWindow::openFile(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        if (isVisible()) QMessageBox::warning(this, tr("Open"), tr("Cannot open %1: %2").arg(path, f.errorString()));
+        statusBar()->showMessage(tr("Cannot open %1: %2").arg(path, f.errorString()), 10000);
+        return false;
+    }
+    const QString text = QString::fromUtf8(f.readAll());
+    loadText(QFileInfo(path).absoluteFilePath(), text);
+    m_modified = false;
+    updateTitle();
+    addRecent(QFileInfo(path).absoluteFilePath());
+    return true;
+}
+
+void MainWindow::loadText(const QString& path, const QString& text) {
+    m_debounce->stop();
+    m_autosave->discard();
+    m_session->setDocument(path, text);
+    m_modified = false;
+    updateTitle();
+    if (m_opts.autoBuildOnOpen) build();
+}
+
+void MainWindow::openExample() {
+    QFile f(QStringLiteral(":/examples/reduction.cu"));
+    if (!f.open(QIODevice::ReadOnly)) return;
+    loadText(QStringLiteral(":/examples/reduction.cu"), QString::fromUtf8(f.readAll()));
+}
+
+bool MainWindow::save() {
+    const QString path = m_session->sourcePath();
+    if (path.isEmpty() || path.startsWith(QLatin1Char(':'))) {
+        const QString target = QFileDialog::getSaveFileName(this, tr("Save CUDA source"), m_session->displayName(),
+                                                            tr("CUDA sources (*.cu *.cuh)"));
+        return !target.isEmpty() && saveAs(target);
+    }
+    return saveAs(path);
+}
+
+bool MainWindow::saveAs(const QString& path) {
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(m_session->text().toUtf8()) < 0 || !f.commit()) {
+        statusBar()->showMessage(tr("Cannot save %1: %2").arg(path, f.errorString()), 10000);
+        return false;
+    }
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    if (abs != m_session->sourcePath()) {
+        // Keep the listing: only the name changed. setDocument would drop it, so rebuild instead.
+        const QString text = m_session->text();
+        m_session->setDocument(abs, text);
+        build();
+    }
+    m_modified = false;
+    m_autosave->discard();
+    addRecent(abs);
+    updateTitle();
+    statusBar()->showMessage(tr("Saved %1").arg(abs), 4000);
+    return true;
+}
+
+bool MainWindow::maybeSave() {
+    if (!m_modified || !isVisible()) return true;
+    const auto answer = QMessageBox::question(this, tr("Unsaved changes"),
+                                              tr("%1 has unsaved changes. Save them?").arg(m_session->displayName()),
+                                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+    if (answer == QMessageBox::Save) return save();
+    return answer == QMessageBox::Discard;
+}
+
+void MainWindow::addRecent(const QString& path) {
+    if (path.startsWith(QLatin1Char(':'))) return;
+    m_recent.removeAll(path);
+    m_recent.prepend(path);
+    while (m_recent.size() > 10) m_recent.removeLast();
+    rebuildRecentMenu();
+    if (m_opts.useSettings) QSettings().setValue(QStringLiteral("recentFiles"), m_recent);
+}
+
+void MainWindow::rebuildRecentMenu() {
+    m_recentMenu->clear();
+    for (const QString& p : std::as_const(m_recent))
+        m_recentMenu->addAction(p, this, [this, p] {
+            if (maybeSave()) openFile(p);
+        });
+    m_recentMenu->setEnabled(!m_recent.isEmpty());
+}
+
+void MainWindow::updateTitle() {
+    setWindowTitle(QStringLiteral("%1%2 — Lowerscope").arg(m_session->displayName(), m_modified ? QStringLiteral(" •") : QString()));
+}
+
+void MainWindow::offerRecovery() {
+    for (const Autosave::Entry& e : Autosave::orphans()) {
+        const QString name = e.originalPath.isEmpty() ? tr("an untitled buffer") : e.originalPath;
+        const auto answer = QMessageBox::question(
+            this, tr("Recover unsaved edits"),
+            tr("Lowerscope did not exit cleanly. Unsaved edits of %1 from %2 were kept.\nRecover them?")
+                .arg(name, e.saved.toString()),
+            QMessageBox::Yes | QMessageBox::No);
+        if (answer == QMessageBox::Yes) {
+            loadText(e.originalPath, Autosave::readText(e));
+            m_modified = true;
+            updateTitle();
+        }
+        Autosave::remove(e);
+        if (answer == QMessageBox::Yes) break;
+    }
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    m_autosave->discard();
+    if (m_opts.useSettings) saveSettings();
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const auto urls = event->mimeData()->urls();
+    if (urls.isEmpty() || !urls.front().isLocalFile()) return;
+    if (maybeSave()) openFile(urls.front().toLocalFile());
+    event->acceptProposedAction();
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+    // The editor would paste a dropped file's path as text; open the file instead.
+    if (event->type() == QEvent::DragEnter || event->type() == QEvent::Drop) {
+        auto* de = static_cast<QDropEvent*>(event);
+        if (de->mimeData() && de->mimeData()->hasUrls()) {
+            if (event->type() == QEvent::DragEnter) static_cast<QDragEnterEvent*>(event)->acceptProposedAction();
+            else dropEvent(de);
+            return true;
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
+}
+
+// ---------------------------------------------------------------------------------- settings
+
+void MainWindow::restoreSettings() {
+    QSettings s;
+    m_recent = s.value(QStringLiteral("recentFiles")).toStringList();
+    rebuildRecentMenu();
+    applyTheme(s.value(QStringLiteral("darkTheme"), false).toBool());
+    m_autoBuildAction->setChecked(s.value(QStringLiteral("autoBuild"), true).toBool());
+    const QByteArray opts = s.value(QStringLiteral("buildOptions")).toByteArray();
+    if (!opts.isEmpty()) {
+        const auto j = nlohmann::json::parse(opts.toStdString(), nullptr, false);
+        if (j.is_object()) m_session->setOptions(optionsFromJson(j));
+    }
+    if (s.contains(QStringLiteral("geometry"))) restoreGeometry(s.value(QStringLiteral("geometry")).toByteArray());
+    if (s.contains(QStringLiteral("windowState"))) restoreState(s.value(QStringLiteral("windowState")).toByteArray(), kStateVersion);
+}
+
+void MainWindow::saveSettings() {
+    QSettings s;
+    s.setValue(QStringLiteral("geometry"), saveGeometry());
+    s.setValue(QStringLiteral("windowState"), saveState(kStateVersion));
+    s.setValue(QStringLiteral("darkTheme"), Theme::isDark());
+    s.setValue(QStringLiteral("autoBuild"), m_autoBuildAction->isChecked());
+    s.setValue(QStringLiteral("buildOptions"), QByteArray::fromStdString(optionsToJson(m_session->options()).dump()));
+    s.setValue(QStringLiteral("recentFiles"), m_recent);
+}
+
+// ---------------------------------------------------------------------------------- build
+
+void MainWindow::setBuildOptions(const BuildOptions& options) { m_session->setOptions(options); }
+void MainWindow::setAutoBuild(bool on) { m_autoBuildAction->setChecked(on); }
+bool MainWindow::autoBuild() const { return m_autoBuildAction->isChecked(); }
+void MainWindow::setAutoBuildDelay(int ms) { m_debounce->setInterval(ms); }
+
+void MainWindow::build() {
+    m_debounce->stop();
+    m_session->build();
+}
+
+void MainWindow::cancelBuild() { m_session->cancelBuild(); }
+
+void MainWindow::updateKernelCombo() {
+    const QSignalBlocker block(m_kernelCombo);
+    m_kernelCombo->clear();
+    if (const SnapshotPtr snap = m_session->snapshot()) {
+        for (const KernelModel& k : snap->model.kernels) {
+            const QString name = QString::fromStdString(k.name.empty() ? k.mangled : k.name);
+            m_kernelCombo->addItem(name, QString::fromStdString(k.mangled));
+        }
+        m_kernelCombo->setCurrentIndex(m_session->kernelIndex());
+    }
+    m_kernelCombo->setEnabled(m_kernelCombo->count() > 1);
+}
+
+void MainWindow::selectSourceLine(int line) {
+    CodeEditor* ed = m_source->editor();
+    if (line < 1 || line > ed->lines()) return;
+    ed->setCursorPosition(line - 1, 0);
+    ed->ensureLineVisibleCentered(line);
+    // setCursorPosition does not signal when the cursor is already there.
+    if (m_session->selection().sourceLine != line || m_session->selection().origin != Selection::Origin::Source)
+        m_session->selectSourceLine(line);
+}
+
+void MainWindow::updateInfo() {
+    const Selection& sel = m_session->selection();
+    QString text;
+    if (sel.origin == Selection::Origin::Source && sel.sourceLine > 0) {
+        text = tr("line %1 → %2 PTX line(s), %3 SASS instruction(s)")
+                   .arg(sel.sourceLine).arg(sel.ptxLines.size()).arg(sel.sassAddresses.size());
+        if (sel.sassAddresses.empty() && m_session->kernel()) text += tr(" (no code for this line)");
+    } else if (sel.origin == Selection::Origin::Sass || sel.origin == Selection::Origin::Ptx) {
+        const QString what = sel.origin == Selection::Origin::Sass && sel.focusSassAddress
+                                 ? tr("SASS %1").arg(*sel.focusSassAddress, 4, 16, QLatin1Char('0'))
+                                 : tr("PTX line %1").arg(sel.focusPtxLine);
+        QString chain;
+        if (sel.location && sel.location->valid()) {
+            chain = QStringLiteral("%1:%2").arg(QFileInfo(QString::fromStdString(sel.location->file)).fileName()).arg(sel.location->line);
+            for (const SourceFrame& f : sel.location->inlinedAt)
+                chain += tr(" ← inlined at %1:%2").arg(QFileInfo(QString::fromStdString(f.file)).fileName()).arg(f.line);
+        } else {
+            chain = tr("no line info");
+        }
+        text = tr("%1 ← %2").arg(what, chain);
+        if (sel.origin == Selection::Origin::Sass && sel.focusPtxLine > 0) text += tr("   (PTX line %1)").arg(sel.focusPtxLine);
+    }
+    m_info->setText(text);
+}
+
+void MainWindow::updateStatus() {
+    const bool busy = m_session->isBuilding();
+    m_cancelAction->setEnabled(busy);
+    m_progress->setVisible(busy);
+    const QString status = m_session->buildStatus();
+    QString text;
+    if (busy)
+        text = tr("building… %1 s").arg(double(m_elapsed->elapsed()) / 1000.0, 0, 'f', 1);
+    else if (status == QLatin1String("ok")) {
+        const SnapshotPtr s = m_session->lastAttempt();
+        const double total = s && s->result.timingsMs.count("total") ? s->result.timingsMs.at("total") : 0;
+        text = tr("built %1 in %2 ms%3").arg(QString::fromStdString(s->options.arch)).arg(total, 0, 'f', 0)
+                   .arg(s->result.cacheHit ? tr(" (cache)") : QString());
+    } else if (status == QLatin1String("failed")) {
+        const SnapshotPtr s = m_session->lastAttempt();
+        int errors = 0;
+        for (const Diagnostic& d : s->result.diagnostics) errors += d.severity == Severity::Error;
+        text = errors ? tr("build failed: %n error(s)", nullptr, errors) : tr("build failed: %1").arg(s->error.left(80));
+    } else if (status == QLatin1String("cancelled"))
+        text = tr("build cancelled");
+    else
+        text = tr("not built");
+    m_buildLabel->setText(text);
+    const QString stale = staleBannerText(*m_session);
+    m_staleLabel->setText(stale.isEmpty() ? QString() : tr("STALE"));
+    m_staleLabel->setToolTip(stale);
+    m_staleLabel->setStyleSheet(stale.isEmpty() ? QString()
+                                                : QStringLiteral("QLabel { background: %1; color: %2; padding: 0 6px; font-weight: bold; }")
+                                                      .arg(Theme::warningPaper().name(), Theme::editorText().name()));
+}
+
+// ---------------------------------------------------------------------------------- automation
+
+nlohmann::json MainWindow::dumpState() const {
+    using nlohmann::json;
+    json j;
+    j["file"] = m_session->sourcePath().toStdString();
+    j["selectedLine"] = m_session->selection().sourceLine;
+    const KernelModel* k = m_session->kernel();
+    j["kernel"] = k ? json(k->name.empty() ? k->mangled : k->name) : json(nullptr);
+    j["kernels"] = json::array();
+    if (const SnapshotPtr s = m_session->snapshot())
+        for (const KernelModel& km : s->model.kernels) j["kernels"].push_back(km.name.empty() ? km.mangled : km.name);
+    // What the panes actually highlight (read back from their models and editors).
+    json hl;
+    hl["ptxLines"] = m_ptx->model()->highlightedLines();
+    hl["ptxEditorLines"] = m_ptx->editor()->highlightedLines();
+    json addrs = json::array(), hex = json::array();
+    for (int row : m_sass->model()->highlightedRows()) {
+        const uint32_t a = m_sass->model()->instruction(row)->address;
+        addrs.push_back(a);
+        hex.push_back(QStringLiteral("0x%1").arg(a, 4, 16, QLatin1Char('0')).toStdString());
+    }
+    hl["sassAddresses"] = addrs;
+    hl["sassAddressesHex"] = hex;
+    hl["sourceLines"] = m_source->editor()->highlightedLines();
+    j["highlighted"] = hl;
+    j["attribution"] = m_session->attribution() == InlineAttribution::CallSite ? "call-site" : "callee";
+    json panes = json::array();
+    for (const QString& id : visiblePaneIds()) panes.push_back(id.toStdString());
+    j["visiblePanes"] = panes;
+    json b;
+    b["status"] = m_session->buildStatus().toStdString();
+    b["stale"] = m_session->isStale();
+    if (const SnapshotPtr s = m_session->lastAttempt()) {
+        b["jobId"] = s->jobId;
+        b["arch"] = s->options.arch;
+        b["diagnostics"] = s->result.diagnostics.size();
+        b["commands"] = json::array();
+        for (const CommandRecord& c : s->result.commands) b["commands"].push_back(shellQuote(c.argv));
+        if (!s->error.isEmpty()) b["error"] = s->error.toStdString();
+    }
+    j["build"] = b;
+    j["info"] = m_info->text().toStdString();
+    j["window"] = {{"width", width()}, {"height", height()}, {"dark", Theme::isDark()}};
+    return j;
+}
+
+bool MainWindow::saveScreenshot(const QString& path, QString* error) {
+    // Lay everything out and paint once before grabbing, so the image is what a user would see.
+    QApplication::processEvents();
+    const QPixmap pm = grab();
+    const QImage img = pm.toImage();
+    // Blank check: a real window has many distinct colours; a failed grab is one flat colour.
+    bool varied = false;
+    if (!img.isNull()) {
+        const QRgb first = img.pixel(0, 0);
+        for (int y = 0; y < img.height() && !varied; y += 7)
+            for (int x = 0; x < img.width(); x += 7)
+                if (img.pixel(x, y) != first) { varied = true; break; }
+    }
+    if (!varied) {
+        if (error) *error = tr("the grabbed image is blank");
+        return false;
+    }
+    if (!img.save(path, "PNG")) {
+        if (error) *error = tr("cannot write %1").arg(path);
+        return false;
+    }
+    return true;
+}
+
+} // namespace lowerscope

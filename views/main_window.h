@@ -1,0 +1,140 @@
+#pragma once
+// The main window: every pane is a QDockWidget registered under a stable id (layout saved in
+// QSettings), a toolbar with build controls, the kernel selector and the attribution toggle, and
+// a status bar with build progress, the stale state and the inline chain of the selection.
+// Later panes (CFG, pressure strip, diff, measurements) plug in with registerPane().
+
+#include "core/build.h"
+
+#include <QHash>
+#include <QMainWindow>
+#include <QPointer>
+
+#include <nlohmann/json.hpp>
+
+class QAction;
+class QComboBox;
+class QDockWidget;
+class QElapsedTimer;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QTimer;
+
+namespace lowerscope {
+
+class Session;
+class SourcePane;
+class PtxPane;
+class SassPane;
+class BuildOutputPane;
+class ResourcesPane;
+class BuildOptionsPane;
+class Autosave;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    struct Options {
+        bool useSettings = true;     // restore/save layout, options, theme, recent files
+        bool offerRecovery = true;   // ask about orphaned autosaves at start
+        bool autoBuildOnOpen = true; // build as soon as a file is loaded
+    };
+
+    explicit MainWindow(QWidget* parent = nullptr) : MainWindow(Options{}, parent) {}
+    explicit MainWindow(const Options& options, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    Session* session() const { return m_session; }
+    SourcePane* sourcePane() const { return m_source; }
+    PtxPane* ptxPane() const { return m_ptx; }
+    SassPane* sassPane() const { return m_sass; }
+    BuildOutputPane* buildOutputPane() const { return m_output; }
+    ResourcesPane* resourcesPane() const { return m_resources; }
+    BuildOptionsPane* buildOptionsPane() const { return m_optionsPane; }
+    QComboBox* kernelCombo() const { return m_kernelCombo; }
+    QLabel* infoLabel() const { return m_info; }
+    QLabel* staleLabel() const { return m_staleLabel; }
+    QAction* cancelAction() const { return m_cancelAction; }
+
+    // Adds a pane as a dock widget with a stable object name (`id`) so saved layouts find it.
+    QDockWidget* registerPane(const QString& id, const QString& title, QWidget* widget, Qt::DockWidgetArea area);
+    QDockWidget* pane(const QString& id) const { return m_panes.value(id); }
+    QStringList paneIds() const { return m_paneOrder; }
+    QStringList visiblePaneIds() const;
+
+    bool openFile(const QString& path);                 // false (with a message) when unreadable
+    void loadText(const QString& path, const QString& text); // a buffer (example, recovered text)
+    void openExample();                                 // the bundled reduction.cu
+    bool save();
+    bool saveAs(const QString& path);
+    void setBuildOptions(const BuildOptions& options);
+    void setAutoBuild(bool on);
+    bool autoBuild() const;
+    void setAutoBuildDelay(int ms);
+    void selectSourceLine(int line);                    // moves the editor cursor (as a click would)
+    void applyTheme(bool dark);
+
+    // Automation: the state the panes show (selection highlights, visible panes, build status).
+    nlohmann::json dumpState() const;
+    // Grabs the real window (after layout) to a PNG. False when the image is blank or unwritable.
+    bool saveScreenshot(const QString& path, QString* error = nullptr);
+
+public slots:
+    void build();
+    void cancelBuild();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void createPanes();
+    void createActions();
+    void defaultLayout();
+    void restoreSettings();
+    void saveSettings();
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
+    void updateTitle();
+    void updateKernelCombo();
+    void updateInfo();
+    void updateStatus();
+    void offerRecovery();
+    bool maybeSave();
+
+    Options m_opts;
+    Session* m_session;
+    Autosave* m_autosave;
+    SourcePane* m_source = nullptr;
+    PtxPane* m_ptx = nullptr;
+    SassPane* m_sass = nullptr;
+    BuildOutputPane* m_output = nullptr;
+    ResourcesPane* m_resources = nullptr;
+    BuildOptionsPane* m_optionsPane = nullptr;
+    QHash<QString, QDockWidget*> m_panes;
+    QStringList m_paneOrder;
+    QByteArray m_defaultState;
+
+    QComboBox* m_kernelCombo = nullptr;
+    QComboBox* m_attribution = nullptr;
+    QAction* m_buildAction = nullptr;
+    QAction* m_cancelAction = nullptr;
+    QAction* m_autoBuildAction = nullptr;
+    QAction* m_darkAction = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QMenu* m_viewMenu = nullptr;
+    QLabel* m_info = nullptr;
+    QLabel* m_staleLabel = nullptr;
+    QLabel* m_buildLabel = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QTimer* m_debounce = nullptr;
+    QTimer* m_elapsedTick = nullptr;
+    QElapsedTimer* m_elapsed = nullptr;
+    QStringList m_recent;
+    bool m_modified = false;
+};
+
+} // namespace lowerscope

@@ -1,0 +1,18 @@
+#pragma once
+// Opcode category of a SASS instruction for colouring the SASS pane.
+
+#include "core/model.h"
+
+#include <QString>
+
+#include <string_view>
+
+namespace lowerscope {
+
+// Category of a SASS mnemonic ("FFMA" → FP32, "LDG" → Memory). Unknown mnemonics → Misc.
+InstrCategory sassCategory(std::string_view mnemonic);
+const char* categoryName(InstrCategory category);
+// One-line description of the mnemonic from the opcode table, "" when unknown.
+QString sassDescription(std::string_view mnemonic);
+
+} // namespace lowerscope

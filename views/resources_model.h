@@ -1,0 +1,52 @@
+#pragma once
+// The Resources pane's model: per kernel, what ptxas reported (registers, shared, local, stack,
+// spills, barriers) and the theoretical occupancy for the chosen block size.
+
+#include "core/build.h"
+#include "views/occupancy.h"
+
+#include <QAbstractTableModel>
+
+namespace lowerscope {
+
+class ResourcesModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Columns { PropertyColumn, ValueColumn, ColumnCount };
+    enum Roles { KeyRole = Qt::UserRole + 1, NumericValueRole };
+
+    explicit ResourcesModel(QObject* parent = nullptr);
+
+    void setKernel(const QString& name, const Resources& resources, const QString& arch);
+    void clear();
+    void setBlockSize(int threads);
+    void setDynamicShared(int bytes);
+    int blockSize() const { return m_blockSize; }
+    const Occupancy& occupancy() const { return m_occupancy; }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    struct Row {
+        QString key;
+        QString label;
+        QString value;
+        double numeric = 0;
+        QString tip;
+    };
+    void rebuild();
+
+    bool m_valid = false;
+    QString m_name;
+    Resources m_resources;
+    QString m_arch;
+    int m_blockSize = 256;
+    int m_dynamicShared = 0;
+    Occupancy m_occupancy;
+    QVector<Row> m_rows;
+};
+
+} // namespace lowerscope

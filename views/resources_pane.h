@@ -1,0 +1,37 @@
+#pragma once
+// The Resources pane: the current kernel's resource usage and theoretical occupancy for a block
+// size the user picks (defaulting to the kernel's launch sidecar, kernels/<file>.json).
+
+#include <QPointer>
+#include <QWidget>
+
+class QSpinBox;
+class QTableView;
+
+namespace lowerscope {
+
+class Session;
+class ResourcesModel;
+
+class ResourcesPane : public QWidget {
+    Q_OBJECT
+public:
+    explicit ResourcesPane(Session* session, QWidget* parent = nullptr);
+    ResourcesModel* model() const { return m_model; }
+    QSpinBox* blockSize() const { return m_block; }
+
+private:
+    void reload();
+
+    QPointer<Session> m_session;
+    ResourcesModel* m_model;
+    QTableView* m_view;
+    QSpinBox* m_block;
+    QSpinBox* m_dynShared;
+};
+
+// Block size from a launch sidecar (`<source>.json` next to the .cu: {"kernels":[{"name","block"}]}),
+// or 0 when there is none.
+int sidecarBlockSize(const QString& sourcePath, const QString& kernelName);
+
+} // namespace lowerscope

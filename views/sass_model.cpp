@@ -1,0 +1,189 @@
+#include "views/sass_model.h"
+
+#include "core/control.h"
+#include "views/opcode_style.h"
+#include "views/theme.h"
+
+#include <QFileInfo>
+
+#include <algorithm>
+
+namespace lowerscope {
+
+SassModel::SassModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void SassModel::setFunction(std::shared_ptr<const void> owner, const SassFunction* function,
+                            std::vector<int> sourceLines) {
+    beginResetModel();
+    m_owner = std::move(owner);
+    m_function = function;
+    const size_t n = function ? function->instructions.size() : 0;
+    m_sourceLines = std::move(sourceLines);
+    m_sourceLines.resize(n, 0);
+    m_categories.assign(n, uint8_t(InstrCategory::Misc));
+    m_highlighted.assign(n, 0);
+    m_currentRow = -1;
+    m_maxLive = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const SassInstruction& ins = function->instructions[i];
+        m_categories[i] = uint8_t(sassCategory(ins.mnemonic));
+        m_maxLive = std::max(m_maxLive, ins.live.gpr);
+    }
+    endResetModel();
+}
+
+void SassModel::clear() { setFunction(nullptr, nullptr, {}); }
+
+void SassModel::setSourceLines(std::vector<int> sourceLines) {
+    m_sourceLines = std::move(sourceLines);
+    m_sourceLines.resize(size_t(rowCount()), 0);
+    if (rowCount() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+}
+
+void SassModel::setHighlighted(const std::vector<uint32_t>& addresses, std::optional<uint32_t> current) {
+    if (!m_function) return;
+    std::fill(m_highlighted.begin(), m_highlighted.end(), 0);
+    for (uint32_t a : addresses) {
+        const int row = m_function->indexOf(a);
+        if (row >= 0) m_highlighted[size_t(row)] = 1;
+    }
+    m_currentRow = current ? m_function->indexOf(*current) : -1;
+    // The whole table repaints only its visible rows; one signal is cheaper than tracking ranges.
+    if (rowCount() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+}
+
+void SassModel::setStale(bool stale) {
+    if (stale == m_stale) return;
+    m_stale = stale;
+    if (rowCount() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+}
+
+const SassInstruction* SassModel::instruction(int row) const {
+    if (!m_function || row < 0 || row >= int(m_function->instructions.size())) return nullptr;
+    return &m_function->instructions[size_t(row)];
+}
+
+QModelIndex SassModel::indexForAddress(uint32_t address, int column) const {
+    if (!m_function) return {};
+    const int row = m_function->indexOf(address);
+    return row < 0 ? QModelIndex() : index(row, column);
+}
+
+QModelIndex SassModel::indexForSourceLine(int line) const {
+    if (line <= 0) return {};
+    auto it = std::find(m_sourceLines.begin(), m_sourceLines.end(), line);
+    return it == m_sourceLines.end() ? QModelIndex() : index(int(it - m_sourceLines.begin()), 0);
+}
+
+QModelIndexList SassModel::indexesForSourceLine(int line) const {
+    QModelIndexList out;
+    if (line <= 0) return out;
+    for (size_t i = 0; i < m_sourceLines.size(); ++i)
+        if (m_sourceLines[i] == line) out.push_back(index(int(i), 0));
+    return out;
+}
+
+int SassModel::sourceLineForIndex(const QModelIndex& index) const {
+    if (!index.isValid() || index.model() != this || size_t(index.row()) >= m_sourceLines.size()) return 0;
+    return m_sourceLines[size_t(index.row())];
+}
+
+std::vector<int> SassModel::highlightedRows() const {
+    std::vector<int> rows;
+    for (size_t i = 0; i < m_highlighted.size(); ++i)
+        if (m_highlighted[i]) rows.push_back(int(i));
+    return rows;
+}
+
+int SassModel::rowCount(const QModelIndex& parent) const {
+    if (parent.isValid() || !m_function) return 0;
+    return int(m_function->instructions.size());
+}
+
+int SassModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+static QString operandsText(const SassInstruction& ins) {
+    QString s;
+    for (size_t i = 0; i < ins.operands.size(); ++i) {
+        if (i) s += QLatin1String(", ");
+        s += QString::fromStdString(ins.operands[i].text);
+    }
+    return s;
+}
+
+static QString chainText(const SourceLoc& loc) {
+    if (!loc.valid()) return {};
+    QString s = QStringLiteral("%1:%2").arg(QFileInfo(QString::fromStdString(loc.file)).fileName()).arg(loc.line);
+    for (const SourceFrame& f : loc.inlinedAt)
+        s += QStringLiteral(" \u2190 %1:%2").arg(QFileInfo(QString::fromStdString(f.file)).fileName()).arg(f.line);
+    return s;
+}
+
+QVariant SassModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
+    const size_t row = size_t(index.row());
+    const SassInstruction& ins = m_function->instructions[row];
+    const int line = m_sourceLines[row];
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case AddressColumn: return QStringLiteral("%1").arg(ins.address, 4, 16, QLatin1Char('0'));
+        case SourceLineColumn: return line > 0 ? QVariant(line) : QVariant(QString());
+        case PredicateColumn: return QString::fromStdString(ins.predicate);
+        case OpcodeColumn: return QString::fromStdString(ins.opcode);
+        case OperandsColumn: return operandsText(ins);
+        case ControlColumn: return ins.hasEncoding ? QString::fromStdString(controlText(ins.control)) : QString();
+        case LiveColumn: return ins.live.gpr >= 0 ? QVariant(ins.live.gpr) : QVariant(QString());
+        }
+        return {};
+    case Qt::ToolTipRole:
+        if (index.column() == OpcodeColumn)
+            return QStringLiteral("%1 (%2)\n%3").arg(QString::fromStdString(ins.text),
+                                                      QLatin1String(categoryName(InstrCategory(m_categories[row]))),
+                                                      sassDescription(ins.mnemonic));
+        if (index.column() == LiveColumn && ins.live.gpr >= 0)
+            return QStringLiteral("live: %1 GPR, %2 predicate, %3 uniform").arg(ins.live.gpr).arg(ins.live.pred).arg(ins.live.ugpr);
+        if (ins.source.valid()) return chainText(ins.source);
+        return {};
+    case Qt::ForegroundRole:
+        if (index.column() == OpcodeColumn) return Theme::categoryColor(InstrCategory(m_categories[row]));
+        return {};
+    case Qt::BackgroundRole:
+        if (m_highlighted[row])
+            return int(row) == m_currentRow ? Theme::current_() : Theme::highlight();
+        if (line > 0) return Theme::band(line, m_stale);
+        return {};
+    case Qt::TextAlignmentRole:
+        if (index.column() == SourceLineColumn || index.column() == LiveColumn)
+            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    case AddressRole: return QVariant::fromValue(ins.address);
+    case SourceLineRole: return line;
+    case PtxLineRole: return ins.ptxLine;
+    case CategoryRole: return int(m_categories[row]);
+    case HighlightedRole: return bool(m_highlighted[row]);
+    case CurrentRole: return int(row) == m_currentRow;
+    case BandColorRole: return line > 0 ? Theme::band(line, m_stale) : QColor();
+    case LiveGprRole: return ins.live.gpr;
+    case MaxLiveGprRole: return m_maxLive;
+    case InlineChainRole: return chainText(ins.source);
+    case StallRole: return ins.hasEncoding ? ins.control.stall : -1;
+    }
+    return {};
+}
+
+QVariant SassModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    switch (section) {
+    case AddressColumn: return tr("Address");
+    case SourceLineColumn: return tr("Line");
+    case PredicateColumn: return tr("Pred");
+    case OpcodeColumn: return tr("Opcode");
+    case OperandsColumn: return tr("Operands");
+    case ControlColumn: return tr("Control");
+    case LiveColumn: return tr("Live GPR");
+    }
+    return {};
+}
+
+} // namespace lowerscope

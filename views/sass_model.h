@@ -1,0 +1,72 @@
+#pragma once
+// The SASS pane's table model: one row per instruction of one kernel. Correlation comes from the
+// core (each instruction's source location, PTX line); the view only looks rows up.
+
+#include "core/model.h"
+
+#include <QAbstractTableModel>
+#include <QColor>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace lowerscope {
+
+class SassModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Columns { AddressColumn, SourceLineColumn, PredicateColumn, OpcodeColumn, OperandsColumn,
+                   ControlColumn, LiveColumn, ColumnCount };
+    enum Roles {
+        AddressRole = Qt::UserRole + 1, // uint32 address
+        SourceLineRole,     // int, attributed source line in the open document, 0 = none
+        PtxLineRole,        // int
+        CategoryRole,       // int(InstrCategory)
+        HighlightedRole,    // bool: part of the current selection
+        CurrentRole,        // bool: the focused row of the selection
+        BandColorRole,      // QColor of the source line's band (invalid when none)
+        LiveGprRole,        // int, -1 unknown
+        MaxLiveGprRole,     // int, the kernel's maximum (for the bar's scale)
+        InlineChainRole,    // QString "file:line ← file:line …"
+        StallRole,          // int control stall cycles, -1 when no encoding
+    };
+
+    explicit SassModel(QObject* parent = nullptr);
+
+    // Shows `function` (the model keeps `owner` alive while it refers into it). `sourceLines[i]`
+    // is the attributed source line of instruction i in the open document (0 = none).
+    void setFunction(std::shared_ptr<const void> owner, const SassFunction* function, std::vector<int> sourceLines);
+    void clear();
+    void setSourceLines(std::vector<int> sourceLines); // after an attribution change
+    void setHighlighted(const std::vector<uint32_t>& addresses, std::optional<uint32_t> current);
+    void setStale(bool stale);
+    bool isStale() const { return m_stale; }
+
+    const SassFunction* function() const { return m_function; }
+    const SassInstruction* instruction(int row) const;
+
+    // Lookups in both directions.
+    QModelIndex indexForAddress(uint32_t address, int column = AddressColumn) const;
+    QModelIndex indexForSourceLine(int line) const;        // the first row of that line
+    QModelIndexList indexesForSourceLine(int line) const;  // every row of that line (column 0)
+    int sourceLineForIndex(const QModelIndex& index) const;
+    std::vector<int> highlightedRows() const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    std::shared_ptr<const void> m_owner;
+    const SassFunction* m_function = nullptr;
+    std::vector<int> m_sourceLines;
+    std::vector<uint8_t> m_categories;
+    std::vector<char> m_highlighted;
+    int m_currentRow = -1;
+    int m_maxLive = 0;
+    bool m_stale = false;
+};
+
+} // namespace lowerscope

@@ -1,0 +1,277 @@
+#include "views/session.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QStandardPaths>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+
+namespace lowerscope {
+
+struct Session::Job {
+    quint64 id = 0;
+    std::shared_ptr<std::atomic<bool>> cancel;
+    QFutureWatcher<std::shared_ptr<BuildSnapshot>>* watcher = nullptr;
+};
+
+Session::Session(QObject* parent) : QObject(parent), m_backend(runRealBuild) {
+    qRegisterMetaType<SnapshotPtr>("lowerscope::SnapshotPtr");
+    // Two workers: a superseded build may still be dying while the new one starts.
+    m_pool.setMaxThreadCount(2);
+    m_workDir = QDir(QDir::tempPath())
+                    .filePath(QStringLiteral("lowerscope-%1").arg(QCoreApplication::applicationPid()));
+}
+
+Session::~Session() {
+    // Kill every child and wait for the workers, so no job outlives the objects it reports to.
+    for (const auto& job : std::as_const(m_jobs)) job->cancel->store(true);
+    for (const auto& job : std::as_const(m_jobs)) job->watcher->waitForFinished();
+    m_pool.waitForDone();
+    if (m_workDir.contains(QStringLiteral("lowerscope-"))) QDir(m_workDir).removeRecursively();
+}
+
+QString Session::displayName() const {
+    return m_path.isEmpty() ? QStringLiteral("untitled.cu") : QFileInfo(m_path).fileName();
+}
+
+void Session::setDocument(const QString& path, const QString& text) {
+    m_path = path;
+    m_text = text;
+    m_good.reset();
+    m_last.reset();
+    m_kernel = -1;
+    m_selection = {};
+    m_requestOrigin = Selection::Origin::None;
+    emit documentChanged();
+    emit snapshotChanged();
+    emit selectionChanged();
+    updateStale();
+}
+
+void Session::setEditorText(const QString& text) {
+    if (text == m_text) return;
+    m_text = text;
+    updateStale();
+    emit editorTextChanged();
+}
+
+void Session::setOptions(const BuildOptions& options) {
+    if (options == m_options) return;
+    m_options = options;
+    emit optionsChanged();
+}
+
+std::vector<std::string> Session::previewCommand() const {
+    std::vector<std::string> argv{"nvcc"};
+    for (auto& a : toNvccArgs(m_options)) argv.push_back(a);
+    const std::string name = displayName().toStdString();
+    const std::string stem = QFileInfo(displayName()).completeBaseName().toStdString();
+    argv.insert(argv.end(), {"-cubin", "-o", stem + ".cubin", name});
+    return argv;
+}
+
+quint64 Session::build() {
+    const quint64 id = ++m_nextJob;
+    // A newer build supersedes the running one: kill its children now; its result is dropped.
+    if (auto it = m_jobs.find(m_currentJob); it != m_jobs.end()) (*it)->cancel->store(true);
+
+    auto job = std::make_shared<Job>();
+    job->id = id;
+    job->cancel = std::make_shared<std::atomic<bool>>(false);
+    job->watcher = new QFutureWatcher<std::shared_ptr<BuildSnapshot>>(this);
+
+    BuildRequest request;
+    request.jobId = id;
+    request.sourcePath = m_path;
+    request.displayName = displayName();
+    request.text = m_text;
+    request.options = m_options;
+    // One folder per job: a superseded job may still be writing its copy.
+    request.workDir = QDir(m_workDir).filePath(QString::number(id));
+
+    connect(job->watcher, &QFutureWatcherBase::finished, this, [this, id] { onJobDone(id); });
+    auto backend = m_backend;
+    auto cancel = job->cancel;
+    job->watcher->setFuture(QtConcurrent::run(&m_pool, [backend, request, cancel]() {
+        std::shared_ptr<BuildSnapshot> snap;
+        try {
+            snap = backend(request, cancel.get());
+        } catch (const std::exception& e) {
+            // The pipeline promises not to throw; a bug there must not take the GUI down.
+            snap = std::make_shared<BuildSnapshot>();
+            snap->error = QStringLiteral("internal error: %1").arg(QString::fromUtf8(e.what()));
+        }
+        if (!snap) snap = std::make_shared<BuildSnapshot>();
+        snap->jobId = request.jobId;
+        if (cancel->load()) snap->result.cancelled = true;
+        return snap;
+    }));
+    const bool wasBusy = isBuilding();
+    m_jobs.insert(id, job);
+    m_currentJob = id;
+    emit buildStarted(id);
+    if (!wasBusy) emit busyChanged(true);
+    return id;
+}
+
+void Session::cancelBuild() {
+    if (auto it = m_jobs.find(m_currentJob); it != m_jobs.end()) (*it)->cancel->store(true);
+}
+
+void Session::onJobDone(quint64 id) {
+    auto it = m_jobs.find(id);
+    if (it == m_jobs.end()) return;
+    std::shared_ptr<Job> job = *it;
+    m_jobs.erase(it);
+    job->watcher->deleteLater();
+    if (id != m_currentJob) return; // superseded: a newer job owns the UI
+    const auto result = job->watcher->result();
+    emit busyChanged(false);
+    if (result->result.cancelled || job->cancel->load()) {
+        m_lastCancelled = true;
+        emit buildCancelled(id);
+        return;
+    }
+    m_lastCancelled = false;
+    SnapshotPtr snap = result;
+    m_last = snap;
+    if (snap->ok()) {
+        QString previousKernel;
+        if (const KernelModel* k = kernel()) previousKernel = QString::fromStdString(k->mangled);
+        m_good = snap;
+        m_kernel = snap->model.kernels.empty() ? -1 : 0;
+        for (int i = 0; i < int(snap->model.kernels.size()); ++i)
+            if (QString::fromStdString(snap->model.kernels[size_t(i)].mangled) == previousKernel) m_kernel = i;
+        emit snapshotChanged();
+        emit kernelChanged(m_kernel);
+        recomputeSelection();
+    }
+    updateStale();
+    emit buildFinished(id, snap);
+}
+
+QString Session::buildStatus() const {
+    if (isBuilding()) return QStringLiteral("building");
+    if (m_lastCancelled) return QStringLiteral("cancelled");
+    if (!m_last) return QStringLiteral("none");
+    return m_last->ok() ? QStringLiteral("ok") : QStringLiteral("failed");
+}
+
+void Session::updateStale() {
+    const bool stale = (m_good && m_good->builtText != m_text) || (m_last && !m_last->ok() && m_good);
+    if (stale == m_stale) return;
+    m_stale = stale;
+    emit staleChanged(stale);
+}
+
+const KernelModel* Session::kernel() const {
+    if (!m_good || m_kernel < 0 || m_kernel >= int(m_good->model.kernels.size())) return nullptr;
+    return &m_good->model.kernels[size_t(m_kernel)];
+}
+
+void Session::setKernelIndex(int index) {
+    if (!m_good || index < 0 || index >= int(m_good->model.kernels.size()) || index == m_kernel) return;
+    m_kernel = index;
+    emit kernelChanged(index);
+    recomputeSelection();
+}
+
+void Session::setAttribution(InlineAttribution attribution) {
+    if (attribution == m_attribution) return;
+    m_attribution = attribution;
+    emit attributionChanged();
+    recomputeSelection();
+}
+
+bool Session::isMainFile(const std::string& file) const {
+    if (file.empty()) return false;
+    const QString name = QFileInfo(QString::fromStdString(file)).fileName();
+    return name == displayName();
+}
+
+int Session::sourceLineForLoc(const std::optional<SourceLoc>& loc) const {
+    if (!loc || !loc->valid()) return 0;
+    if (m_attribution == InlineAttribution::CallSite) {
+        const SourceFrame f = loc->callSite();
+        return isMainFile(f.file) ? f.line : 0;
+    }
+    return isMainFile(loc->file) ? loc->line : 0;
+}
+
+int Session::sourceLineForSass(uint32_t address) const {
+    const KernelModel* k = kernel();
+    return k ? sourceLineForLoc(k->correlation.sourceForSass(address)) : 0;
+}
+
+void Session::selectSourceLine(int line, bool hover) {
+    m_requestOrigin = Selection::Origin::Source;
+    m_requestLine = line;
+    m_selection = {};
+    m_selection.origin = Selection::Origin::Source;
+    m_selection.hover = hover;
+    m_selection.sourceLine = line;
+    if (const KernelModel* k = kernel(); k && line > 0) {
+        const std::string file = m_good->buildPath.toStdString();
+        m_selection.ptxLines = k->correlation.ptxLinesForSource(file, line, m_attribution);
+        m_selection.sassAddresses = k->correlation.sassForSource(file, line, m_attribution);
+        std::sort(m_selection.ptxLines.begin(), m_selection.ptxLines.end());
+        std::sort(m_selection.sassAddresses.begin(), m_selection.sassAddresses.end());
+        if (!m_selection.ptxLines.empty()) m_selection.focusPtxLine = m_selection.ptxLines.front();
+        if (!m_selection.sassAddresses.empty()) m_selection.focusSassAddress = m_selection.sassAddresses.front();
+    }
+    emit selectionChanged();
+}
+
+void Session::selectPtxLine(int line) {
+    m_requestOrigin = Selection::Origin::Ptx;
+    m_requestLine = line;
+    m_selection = {};
+    m_selection.origin = Selection::Origin::Ptx;
+    m_selection.focusPtxLine = line;
+    if (line > 0) m_selection.ptxLines = {line};
+    if (const KernelModel* k = kernel(); k && line > 0) {
+        m_selection.location = k->correlation.sourceForPtx(line);
+        m_selection.sourceLine = sourceLineForLoc(m_selection.location);
+        m_selection.sassAddresses = k->correlation.sassForPtx(line);
+        std::sort(m_selection.sassAddresses.begin(), m_selection.sassAddresses.end());
+        if (!m_selection.sassAddresses.empty()) m_selection.focusSassAddress = m_selection.sassAddresses.front();
+    }
+    emit selectionChanged();
+}
+
+void Session::selectSassAddress(uint32_t address) {
+    m_requestOrigin = Selection::Origin::Sass;
+    m_requestAddress = address;
+    m_selection = {};
+    m_selection.origin = Selection::Origin::Sass;
+    m_selection.sassAddresses = {address};
+    m_selection.focusSassAddress = address;
+    if (const KernelModel* k = kernel()) {
+        m_selection.location = k->correlation.sourceForSass(address);
+        m_selection.sourceLine = sourceLineForLoc(m_selection.location);
+        const int ptx = k->correlation.ptxLineForSass(address);
+        if (ptx > 0) m_selection.ptxLines = {ptx};
+        m_selection.focusPtxLine = ptx;
+    }
+    emit selectionChanged();
+}
+
+void Session::clearSelection() {
+    m_requestOrigin = Selection::Origin::None;
+    m_selection = {};
+    emit selectionChanged();
+}
+
+void Session::recomputeSelection() {
+    switch (m_requestOrigin) {
+    case Selection::Origin::None: break;
+    case Selection::Origin::Source: selectSourceLine(m_requestLine); break;
+    case Selection::Origin::Ptx: selectPtxLine(m_requestLine); break;
+    case Selection::Origin::Sass: selectSassAddress(m_requestAddress); break;
+    }
+}
+
+} // namespace lowerscope

@@ -1,0 +1,142 @@
+#pragma once
+// The session facade (hotspot's PerfParser / RenderDoc's ICaptureContext pattern): owns the open
+// document, the build options, the background build jobs and the current selection. Every pane
+// observes its signals and calls its slots; panes never call each other.
+//
+// Builds run on a private thread pool; each has a job id. A newer build supersedes (and cancels)
+// an older one, whose result is then dropped. Results reach the UI thread through a
+// QFutureWatcher owned by this object, so nothing arrives after it is destroyed.
+
+#include "views/build_job.h"
+
+#include <QHash>
+#include <QObject>
+#include <QThreadPool>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+template <typename T> class QFutureWatcher;
+
+namespace lowerscope {
+
+// What the linked panes highlight. Computed by the session from the core's Correlation; panes
+// only look rows up.
+struct Selection {
+    enum class Origin { None, Source, Ptx, Sass };
+    Origin origin = Origin::None;
+    bool hover = false;                   // from a mouse hover rather than a click / cursor move
+    int sourceLine = 0;                   // line in the open document, 0 = none (or another file)
+    std::vector<int> ptxLines;            // module PTX line numbers (1-based), ascending
+    std::vector<uint32_t> sassAddresses;  // SASS addresses of the current kernel, ascending
+    int focusPtxLine = 0;                 // the PTX line to scroll to (origin Ptx/Sass)
+    std::optional<uint32_t> focusSassAddress; // the SASS row to scroll to (origin Sass)
+    std::optional<SourceLoc> location;    // full source location with inline chain (Ptx/Sass origin)
+    bool empty() const { return origin == Origin::None; }
+};
+
+class Session : public QObject {
+    Q_OBJECT
+public:
+    explicit Session(QObject* parent = nullptr);
+    ~Session() override;
+
+    // Replaces the build function (tests install fakes). Default: runRealBuild.
+    void setBackend(BuildBackend backend) { m_backend = std::move(backend); }
+    // Where build copies of the editor text are written (default: a private temp dir).
+    void setWorkDir(const QString& dir) { m_workDir = dir; }
+
+    // ---- document
+    void setDocument(const QString& path, const QString& text); // a file was opened / saved as
+    void setEditorText(const QString& text);                    // every edit
+    QString sourcePath() const { return m_path; }
+    QString displayName() const;
+    QString text() const { return m_text; }
+
+    // ---- build options
+    const BuildOptions& options() const { return m_options; }
+    void setOptions(const BuildOptions& options);
+    // The nvcc command the next build will run first (for the live preview).
+    std::vector<std::string> previewCommand() const;
+
+    // ---- builds
+    quint64 build();          // starts a background build of the current text; returns its id
+    void cancelBuild();       // sets the cancel flag of the running build (its children are killed)
+    bool isBuilding() const { return m_currentJob != 0 && m_jobs.contains(m_currentJob); }
+    quint64 currentJob() const { return m_currentJob; }
+    SnapshotPtr snapshot() const { return m_good; }       // last successful build (what panes show)
+    SnapshotPtr lastAttempt() const { return m_last; }    // last finished build, ok or not
+    // True while the editor text differs from the text of the listing shown (or the last build
+    // failed): correlation is dimmed.
+    bool isStale() const { return m_stale; }
+    QString buildStatus() const; // "none", "building", "ok", "failed", "cancelled"
+    int jobsInFlight() const { return int(m_jobs.size()); }
+
+    // ---- kernels
+    int kernelIndex() const { return m_kernel; }
+    const KernelModel* kernel() const;
+    void setKernelIndex(int index);
+
+    // ---- linking
+    InlineAttribution attribution() const { return m_attribution; }
+    void setAttribution(InlineAttribution attribution);
+    const Selection& selection() const { return m_selection; }
+    void selectSourceLine(int line, bool hover = false);
+    void selectPtxLine(int line);
+    void selectSassAddress(uint32_t address);
+    void clearSelection();
+    // Source line a SASS instruction / PTX line is attributed to under the current attribution,
+    // and whether it is in the open document. 0 when unknown.
+    int sourceLineForSass(uint32_t address) const;
+    int sourceLineForLoc(const std::optional<SourceLoc>& loc) const;
+    // Asks the source pane to show a location (diagnostic clicked).
+    void revealSource(int line, int column) { emit sourceRevealRequested(line, column); }
+
+signals:
+    void documentChanged();
+    void editorTextChanged(); // the user edited the text (autosave, auto-build)
+    void optionsChanged();
+    void buildStarted(quint64 jobId);
+    void buildFinished(quint64 jobId, lowerscope::SnapshotPtr snapshot); // ok or failed
+    void buildCancelled(quint64 jobId);
+    void busyChanged(bool busy);
+    void snapshotChanged();   // a new good listing (panes reload)
+    void kernelChanged(int index);
+    void attributionChanged();
+    void selectionChanged();
+    void staleChanged(bool stale);
+    void sourceRevealRequested(int line, int column);
+
+private:
+    struct Job;
+    void onJobDone(quint64 id);
+    void updateStale();
+    void recomputeSelection();
+    bool isMainFile(const std::string& file) const;
+
+    BuildBackend m_backend;
+    QThreadPool m_pool;
+    QString m_workDir;
+    QString m_path;
+    QString m_text;
+    BuildOptions m_options;
+    quint64 m_nextJob = 0;
+    quint64 m_currentJob = 0;
+    QHash<quint64, std::shared_ptr<Job>> m_jobs;
+    SnapshotPtr m_good;
+    SnapshotPtr m_last;
+    bool m_lastCancelled = false;
+    bool m_stale = false;
+    int m_kernel = -1;
+    InlineAttribution m_attribution = InlineAttribution::CallSite;
+    Selection m_selection;
+    // What the last selection request was, so it can be recomputed after a rebuild.
+    Selection::Origin m_requestOrigin = Selection::Origin::None;
+    int m_requestLine = 0;
+    uint32_t m_requestAddress = 0;
+};
+
+} // namespace lowerscope
+
+Q_DECLARE_METATYPE(lowerscope::SnapshotPtr)

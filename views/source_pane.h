@@ -1,0 +1,43 @@
+#pragma once
+// The Source pane: the CUDA editor. Edits go to the session; the session's selection, listing and
+// diagnostics come back as highlight, colour bands, markers and annotations.
+
+#include "views/build_job.h"
+
+#include <QPointer>
+#include <QWidget>
+
+namespace lowerscope {
+
+class Session;
+class CodeEditor;
+class CudaLexer;
+class FindBar;
+
+class SourcePane : public QWidget {
+    Q_OBJECT
+public:
+    explicit SourcePane(Session* session, QWidget* parent = nullptr);
+    CodeEditor* editor() const { return m_editor; }
+    FindBar* findBar() const { return m_find; }
+    // Lines (1-based) that carry a diagnostic annotation.
+    std::vector<int> annotatedLines() const;
+    void applyTheme();
+
+private:
+    void onDocumentChanged();
+    void onListingChanged();
+    void onSelectionChanged();
+    void onBuildFinished(quint64 job, SnapshotPtr snapshot);
+    void onCursorMoved(int line);
+
+    QPointer<Session> m_session;
+    CodeEditor* m_editor;
+    CudaLexer* m_lexer;
+    FindBar* m_find;
+    bool m_updating = false;
+    int m_hoverLine = 0;
+    std::vector<int> m_annotated;
+};
+
+} // namespace lowerscope

@@ -1,0 +1,106 @@
+#include "views/theme.h"
+
+#include <QApplication>
+#include <QPalette>
+#include <QStyle>
+#include <QStyleFactory>
+
+void lowerscopeInitResources() {
+    static bool done = false;
+    if (!done) {
+        // Resources compiled into a static library are not registered automatically.
+        Q_INIT_RESOURCE(lowerscope);
+        done = true;
+    }
+}
+
+namespace lowerscope {
+
+namespace {
+ThemeKind g_kind = ThemeKind::Light;
+
+// Hues ordered so that consecutive lines get far-apart hues.
+constexpr int kHues[12] = {210, 30, 120, 300, 180, 0, 60, 260, 150, 330, 90, 240};
+} // namespace
+
+void Theme::apply(ThemeKind kind) {
+    g_kind = kind;
+    QApplication::setStyle(QStyleFactory::create("Fusion"));
+    QPalette p;
+    if (kind == ThemeKind::Dark) {
+        const QColor window(45, 45, 48), base(30, 30, 32), text(220, 220, 220), button(55, 55, 58);
+        p.setColor(QPalette::Window, window);
+        p.setColor(QPalette::WindowText, text);
+        p.setColor(QPalette::Base, base);
+        p.setColor(QPalette::AlternateBase, QColor(38, 38, 41));
+        p.setColor(QPalette::ToolTipBase, QColor(60, 60, 64));
+        p.setColor(QPalette::ToolTipText, text);
+        p.setColor(QPalette::PlaceholderText, QColor(140, 140, 140));
+        p.setColor(QPalette::Text, text);
+        p.setColor(QPalette::Button, button);
+        p.setColor(QPalette::ButtonText, text);
+        p.setColor(QPalette::BrightText, Qt::red);
+        p.setColor(QPalette::Link, QColor(90, 160, 255));
+        p.setColor(QPalette::Highlight, QColor(38, 79, 120));
+        p.setColor(QPalette::HighlightedText, Qt::white);
+        p.setColor(QPalette::Disabled, QPalette::Text, QColor(120, 120, 120));
+        p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(120, 120, 120));
+        p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(120, 120, 120));
+    } else {
+        p = QApplication::style()->standardPalette();
+        p.setColor(QPalette::Highlight, QColor(173, 205, 245));
+        p.setColor(QPalette::HighlightedText, Qt::black);
+    }
+    QApplication::setPalette(p);
+}
+
+ThemeKind Theme::current() { return g_kind; }
+
+QColor Theme::bandByIndex(int index, bool dimmed) {
+    const int hue = kHues[((index % 12) + 12) % 12];
+    QColor c;
+    if (isDark())
+        c = QColor::fromHsv(hue, dimmed ? 40 : 120, dimmed ? 60 : 78);
+    else
+        c = QColor::fromHsv(hue, dimmed ? 12 : 48, 255);
+    return c;
+}
+
+QColor Theme::band(int sourceLine, bool dimmed) { return bandByIndex(sourceLine, dimmed); }
+
+QColor Theme::highlight() { return isDark() ? QColor(112, 94, 20) : QColor(255, 226, 120); }
+QColor Theme::current_() { return isDark() ? QColor(150, 120, 20) : QColor(255, 196, 60); }
+
+QColor Theme::categoryColor(InstrCategory category) {
+    const bool d = isDark();
+    switch (category) {
+    case InstrCategory::Memory: return d ? QColor(110, 180, 255) : QColor(0, 85, 190);
+    case InstrCategory::FP32: return d ? QColor(120, 220, 120) : QColor(0, 130, 40);
+    case InstrCategory::FP64: return d ? QColor(80, 200, 170) : QColor(0, 120, 100);
+    case InstrCategory::FP16: return d ? QColor(170, 230, 90) : QColor(80, 130, 0);
+    case InstrCategory::Integer: return d ? QColor(230, 190, 110) : QColor(150, 90, 0);
+    case InstrCategory::Tensor: return d ? QColor(255, 120, 200) : QColor(190, 0, 120);
+    case InstrCategory::Control: return d ? QColor(255, 110, 110) : QColor(200, 20, 20);
+    case InstrCategory::Conversion: return d ? QColor(200, 160, 255) : QColor(110, 50, 180);
+    case InstrCategory::SpecialFunction: return d ? QColor(255, 160, 80) : QColor(200, 90, 0);
+    case InstrCategory::Uniform: return d ? QColor(160, 160, 220) : QColor(80, 80, 150);
+    case InstrCategory::Synchronisation: return d ? QColor(255, 90, 160) : QColor(170, 0, 70);
+    case InstrCategory::Move: return d ? QColor(180, 180, 180) : QColor(90, 90, 90);
+    case InstrCategory::Predicate: return d ? QColor(130, 210, 230) : QColor(0, 110, 140);
+    case InstrCategory::Misc: return d ? QColor(200, 200, 200) : QColor(60, 60, 60);
+    }
+    return d ? QColor(220, 220, 220) : QColor(0, 0, 0);
+}
+
+QColor Theme::editorPaper() { return isDark() ? QColor(30, 30, 32) : QColor(255, 255, 255); }
+QColor Theme::editorText() { return isDark() ? QColor(220, 220, 220) : QColor(20, 20, 20); }
+QColor Theme::marginPaper() { return isDark() ? QColor(40, 40, 43) : QColor(240, 240, 240); }
+QColor Theme::commentText() { return isDark() ? QColor(120, 160, 110) : QColor(0, 128, 0); }
+QColor Theme::keywordText() { return isDark() ? QColor(100, 160, 255) : QColor(0, 0, 190); }
+QColor Theme::numberText() { return isDark() ? QColor(180, 205, 160) : QColor(150, 60, 0); }
+QColor Theme::stringText() { return isDark() ? QColor(215, 155, 120) : QColor(160, 30, 30); }
+QColor Theme::typeText() { return isDark() ? QColor(80, 200, 180) : QColor(0, 110, 120); }
+QColor Theme::errorPaper() { return isDark() ? QColor(90, 30, 30) : QColor(255, 215, 215); }
+QColor Theme::warningPaper() { return isDark() ? QColor(85, 70, 20) : QColor(255, 240, 190); }
+
+} // namespace lowerscope

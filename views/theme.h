@@ -1,0 +1,48 @@
+#pragma once
+// Light and dark themes: the application palette, editor colours, the per-source-line colour bands
+// shared by the Source, PTX and SASS panes, and the opcode category colours.
+
+#include "core/model.h"
+
+#include <QColor>
+
+class QApplication;
+
+namespace lowerscope {
+
+enum class ThemeKind { Light, Dark };
+
+class Theme {
+public:
+    // Sets the Fusion style and palette on the application and remembers the kind for the colour
+    // queries below. Panes re-read colours on `QEvent::PaletteChange`.
+    static void apply(ThemeKind kind);
+    static ThemeKind current();
+    static bool isDark() { return current() == ThemeKind::Dark; }
+
+    // Colour band of a source line (one palette, adjacent lines differ). `dimmed` when the listing
+    // is stale. Opaque colours meant as backgrounds under normal text.
+    static QColor band(int sourceLine, bool dimmed = false);
+    static int bandCount() { return 12; }
+    static QColor bandByIndex(int index, bool dimmed = false);
+    // Background of the highlighted (selected) rows/lines, and its stronger "current" variant.
+    static QColor highlight();
+    static QColor current_();
+    static QColor categoryColor(InstrCategory category);
+    static QColor editorPaper();
+    static QColor editorText();
+    static QColor marginPaper();
+    static QColor commentText();
+    static QColor keywordText();
+    static QColor numberText();
+    static QColor stringText();
+    static QColor typeText();
+    static QColor errorPaper();
+    static QColor warningPaper();
+};
+
+} // namespace lowerscope
+
+// Registers the .qrc of the static views library (icons, example kernel). Call once after
+// QApplication exists; safe to call again.
+void lowerscopeInitResources();
