@@ -1,0 +1,96 @@
+// Parser benchmark over the ~100,000-instruction listing of bench/unrolled.cu (sm_90), generated
+// by scripts/gen-bench-listing into <build>/bench/data (or $LOWERSCOPE_BENCH_DATA).
+//   parse_bench [--benchmark_filter=...]
+// Reported: wall time per parse of the -hex -gi listing, of all three nvdisasm variants merged
+// (parseSassTexts), and of the PTX.
+
+#include "core/ptx_parser.h"
+#include "core/sass_parser.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+namespace {
+
+std::filesystem::path dataDir() {
+    if (const char* d = std::getenv("LOWERSCOPE_BENCH_DATA")) return d;
+    return std::filesystem::path(LOWERSCOPE_BINARY_DIR) / "bench" / "data";
+}
+
+const std::string& text(const std::string& name) {
+    static std::map<std::string, std::string> cache;
+    auto it = cache.find(name);
+    if (it != cache.end()) return it->second;
+    std::ifstream f(dataDir() / ("unrolled." + name), std::ios::binary);
+    std::stringstream s;
+    s << f.rdbuf();
+    return cache[name] = s.str();
+}
+
+size_t countInstructions(const lowerscope::SassListing& l) {
+    size_t n = 0;
+    for (const auto& f : l.functions) n += f.instructions.size();
+    return n;
+}
+
+bool haveData(benchmark::State& state) {
+    if (text("sass").empty()) {
+        state.SkipWithError("no listing: run scripts/gen-bench-listing <build-dir>");
+        return false;
+    }
+    return true;
+}
+
+void BM_ParseSassHexGi(benchmark::State& state) {
+    if (!haveData(state)) return;
+    const std::string& t = text("sass");
+    size_t n = 0;
+    for (auto _ : state) {
+        auto l = lowerscope::parseSass(t);
+        n = countInstructions(l);
+        benchmark::DoNotOptimize(l);
+    }
+    state.counters["instructions"] = static_cast<double>(n);
+    state.counters["MB"] = static_cast<double>(t.size()) / 1e6;
+}
+
+void BM_ParseSassAllThreeMerged(benchmark::State& state) {
+    if (!haveData(state)) return;
+    const std::string& a = text("sass");
+    const std::string& b = text("gp.sass");
+    const std::string& c = text("lrm.sass");
+    size_t n = 0;
+    for (auto _ : state) {
+        auto l = lowerscope::parseSassTexts(a, b, c);
+        n = countInstructions(l);
+        benchmark::DoNotOptimize(l);
+    }
+    state.counters["instructions"] = static_cast<double>(n);
+    state.counters["MB"] = static_cast<double>(a.size() + b.size() + c.size()) / 1e6;
+}
+
+void BM_ParsePtx(benchmark::State& state) {
+    if (!haveData(state)) return;
+    const std::string& t = text("ptx");
+    size_t n = 0;
+    for (auto _ : state) {
+        auto l = lowerscope::parsePtx(t);
+        n = l.lines.size();
+        benchmark::DoNotOptimize(l);
+    }
+    state.counters["lines"] = static_cast<double>(n);
+    state.counters["MB"] = static_cast<double>(t.size()) / 1e6;
+}
+
+} // namespace
+
+BENCHMARK(BM_ParseSassHexGi)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ParseSassAllThreeMerged)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ParsePtx)->Unit(benchmark::kMillisecond);
+BENCHMARK_MAIN();
