@@ -1,0 +1,173 @@
+// End-to-end: the built lowerscope-cli `build` and `doctor` commands, their JSON and exit codes.
+#include "core/process.h"
+#include "core/toolchain.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace lowerscope;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct Scratch {
+    fs::path dir;
+    Scratch() {
+        std::string tmpl = (fs::temp_directory_path() / "lowerscope-cli-test-XXXXXX").string();
+        dir = ::mkdtemp(tmpl.data());
+    }
+    ~Scratch() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+    std::string write(const std::string& name, const std::string& text) const {
+        std::ofstream(dir / name) << text;
+        return (dir / name).string();
+    }
+};
+
+ProcessResult cli(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+    ProcessSpec spec;
+    spec.argv = {LOWERSCOPE_CLI};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    spec.env = std::move(env);
+    spec.timeout = std::chrono::seconds(300);
+    return runProcess(spec);
+}
+
+bool toolsPresent() {
+    static Toolchain tc = discoverToolchain();
+    return tc.nvcc.found() && tc.nvdisasm.found();
+}
+
+std::string kernel(const char* name) { return std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/" + name; }
+
+} // namespace
+
+TEST(CliBuild, JsonDocumentAndCacheHit) {
+    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    Scratch s;
+    std::string cacheDir = (s.dir / "cache").string();
+    ProcessResult r = cli({"build", kernel("reduction.cu"), "--arch", "sm_80", "--json", "-", "--cache-dir", cacheDir});
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    json d = json::parse(r.stdoutText);
+    EXPECT_EQ(d["schema"], "lowerscope.build/1");
+    for (const char* key : {"schema", "toolchain", "options", "commands", "diagnostics", "kernels", "timings_ms"})
+        EXPECT_TRUE(d.contains(key)) << key;
+    EXPECT_EQ(d["options"]["arch"], "sm_80");
+    EXPECT_EQ(d["timings_ms"]["cache_hit"], false);
+    EXPECT_TRUE(d["timings_ms"].contains("compile"));
+    EXPECT_TRUE(d["toolchain"]["nvcc"]["found"].get<bool>());
+    ASSERT_GE(d["commands"].size(), 3u);
+    EXPECT_EQ(d["commands"][0]["argv"][0], d["toolchain"]["nvcc"]["path"]);
+    ASSERT_GE(d["kernels"].size(), 1u);
+    for (const auto& k : d["kernels"]) {
+        for (const char* key : {"name", "mangled", "resources", "ptx", "sass"}) EXPECT_TRUE(k.contains(key)) << key;
+        for (const char* key : {"registers", "shared_bytes", "local_bytes", "spill_stores", "spill_loads"})
+            EXPECT_TRUE(k["resources"].contains(key)) << key;
+        EXPECT_GT(k["resources"]["registers"].get<int>(), 0);
+        EXPECT_FALSE(k["ptx"].get<std::string>().empty());
+        EXPECT_FALSE(k["sass"].get<std::string>().empty());
+    }
+    EXPECT_EQ(d["kernels"][0]["resources"]["shared_bytes"], 128); // reduction.cu: float partial[32]
+
+    // Same build again: a cache hit with the same document apart from the timings.
+    ProcessResult again = cli({"build", kernel("reduction.cu"), "--arch", "sm_80", "--json", "-", "--cache-dir", cacheDir});
+    ASSERT_EQ(again.exitCode, 0) << again.stderrText;
+    json h = json::parse(again.stdoutText);
+    EXPECT_EQ(h["timings_ms"]["cache_hit"], true);
+    json a = d, b = h;
+    a.erase("timings_ms");
+    b.erase("timings_ms");
+    EXPECT_EQ(a, b);
+
+    // --no-cache builds again.
+    ProcessResult fresh = cli({"build", kernel("reduction.cu"), "--arch", "sm_80", "--json", "-", "--cache-dir", cacheDir, "--no-cache"});
+    ASSERT_EQ(fresh.exitCode, 0);
+    EXPECT_EQ(json::parse(fresh.stdoutText)["timings_ms"]["cache_hit"], false);
+
+    // --print reads the same cache.
+    ProcessResult res = cli({"build", kernel("reduction.cu"), "--arch", "sm_80", "--print", "resources", "--cache-dir", cacheDir});
+    ASSERT_EQ(res.exitCode, 0);
+    EXPECT_NE(res.stdoutText.find("reduce_sum(float const*, float*, int)"), std::string::npos) << res.stdoutText;
+    ProcessResult ptx = cli({"build", kernel("reduction.cu"), "--arch", "sm_80", "--print", "ptx", "--cache-dir", cacheDir});
+    EXPECT_EQ(ptx.stdoutText, d["ptx"].get<std::string>());
+    ProcessResult sass = cli({"build", kernel("reduction.cu"), "--arch", "sm_80", "--print", "sass", "--cache-dir", cacheDir});
+    EXPECT_EQ(sass.stdoutText, d["kernels"][0]["sass"].get<std::string>());
+}
+
+TEST(CliBuild, CompileErrorExitsOneWithDiagnostic) {
+    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    Scratch s;
+    std::string file = s.write("broken.cu", "__global__ void k(float* y)\n"
+                                            "{\n"
+                                            "    y[0] = 1.0f\n"        // missing ';'
+                                            "    y[1] = 2.0f;\n"
+                                            "}\n");
+    std::string out = (s.dir / "out.json").string();
+    ProcessResult r = cli({"build", file, "--json", out, "--no-cache"});
+    EXPECT_EQ(r.exitCode, 1) << r.stderrText;
+    EXPECT_NE(r.stderrText.find("broken.cu:4:"), std::string::npos) << r.stderrText; // reported where `y` follows
+    std::ifstream in(out);
+    json d = json::parse(in);
+    EXPECT_EQ(d["ok"], false);
+    ASSERT_GE(d["diagnostics"].size(), 1u);
+    EXPECT_EQ(d["diagnostics"][0]["severity"], "error");
+    EXPECT_EQ(d["diagnostics"][0]["line"], 4);
+    EXPECT_TRUE(d["kernels"].empty());
+}
+
+TEST(CliBuild, MissingToolExitsTwoNamingIt) {
+    ProcessResult r = cli({"build", kernel("saxpy.cu"), "--no-cache"}, {{"LOWERSCOPE_NVDISASM", "/nonexistent/nvdisasm"}});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.stderrText.find("nvdisasm not found"), std::string::npos) << r.stderrText;
+    EXPECT_NE(r.stderrText.find("/nonexistent/nvdisasm"), std::string::npos);
+
+    r = cli({"build", kernel("saxpy.cu"), "--no-cache", "--json", "-"}, {{"LOWERSCOPE_NVCC", "/nonexistent/nvcc"}});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.stderrText.find("nvcc not found"), std::string::npos) << r.stderrText;
+    json d = json::parse(r.stdoutText);
+    EXPECT_EQ(d["ok"], false);
+    EXPECT_NE(d["error"].get<std::string>().find("nvcc"), std::string::npos);
+
+    r = cli({"doctor"}, {{"LOWERSCOPE_CUOBJDUMP", "/nonexistent/cuobjdump"}});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.stdoutText.find("cuobjdump  NOT FOUND"), std::string::npos) << r.stdoutText;
+    EXPECT_NE(r.stderrText.find("nvidia-cuda-cuobjdump"), std::string::npos) << r.stderrText;
+}
+
+TEST(CliBuild, UsageErrorsExitTwo) {
+    for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+             {"build"},
+             {"build", kernel("saxpy.cu"), "--opt", "9"},
+             {"build", kernel("saxpy.cu"), "--bogus"},
+             {"build", kernel("saxpy.cu"), "--print", "cubin"},
+             {"build", kernel("saxpy.cu"), "--arch", "sm_9x", "--no-cache"},
+             {"build", "/nonexistent/k.cu", "--no-cache"},
+             {"build", kernel("saxpy.cu"), "--json", "-", "--print", "ptx"}}) {
+        ProcessResult r = cli(args);
+        EXPECT_EQ(r.exitCode, 2) << args.back() << "\n" << r.stderrText;
+        EXPECT_FALSE(r.stderrText.empty());
+    }
+}
+
+TEST(CliDoctor, ListsToolsAndArchs) {
+    Toolchain tc = discoverToolchain();
+    bool all = tc.problems().empty();
+    ProcessResult r = cli({"doctor"});
+    EXPECT_EQ(r.exitCode, all ? 0 : 2) << r.stderrText;
+    for (const char* tool : {"nvcc", "ptxas", "nvdisasm", "cuobjdump"}) EXPECT_NE(r.stdoutText.find(tool), std::string::npos);
+    if (tc.nvcc.found()) {
+        EXPECT_NE(r.stdoutText.find(tc.nvcc.path), std::string::npos);
+        EXPECT_NE(r.stdoutText.find(tc.nvcc.version), std::string::npos);
+        EXPECT_NE(r.stdoutText.find("sm_90"), std::string::npos);
+    }
+    ProcessResult j = cli({"doctor", "--json", "-"});
+    json d = json::parse(j.stdoutText);
+    EXPECT_EQ(d["schema"], "lowerscope.doctor/1");
+    EXPECT_EQ(d["toolchain"]["nvcc"]["path"], tc.nvcc.path);
+}
