@@ -1,6 +1,108 @@
-// Placeholder: implemented by its owner.
+// `lowerscope-cli inspect`: build a .cu file and write its lowering model (PTX, SASS, dependencies,
+// CFG, per-line aggregates) as `lowerscope.inspect/1` JSON; with --line N also print that line's
+// PTX and SASS. Exit: 0 ok, 1 compile error (or a tool failed), 2 usage error or missing tool.
+#include "app/cli/build_flags.h"
 #include "app/cli/commands.h"
 
+#include "core/build.h"
+#include "core/diagnostics.h"
+#include "core/inspect.h"
+#include "core/lowering.h"
+#include "core/toolchain.h"
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+
 namespace lowerscope::cli {
-void registerInspectCommand(CLI::App&, int&) {}
+
+namespace {
+
+struct InspectArgs {
+    std::string file;
+    BuildOptions options;
+    std::string kernel;
+    int line = 0;
+    std::string jsonOut;
+    bool noCache = false;
+};
+
+int runInspect(const InspectArgs& a) {
+    if (a.jsonOut.empty() && a.line <= 0) {
+        std::cerr << "lowerscope-cli inspect: error: nothing to do: give --json OUT and/or --line N\n";
+        return 2;
+    }
+    if (a.jsonOut == "-" && a.line > 0) {
+        std::cerr << "lowerscope-cli inspect: error: --json - and --line both write to stdout; pick one\n";
+        return 2;
+    }
+    const Toolchain tc = discoverToolchain();
+    BuildControl control;
+    control.useCache = !a.noCache;
+    const BuildResult r = buildFile(tc, a.file, a.options, control);
+    for (const auto& d : r.diagnostics) std::cerr << formatDiagnostic(d) << '\n';
+    if (r.setupError) {
+        std::cerr << "lowerscope-cli inspect: error: " << r.error << '\n';
+        return 2;
+    }
+    if (r.compileError) {
+        std::cerr << "lowerscope-cli inspect: " << a.file << ": compilation failed\n";
+        return 1;
+    }
+    if (!r.ok) {
+        std::cerr << "lowerscope-cli inspect: error: " << r.error << '\n';
+        return 1;
+    }
+
+    const LoweringModel model = buildLoweringModel(r);
+    if (!a.kernel.empty() && !model.kernel(a.kernel)) {
+        std::cerr << "lowerscope-cli inspect: error: no kernel named '" << a.kernel << "'; kernels:";
+        for (const auto& k : model.kernels) std::cerr << "\n  " << k.name;
+        std::cerr << '\n';
+        return 2;
+    }
+    InspectOptions o;
+    o.sourceFile = a.file;
+    o.kernel = a.kernel;
+    o.line = a.line;
+    if (!a.jsonOut.empty()) {
+        const std::string text = inspectJson(model, o).dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
+        if (a.jsonOut == "-") {
+            std::cout << text << '\n';
+        } else {
+            std::ofstream out(a.jsonOut, std::ios::binary | std::ios::trunc);
+            out << text << '\n';
+            out.flush();
+            if (!out) {
+                std::cerr << "lowerscope-cli inspect: error: cannot write " << a.jsonOut << '\n';
+                return 2;
+            }
+        }
+    }
+    if (a.line > 0) std::cout << lineReport(model, o);
+    std::cout.flush();
+    return 0;
+}
+
+} // namespace
+
+void registerInspectCommand(CLI::App& app, int& exitCode) {
+    auto args = std::make_shared<InspectArgs>();
+    CLI::App* cmd = app.add_subcommand(
+        "inspect", "Build a .cu file and write its lowering model (PTX, SASS with control codes, def/use, "
+                   "dependencies, CFG, per-line aggregates) as lowerscope.inspect/1 JSON; --line N also prints "
+                   "that source line's PTX and SASS.\n"
+                   "Exit: 0 ok, 1 compile error (or a tool failed), 2 usage error or missing tool.");
+    cmd->add_option("file", args->file, "CUDA source file")->required()->type_name("FILE.cu");
+    addBuildOptionFlags(*cmd, args->options);
+    cmd->add_option("--kernel", args->kernel, "only this kernel (mangled, demangled or bare name)")->type_name("NAME");
+    cmd->add_option("--line", args->line, "source line to show (PTX and SASS printed to stdout)")
+        ->check(CLI::PositiveNumber)
+        ->type_name("N");
+    cmd->add_option("--json", args->jsonOut, "write the lowerscope.inspect/1 document to OUT ('-' = stdout)")
+        ->type_name("OUT");
+    cmd->add_flag("--no-cache", args->noCache, "neither read nor write the build cache");
+    cmd->callback([args, &exitCode] { exitCode = runInspect(*args); });
+}
+
 } // namespace lowerscope::cli
