@@ -502,7 +502,7 @@ std::string formatDiffRows(const SassDiff& diff, const SassFunction& a, const Sa
 }
 
 std::string formatDiffExcerpt(const SassDiff& diff, const SassFunction& a, const SassFunction& b, int maxHunks,
-                              int context, int width) {
+                              int context, int width, int maxRunRows) {
     if (diff.hunks.empty() || maxHunks <= 0) return "";
     std::vector<int> order(diff.hunks.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = int(i);
@@ -521,10 +521,34 @@ std::string formatDiffExcerpt(const SassDiff& diff, const SassFunction& a, const
         else
             windows.emplace_back(lo, hi);
     }
+    // Rows elided from the middle of long runs of one status.
+    const int keep = std::max(maxRunRows, 2) / 2;
+    std::vector<std::pair<int, int>> elided; // [first, last] rows not printed
+    for (size_t r = 0; r < diff.rows.size();) {
+        size_t e = r;
+        while (e < diff.rows.size() && diff.rows[e].status == diff.rows[r].status) ++e;
+        const int len = int(e - r);
+        if (maxRunRows > 0 && diff.rows[r].status != DiffStatus::Equal && len > maxRunRows)
+            elided.emplace_back(int(r) + keep, int(e) - 1 - keep);
+        r = e;
+    }
+
     std::string out;
     for (size_t w = 0; w < windows.size(); ++w) {
         if (w > 0 || windows[w].first > 0) out += "  ...\n";
-        out += formatDiffRows(diff, a, b, windows[w].first, windows[w].second, width);
+        int r = windows[w].first;
+        const int end = windows[w].second;
+        while (r <= end) {
+            const auto cut = std::find_if(elided.begin(), elided.end(), [&](const auto& e) {
+                return e.first <= end && e.second >= r && e.first >= r;
+            });
+            const int stop = cut == elided.end() ? end : cut->first - 1;
+            out += formatDiffRows(diff, a, b, r, stop, width);
+            if (cut == elided.end()) break;
+            out += "  ... " + std::to_string(cut->second - cut->first + 1) + " more " +
+                   diffStatusName(diff.rows[size_t(cut->first)].status) + " rows\n";
+            r = cut->second + 1;
+        }
     }
     if (windows.back().second < int(diff.rows.size()) - 1) out += "  ...\n";
     return out;

@@ -112,10 +112,12 @@ std::string formatDiffRows(const SassDiff& diff, const SassFunction& a, const Sa
                            int lastRow, int width = 48);
 
 // Excerpt around the largest hunks: up to `maxHunks` hunks, largest first by size (ties: earlier),
-// shown in row order with `context` equal rows around each; gaps are marked "  ...". Empty when
-// there is no difference.
+// shown in row order with `context` equal rows around each; gaps are marked "  ...". A run of more
+// than `maxRunRows` consecutive rows of one status (e.g. a removed slow path) shows its first and
+// last maxRunRows/2 rows around a line "  ... N more removed rows", so the rows where the two
+// builds differ in kind stay visible. Empty when there is no difference.
 std::string formatDiffExcerpt(const SassDiff& diff, const SassFunction& a, const SassFunction& b,
-                              int maxHunks = 3, int context = 2, int width = 48);
+                              int maxHunks = 3, int context = 2, int width = 48, int maxRunRows = 16);
 
 // ------------------------------------------------------------------------- per-line deltas
 

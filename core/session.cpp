@@ -201,7 +201,10 @@ json sessionToJson(const Session& s) {
     j["launch"] = json{{"grid", s.launch.grid},
                        {"block", s.launch.block},
                        {"shared_bytes", s.launch.sharedBytes},
-                       {"args", s.launch.args}};
+                       {"args", s.launch.args},
+                       {"outputs", s.launch.outputs},
+                       {"bytes", s.launch.bytes},
+                       {"flops", s.launch.flops}};
     j["measurements"] = s.measurements;
     j["card"] = json{{"hypothesis", s.card.hypothesis},
                      {"implementation", s.card.implementation},
@@ -244,6 +247,9 @@ Session sessionFromJson(const json& j) {
     s.launch.block = strings(launch, "block", "launch");
     s.launch.sharedBytes = string(launch, "shared_bytes", "launch");
     s.launch.args = strings(launch, "args", "launch");
+    s.launch.outputs = strings(launch, "outputs", "launch");
+    s.launch.bytes = string(launch, "bytes", "launch");
+    s.launch.flops = string(launch, "flops", "launch");
     const json& measurements = member(j, "measurements", "");
     if (!measurements.is_array()) wrongType("measurements", "an array", measurements);
     s.measurements.assign(measurements.begin(), measurements.end());
@@ -340,6 +346,31 @@ bool loadSession(const std::string& path, Session& into, std::string& error) {
         error = withFile(path, e.what());
         return false;
     }
+}
+
+SessionLaunch sessionLaunchFrom(const LaunchSpec& spec) {
+    SessionLaunch l;
+    l.grid = spec.grid.empty() ? std::vector<std::string>{"1"} : spec.grid;
+    l.block = spec.block.empty() ? std::vector<std::string>{"1"} : spec.block;
+    l.sharedBytes = spec.sharedBytes.empty() ? "0" : spec.sharedBytes;
+    l.args = spec.args;
+    l.outputs = spec.outputs;
+    l.bytes = spec.bytes;
+    l.flops = spec.flops;
+    return l;
+}
+
+LaunchSpec launchSpecFor(const SessionLaunch& launch, const std::string& kernel) {
+    LaunchSpec spec;
+    spec.kernel = kernel;
+    spec.grid = launch.grid;
+    spec.block = launch.block;
+    spec.sharedBytes = launch.sharedBytes == "0" ? "" : launch.sharedBytes;
+    spec.args = launch.args;
+    spec.outputs = launch.outputs;
+    spec.bytes = launch.bytes;
+    spec.flops = launch.flops;
+    return spec;
 }
 
 // ------------------------------------------------------------------------------------ trust

@@ -6,7 +6,8 @@
 //     "source": {"name": "kernels/x.cu", "text": "..."},
 //     "a": {"label": "A", "kernel": "...", "options": {BuildOptions}, "source": null | {name, text}},
 //     "b": null | {same as "a"},
-//     "launch": {"grid": ["ceil(n/256)"], "block": ["256"], "shared_bytes": "0", "args": ["n=1<<24", ...]},
+//     "launch": {"grid": ["ceil(n/256)"], "block": ["256"], "shared_bytes": "0", "args": ["n=1<<24", ...],
+//                "outputs": ["y"], "bytes": "12*n", "flops": "2*n"},
 //     "measurements": [ <runner result documents, verbatim> ],
 //     "card": {"hypothesis": "", "implementation": "", "measurement": "", "result": "", "interpretation": ""} }
 //
@@ -14,6 +15,7 @@
 // file are kept (Session::extra) and written back, so a round trip loses nothing.
 
 #include "core/build.h"
+#include "core/run/argspec.h"
 
 #include <nlohmann/json.hpp>
 
@@ -48,14 +50,22 @@ struct BuildConfig {
 };
 
 // Launch configuration in the runner's expression language (core/run/expr): each dimension and
-// the shared-memory size are expressions over the argument names ("ceil(n/256)").
-struct LaunchSpec {
+// the shared-memory size are expressions over the argument names ("ceil(n/256)"). The same fields
+// as core/run/argspec.h's LaunchSpec (a sidecar entry) minus the kernel, which each side names.
+struct SessionLaunch {
     std::vector<std::string> grid{"1"};   // 1 to 3 expressions (x, y, z)
     std::vector<std::string> block{"1"};  // 1 to 3 expressions
     std::string sharedBytes = "0";        // dynamic shared memory per block
     std::vector<std::string> args;        // argument specs, same language as the CLI / sidecars
-    bool operator==(const LaunchSpec&) const = default;
+    std::vector<std::string> outputs;     // output buffer names; empty = every non-const buffer
+    std::string bytes;                    // bytes moved per launch, expression; "" = not declared
+    std::string flops;                    // FLOPs per launch, expression; "" = not declared
+    bool operator==(const SessionLaunch&) const = default;
 };
+
+// Conversions to and from a sidecar / CLI launch description.
+SessionLaunch sessionLaunchFrom(const LaunchSpec& spec);
+LaunchSpec launchSpecFor(const SessionLaunch& launch, const std::string& kernel);
 
 // Free text, numbers linked in by the user.
 struct ExperimentCard {
@@ -69,7 +79,7 @@ struct Session {
     BuildConfig a;
     bool hasB = false;
     BuildConfig b = BuildConfig::named("B");
-    LaunchSpec launch;
+    SessionLaunch launch;
     std::vector<nlohmann::json> measurements; // runner result documents ("lowerscope.run/1"), verbatim
     ExperimentCard card;
     nlohmann::json extra = nlohmann::json::object(); // unknown top-level keys, preserved

@@ -418,3 +418,21 @@ TEST(DiffReal, ResourceDeltasFromTheRecordedReports) {
     const auto spill = std::find_if(rows.begin(), rows.end(), [](const ResourceDelta& r) { return r.name == "spill stores (bytes)"; });
     EXPECT_FALSE(spill->known()); // not in cuobjdump's report
 }
+
+TEST(DiffUnit, ExcerptElidesTheMiddleOfLongHunks) {
+    std::vector<std::pair<int, std::string>> ca, cb;
+    for (int i = 0; i < 100; ++i) ca.push_back({1, "IADD3 R" + std::to_string(i) + ", R0, 0x1, RZ"});
+    cb = {ca.front(), ca.back()};
+    auto a = listing(ca), b = listing(cb);
+    SassDiff d = diffSass(a, b);
+    ASSERT_EQ(d.hunks.size(), 1u);
+    EXPECT_EQ(d.hunks[0].size(), 98);
+    const std::string text = formatDiffExcerpt(d, a, b, 1, 1, 48, 10);
+    // 1 context + 5 rows + elision + 5 rows + 1 context.
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 13);
+    EXPECT_NE(text.find("  ... 88 more removed rows"), std::string::npos) << text;
+    EXPECT_NE(text.find("R5, R0"), std::string::npos);
+    EXPECT_EQ(text.find("R6, R0"), std::string::npos);
+    EXPECT_NE(text.find("R94, R0"), std::string::npos);
+    EXPECT_EQ(text.find("R93, R0"), std::string::npos);
+}

@@ -66,6 +66,9 @@ Session richSession() {
     s.launch.block = {"256"};
     s.launch.sharedBytes = "4*256";
     s.launch.args = {"n=1<<24", "x=f32[n]:random(seed=1)", "y=f32[n]:zeros"};
+    s.launch.outputs = {"y"};
+    s.launch.bytes = "12*n";
+    s.launch.flops = "20*n";
     s.measurements.push_back(nlohmann::json::parse(
         R"({"schema":"lowerscope.run/1","result":{"id":"r1","variants":[{"label":"A","samples_ms":[0.1234567890123,0.2,1e-9]}],
             "agreement":[],"wall_s":1.5},"nested":{"null":null,"bool":false,"big":12345678901234}})"));
@@ -255,6 +258,22 @@ TEST(Session, SaveIsAtomicAndCleansUp) {
     second.title = "second";
     saveSession(second, file.string());
     EXPECT_EQ(loadSession(file.string()).title, "second");
+}
+
+TEST(Session, LaunchFromSidecar) {
+    const auto specs = parseSidecar(R"J({"kernels":[{"name":"saxpy","grid":"ceil(n/256)","block":256,
+        "args":["n=1<<24","a=2.5"],"outputs":["y"],"bytes":"12*n","flops":"2*n"}]})J");
+    ASSERT_EQ(specs.size(), 1u);
+    const SessionLaunch l = sessionLaunchFrom(specs[0]);
+    EXPECT_EQ(l.grid, (std::vector<std::string>{"ceil(n/256)"}));
+    EXPECT_EQ(l.block, (std::vector<std::string>{"256"}));
+    EXPECT_EQ(l.sharedBytes, "0");
+    EXPECT_EQ(l.bytes, "12*n");
+    const LaunchSpec back = launchSpecFor(l, "saxpy");
+    EXPECT_EQ(back.kernel, "saxpy");
+    EXPECT_EQ(back.args, specs[0].args);
+    EXPECT_EQ(back.outputs, specs[0].outputs);
+    EXPECT_EQ(back.flops, "2*n");
 }
 
 TEST(Session, TrustPromptForFlagsThatCanRunPrograms) {
