@@ -240,6 +240,10 @@ int archNumber(std::string_view arch) {
 
 class Parser {
 public:
+    // light: only addresses, PTX lines and live counts (what a merge takes from the -gp and -lrm
+    // variants); skips operands, text and source chains, which dominate the cost.
+    explicit Parser(bool light = false) : m_light(light) {}
+
     SassListing run(std::string_view text) {
         size_t pos = 0;
         while (pos < text.size()) {
@@ -253,6 +257,7 @@ public:
     }
 
 private:
+    bool m_light = false;
     SassListing m_listing;
     SassFunction* m_fn = nullptr;
     std::vector<std::string_view> m_pendingLabels;
@@ -383,6 +388,7 @@ private:
             // A block of consecutive File lines is one inline chain, innermost first; every frame
             // but the outermost says "inlined at". A frame without it closes the chain, so a
             // further line starts a new chain (the later position wins).
+            if (m_light) return;
             if (!m_inSourceBlock || (!m_chain.empty() && !m_chain.back().inlined)) m_chain.clear();
             m_chain.push_back(src);
             m_inSourceBlock = true;
@@ -473,6 +479,18 @@ private:
         m_fn->instructions.emplace_back();
         SassInstruction& ins = m_fn->instructions.back();
         ins.address = static_cast<uint32_t>(addr);
+        if (m_light) {
+            ins.ptxLine = m_ptxLine;
+            for (auto l : m_pendingLabels) m_fn->labels.emplace(std::string(l), ins.address);
+            m_pendingLabels.clear();
+            tail = trimLeft(tail);
+            uint64_t lo = 0;
+            const size_t enc = parseEncodingComment(tail, lo);
+            m_awaitHi = false; // encodings come from the base listing
+            if (enc > 0) tail = trimLeft(tail.substr(enc));
+            if (tail.size() > 2 && tail[0] == '/' && tail[1] == '/') liveColumn(tail, ins.live);
+            return;
+        }
         ins.text = std::string(stmt);
         ins.source = m_source;
         ins.ptxLine = m_ptxLine;
@@ -655,11 +673,12 @@ SassListing parseSassTexts(std::string_view hexGi, std::string_view hexGiGp, std
     SassListing result = parseSass(hexGi);
     for (auto extra : {hexGiGp, live}) {
         if (extra.empty()) continue;
-        SassListing other = parseSass(extra);
-        if (result.functions.empty())
-            result = std::move(other);
-        else
+        if (result.functions.empty()) {
+            result = parseSass(extra);
+        } else {
+            const SassListing other = Parser(true).run(extra);
             mergeSass(result, other);
+        }
     }
     return result;
 }
