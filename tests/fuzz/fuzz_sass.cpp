@@ -22,6 +22,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // Merging a listing with itself (and a split of the input) must be safe too.
     const lowerscope::SassListing other = lowerscope::parseSass(text.substr(size / 2));
     lowerscope::mergeSass(l, other);
+    // The pipeline's three-variant merge (light parses of the extra variants).
+    const lowerscope::SassListing merged =
+        lowerscope::parseSassTexts(text, text.substr(size / 3), text.substr(size / 2));
+    (void)merged;
     if (size <= 4096) // JSON of big inputs is slow under ASan and adds no new paths
         (void)nlohmann::json(l).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     return 0;
