@@ -13,8 +13,7 @@ void accumulate(LineAggregate& a, const SassInstruction& ins) {
     a.mix[info ? info->category : InstrCategory::Misc] += 1;
     if (ins.live.gpr > a.maxLiveGpr) a.maxLiveGpr = ins.live.gpr;
     if (ins.hasEncoding) a.stallCycles += ins.control.stall;
-    const std::string space = memorySpace(ins);
-    if (!space.empty()) a.memoryBySpace[space] += 1;
+    if (info && info->category == InstrCategory::Memory && !info->space.empty()) a.memoryBySpace[info->space] += 1;
 }
 
 std::vector<LineAggregate> aggregateByLine(const SassFunction& fn, InlineAttribution attribution) {

@@ -98,7 +98,7 @@ std::vector<DepEdge> computeDependencies(const SassFunction& fn, const Cfg& cfg)
     std::vector<Site> sites;
     std::vector<std::vector<int>> sitesOf(kResourceCount);
     std::vector<std::vector<int>> genSites(nb), killRes(nb);
-    std::vector<int> uses, defs;
+    std::vector<int> uses, defs, waits;
     uint32_t epoch = 0;
 
     for (size_t b = 0; b < nb; ++b) {
@@ -119,7 +119,7 @@ std::vector<DepEdge> computeDependencies(const SassFunction& fn, const Cfg& cfg)
             defs.clear();
             expand(in.uses, uses);
             expand(in.defs, defs);
-            std::vector<int> waits; // scoreboards this instruction waits on (full waits clear them)
+            waits.clear(); // scoreboards this instruction waits on (full waits clear them)
             bool depFull = true;
             if (in.hasEncoding) {
                 for (int n = 0; n < 6; ++n)

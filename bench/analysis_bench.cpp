@@ -1,0 +1,151 @@
+// Analysis benchmark over the ~100,000-instruction listing of bench/unrolled.cu (sm_90), generated
+// by scripts/gen-bench-listing into <build>/bench/data (or $LOWERSCOPE_BENCH_DATA).
+//   analysis_bench [--benchmark_filter=...]
+// Reported: def/use + CFG + dependencies + aggregates on an already parsed listing; parse (three
+// nvdisasm variants, merged) + analysis; and buildLoweringModel (PTX parse, SASS parse, analysis,
+// correlation) — the whole path behind `inspect` and the GUI panes, minus the compiler.
+
+#include "core/aggregate.h"
+#include "core/cfg.h"
+#include "core/defuse.h"
+#include "core/deps.h"
+#include "core/lowering.h"
+#include "core/ptx_parser.h"
+#include "core/sass_parser.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+namespace {
+
+using namespace lowerscope;
+
+std::filesystem::path dataDir() {
+    if (const char* d = std::getenv("LOWERSCOPE_BENCH_DATA")) return d;
+    return std::filesystem::path(LOWERSCOPE_BINARY_DIR) / "bench" / "data";
+}
+
+const std::string& text(const std::string& name) {
+    static std::map<std::string, std::string> cache;
+    auto it = cache.find(name);
+    if (it != cache.end()) return it->second;
+    std::ifstream f(dataDir() / ("unrolled." + name), std::ios::binary);
+    std::stringstream s;
+    s << f.rdbuf();
+    return cache[name] = s.str();
+}
+
+bool haveData(benchmark::State& state) {
+    if (text("sass").empty()) {
+        state.SkipWithError("no listing: run scripts/gen-bench-listing <build-dir>");
+        return false;
+    }
+    return true;
+}
+
+// The part of an nvdisasm listing for one function: from its `//---- .text.NAME` header to the
+// next header, as the build pipeline stores per kernel.
+std::string functionText(const std::string& listing, const std::string& name) {
+    const std::string head = "//--------------------- .text." + name + " ";
+    const size_t b = listing.find(head);
+    if (b == std::string::npos) return {};
+    const size_t e = listing.find("\n//---------------------", b + head.size());
+    return listing.substr(b, e == std::string::npos ? std::string::npos : e + 1 - b);
+}
+
+struct Counts {
+    size_t instructions = 0, edges = 0, blocks = 0;
+};
+
+Counts analyse(SassListing& l) {
+    Counts c;
+    for (auto& f : l.functions) {
+        analyseDefUse(f);
+        const Cfg cfg = buildCfg(f);
+        const auto deps = computeDependencies(f, cfg);
+        const auto lines = aggregateByLine(f);
+        const auto total = aggregateFunction(f);
+        benchmark::DoNotOptimize(lines);
+        benchmark::DoNotOptimize(total);
+        c.instructions += f.instructions.size();
+        c.edges += deps.size();
+        c.blocks += cfg.blocks.size();
+    }
+    return c;
+}
+
+void report(benchmark::State& state, const Counts& c) {
+    state.counters["instructions"] = static_cast<double>(c.instructions);
+    state.counters["dep_edges"] = static_cast<double>(c.edges);
+    state.counters["blocks"] = static_cast<double>(c.blocks);
+}
+
+// Analysis alone (the listing is parsed once, outside the timed loop).
+void BM_AnalyseParsed(benchmark::State& state) {
+    if (!haveData(state)) return;
+    SassListing parsed = parseSassTexts(text("sass"), text("gp.sass"), text("lrm.sass"));
+    Counts c;
+    for (auto _ : state) c = analyse(parsed);
+    report(state, c);
+}
+BENCHMARK(BM_AnalyseParsed)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Parse the three nvdisasm variants (merged) + analyse: the issue-3 target (≤ 300 ms, ≤ 200 MB).
+void BM_ParseAndAnalyse(benchmark::State& state) {
+    if (!haveData(state)) return;
+    Counts c;
+    for (auto _ : state) {
+        SassListing l = parseSassTexts(text("sass"), text("gp.sass"), text("lrm.sass"));
+        c = analyse(l);
+    }
+    report(state, c);
+}
+BENCHMARK(BM_ParseAndAnalyse)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Parse only the -hex -gi listing + analyse (what a build without -gp/-lrm needs).
+void BM_ParseHexGiAndAnalyse(benchmark::State& state) {
+    if (!haveData(state)) return;
+    Counts c;
+    for (auto _ : state) {
+        SassListing l = parseSass(text("sass"));
+        c = analyse(l);
+    }
+    report(state, c);
+}
+BENCHMARK(BM_ParseHexGiAndAnalyse)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The whole model: PTX + SASS parse, analysis, correlation, aggregates, per kernel.
+void BM_BuildLoweringModel(benchmark::State& state) {
+    if (!haveData(state)) return;
+    BuildResult r;
+    r.ok = true;
+    r.ptx = text("ptx");
+    for (const auto& f : parsePtx(r.ptx).functions) {
+        if (!f.isEntry) continue;
+        KernelArtifacts k;
+        k.name = k.mangled = f.name;
+        k.sass = functionText(text("sass"), f.name);
+        k.sassPtxLines = functionText(text("gp.sass"), f.name);
+        k.sassLive = functionText(text("lrm.sass"), f.name);
+        r.kernels.push_back(std::move(k));
+    }
+    size_t n = 0;
+    for (auto _ : state) {
+        LoweringModel m = buildLoweringModel(r);
+        n = 0;
+        for (const auto& k : m.kernels) n += k.sass.instructions.size();
+        benchmark::DoNotOptimize(m);
+    }
+    state.counters["kernel_instructions"] = static_cast<double>(n);
+}
+BENCHMARK(BM_BuildLoweringModel)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+} // namespace
+
+BENCHMARK_MAIN();
