@@ -1,10 +1,15 @@
 #include "core/toolchain.h"
 
+#include "core/build.h"
 #include "core/process.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <sstream>
 #include <sys/stat.h>
@@ -158,6 +163,43 @@ std::string howToGet(const std::string& name) {
            "put its bin/ on PATH, or set " + var + "=/path/to/" + name;
 }
 
+// The identity of a tool binary: path, size, mtime (ns), inode, device. Same identity = same
+// answers to --version / --list-gpu-code (the check ccache uses for compilers by default).
+std::string fileIdentity(const std::string& path) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return {};
+    return path + "|" + std::to_string(st.st_size) + "|" + std::to_string(st.st_mtim.tv_sec) + "." +
+           std::to_string(st.st_mtim.tv_nsec) + "|" + std::to_string(st.st_ino) + "|" + std::to_string(st.st_dev);
+}
+
+nlohmann::json readMemo(const std::string& file) {
+    try {
+        std::ifstream in(file);
+        if (!in) return nlohmann::json::object();
+        nlohmann::json j = nlohmann::json::parse(in);
+        return j.is_object() ? j : nlohmann::json::object();
+    } catch (const std::exception&) {
+        return nlohmann::json::object(); // corrupt: start over
+    }
+}
+
+void writeMemo(const std::string& file, const nlohmann::json& j) {
+    std::error_code ec;
+    fs::create_directories(fs::path(file).parent_path(), ec);
+    static std::atomic<unsigned> counter{0};
+    std::string tmp = file + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+    {
+        std::ofstream out(tmp, std::ios::trunc);
+        out << j.dump(1);
+        if (!out) {
+            fs::remove(tmp, ec);
+            return; // a memo is an optimisation: failing to write it is not an error
+        }
+    }
+    fs::rename(tmp, file, ec);
+    if (ec) fs::remove(tmp, ec);
+}
+
 } // namespace
 
 std::vector<std::string> Toolchain::problems() const {
@@ -210,12 +252,32 @@ Toolchain discoverToolchain(const DiscoveryOptions& options) {
     tc.nvdisasm = findTool("nvdisasm", options, nvccDir);
     tc.cuobjdump = findTool("cuobjdump", options, nvccDir);
 
+    // Remembered answers first: a cache-hit build should start no process at all.
+    std::string memoFile;
+    nlohmann::json memo = nlohmann::json::object();
+    bool memoChanged = false;
+    if (options.memoDir != "-" && (options.queryVersions || options.queryArchs)) {
+        memoFile = (fs::path(options.memoDir.empty() ? cacheDirectory() : options.memoDir) / "toolchain-memo-v1.json").string();
+        memo = readMemo(memoFile);
+    }
+    auto memoGet = [&](const std::string& identity, const char* field) -> const nlohmann::json* {
+        if (memoFile.empty() || identity.empty()) return nullptr;
+        auto it = memo.find(identity);
+        if (it == memo.end() || !it->is_object()) return nullptr;
+        auto f = it->find(field);
+        return f == it->end() ? nullptr : &*f;
+    };
+
     // Version and arch queries run in parallel: each is a few ms, but they add up on every CLI call.
     std::vector<ProcessSpec> specs;
     std::vector<ToolInfo*> versionOf;
     if (options.queryVersions) {
         for (ToolInfo* t : {&tc.nvcc, &tc.ptxas, &tc.nvdisasm, &tc.cuobjdump}) {
             if (!t->found()) continue;
+            if (const auto* v = memoGet(fileIdentity(t->path), "version"); v && v->is_string()) {
+                t->version = v->get<std::string>();
+                continue;
+            }
             ProcessSpec s;
             s.argv = {t->path, "--version"};
             s.timeout = std::chrono::milliseconds(10000);
@@ -224,7 +286,16 @@ Toolchain discoverToolchain(const DiscoveryOptions& options) {
         }
     }
     bool archs = options.queryArchs && tc.nvcc.found();
+    std::string nvccIdentity = tc.nvcc.found() ? fileIdentity(tc.nvcc.path) : "";
+    bool archsFromMemo = false;
     if (archs) {
+        if (const auto* a = memoGet(nvccIdentity, "archs"); a && a->is_array() && !a->empty()) {
+            for (const auto& x : *a)
+                if (x.is_string()) tc.gpuArchs.push_back(x.get<std::string>());
+            archsFromMemo = !tc.gpuArchs.empty();
+        }
+    }
+    if (archs && !archsFromMemo) {
         // --list-gpu-code names the real (SASS) architectures, sm_XX, which is what a build targets;
         // --list-gpu-arch (compute_XX, virtual) is the fallback for nvcc versions without it.
         ProcessSpec s;
@@ -233,8 +304,15 @@ Toolchain discoverToolchain(const DiscoveryOptions& options) {
         specs.push_back(std::move(s));
     }
     std::vector<ProcessResult> results = runProcessesParallel(specs);
-    for (size_t i = 0; i < versionOf.size(); ++i)
-        if (results[i].started()) versionOf[i]->version = parseVersion(results[i].stdoutText + results[i].stderrText);
+    for (size_t i = 0; i < versionOf.size(); ++i) {
+        if (!results[i].started()) continue;
+        versionOf[i]->version = parseVersion(results[i].stdoutText + results[i].stderrText);
+        std::string id = fileIdentity(versionOf[i]->path);
+        if (!memoFile.empty() && !id.empty() && !versionOf[i]->version.empty()) {
+            memo[id]["version"] = versionOf[i]->version;
+            memoChanged = true;
+        }
+    }
 
     auto collectArchs = [&](const std::string& text) {
         std::stringstream ss(text);
@@ -245,7 +323,7 @@ Toolchain discoverToolchain(const DiscoveryOptions& options) {
                 tc.gpuArchs.push_back(w);
         }
     };
-    if (archs) {
+    if (archs && !archsFromMemo) {
         const ProcessResult& r = results.back();
         if (r.ok()) collectArchs(r.stdoutText);
         if (tc.gpuArchs.empty()) {
@@ -261,6 +339,22 @@ Toolchain discoverToolchain(const DiscoveryOptions& options) {
             if (na != nb) return na < nb;
             return a < b;
         });
+        if (!memoFile.empty() && !nvccIdentity.empty() && !tc.gpuArchs.empty()) {
+            memo[nvccIdentity]["archs"] = tc.gpuArchs;
+            memoChanged = true;
+        }
+    }
+    if (memoChanged) {
+        // Bounded: entries of replaced toolkits are dropped wholesale rather than tracked.
+        if (memo.size() > 64) {
+            nlohmann::json keep = nlohmann::json::object();
+            for (const ToolInfo* t : {&tc.nvcc, &tc.ptxas, &tc.nvdisasm, &tc.cuobjdump}) {
+                std::string id = t->found() ? fileIdentity(t->path) : "";
+                if (!id.empty() && memo.contains(id)) keep[id] = memo[id];
+            }
+            memo = std::move(keep);
+        }
+        writeMemo(memoFile, memo);
     }
     return tc;
 }

@@ -35,6 +35,10 @@ struct DiscoveryOptions {
                                  // and the source tree's .tools/bin (compiled in)
     bool queryVersions = true;   // run `--version` of each found tool
     bool queryArchs = true;      // run `nvcc --list-gpu-arch`
+    // Version/arch answers are remembered in <memoDir>/toolchain-memo-v1.json, keyed by each tool's
+    // path, size, mtime and inode (as ccache does), so a cache-hit build starts no process.
+    // "" = the build cache directory (cacheDirectory()); "-" = always ask the tools.
+    std::string memoDir;
 };
 
 // Finds the tools. Never throws; missing tools have an empty path.

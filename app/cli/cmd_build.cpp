@@ -67,7 +67,9 @@ int runBuild(const BuildArgs& a) {
         std::cerr << "lowerscope-cli build: error: --json - and --print both write to stdout; pick one\n";
         return 2;
     }
-    Toolchain tc = discoverToolchain();
+    DiscoveryOptions discovery;
+    discovery.memoDir = a.cacheDir; // keep the tool-version memo next to the build cache it serves
+    Toolchain tc = discoverToolchain(discovery);
     BuildControl control;
     control.useCache = !a.noCache;
     control.cacheDir = a.cacheDir;

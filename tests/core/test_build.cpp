@@ -23,8 +23,15 @@ using namespace std::chrono_literals;
 
 namespace {
 
+// Hermetic: tests never write the user's cache directory (memoDir "-" asks the tools directly).
+DiscoveryOptions noMemo() {
+    DiscoveryOptions o;
+    o.memoDir = "-";
+    return o;
+}
+
 const Toolchain& toolchain() {
-    static Toolchain tc = discoverToolchain();
+    static Toolchain tc = discoverToolchain(noMemo());
     return tc;
 }
 
@@ -156,7 +163,7 @@ TEST(Toolchain, ExplicitEnvironmentWinsAndAMissingPathIsReported) {
     if (!toolchain().nvcc.found()) GTEST_SKIP() << "no nvcc";
     ::setenv("LOWERSCOPE_NVDISASM", "/nonexistent/bin/nvdisasm", 1);
     ::setenv("LOWERSCOPE_CUOBJDUMP", toolchain().nvcc.path.c_str(), 1); // any executable will do
-    DiscoveryOptions opts;
+    DiscoveryOptions opts = noMemo();
     opts.queryArchs = false;
     opts.queryVersions = false;
     Toolchain tc = discoverToolchain(opts);
@@ -179,13 +186,49 @@ TEST(Toolchain, ProjectToolsDirComesBeforeTheToolkit) {
     Scratch s;
     std::string fake = s.write("bin/cuobjdump", "#!/bin/sh\necho 'Cuda compilation tools, release 99.1, V99.1.7'\n");
     fs::permissions(fake, fs::perms::owner_all);
-    DiscoveryOptions opts;
+    DiscoveryOptions opts = noMemo();
     opts.projectToolsDir = (s.dir / "bin").string();
     opts.queryArchs = false;
     Toolchain tc = discoverToolchain(opts);
     EXPECT_EQ(tc.cuobjdump.path, fake);
     EXPECT_EQ(tc.cuobjdump.origin, "project");
     EXPECT_EQ(tc.cuobjdump.version, "99.1.7");
+}
+
+TEST(Toolchain, RememberedAnswersAreUsedUntilTheBinaryChanges) {
+    Scratch s;
+    std::string fake = s.write("bin/nvcc", "#!/bin/sh\n"
+                                           "case \"$1\" in --version) echo 'Cuda compilation tools, release 42.0, V42.0.1';;\n"
+                                           "--list-gpu-code) echo sm_80 sm_90;; esac\n");
+    fs::permissions(fake, fs::perms::owner_all);
+    DiscoveryOptions opts;
+    opts.projectToolsDir = (s.dir / "bin").string();
+    opts.memoDir = (s.dir / "memo").string();
+    ::setenv("LOWERSCOPE_NVCC", fake.c_str(), 1);
+    Toolchain first = discoverToolchain(opts);
+    EXPECT_EQ(first.nvcc.version, "42.0.1");
+    EXPECT_EQ(first.gpuArchs, (std::vector<std::string>{"sm_80", "sm_90"}));
+    ASSERT_TRUE(fs::exists(s.dir / "memo" / "toolchain-memo-v1.json"));
+    // Same file, different answers: the memo answers (no process is started).
+    fs::path same = fake + ".new";
+    std::ofstream(same) << "#!/bin/sh\necho 'release 43.0, V43.0.0'\necho sm_100\n";
+    auto mtime = fs::last_write_time(fake);
+    Toolchain second = discoverToolchain(opts);
+    EXPECT_EQ(second.nvcc.version, "42.0.1");
+    // Replaced binary (new inode and mtime): asked again.
+    fs::rename(same, fake);
+    fs::permissions(fake, fs::perms::owner_all);
+    fs::last_write_time(fake, mtime + std::chrono::seconds(5));
+    Toolchain third = discoverToolchain(opts);
+    ::unsetenv("LOWERSCOPE_NVCC");
+    EXPECT_EQ(third.nvcc.version, "43.0.0");
+    EXPECT_EQ(third.gpuArchs, (std::vector<std::string>{"sm_100"}));
+    // A corrupt memo is ignored.
+    std::ofstream(s.dir / "memo" / "toolchain-memo-v1.json") << "{broken";
+    ::setenv("LOWERSCOPE_NVCC", fake.c_str(), 1);
+    Toolchain fourth = discoverToolchain(opts);
+    ::unsetenv("LOWERSCOPE_NVCC");
+    EXPECT_EQ(fourth.nvcc.version, "43.0.0");
 }
 
 TEST(Toolchain, OlderDisassemblerThanNvccIsAProblem) {

@@ -31,6 +31,9 @@ struct Scratch {
 };
 
 ProcessResult cli(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+    // Hermetic: the CLI's default cache (and its tool-version memo) goes to a scratch folder.
+    static Scratch defaultCache;
+    env.emplace("LOWERSCOPE_CACHE_DIR", defaultCache.dir.string());
     ProcessSpec spec;
     spec.argv = {LOWERSCOPE_CLI};
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
