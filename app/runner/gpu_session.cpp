@@ -884,8 +884,12 @@ RunResult GpuSession::run(const RunRequest& req, const ProgressFn& progressFn) {
     RunResult result;
     result.id = req.id;
 
-    measureCopyBandwidth();
-    const double eventOverheadUs = measureEventOverheadUs();
+    // Under an external profiler (profile mode) no helper kernel runs: the spin gate would stall
+    // behind a profiler that serialises launches.
+    if (req.profileLaunches <= 0) {
+        measureCopyBandwidth();
+    }
+    const double eventOverheadUs = req.profileLaunches <= 0 ? measureEventOverheadUs() : 0.0;
     result.device = m_device;
 
     std::vector<std::unique_ptr<Variant>> vars;
@@ -894,6 +898,30 @@ RunResult GpuSession::run(const RunRequest& req, const ProgressFn& progressFn) {
         v->spec = &spec;
         vars.push_back(std::move(v));
         setupVariant(*vars.back(), req);
+    }
+    if (req.profileLaunches > 0) {
+        // Plain launches for an external profiler: flush, launch, wait; nothing else on the GPU.
+        for (auto& v : vars) {
+            v->result.mode = "profile";
+            for (int i = 0; i < req.profileLaunches; ++i) {
+                check(m_d.cuMemsetD32Async(m_flush, static_cast<unsigned>(i), m_flushBytes / 4, m_stream),
+                      "cuMemsetD32Async(flush)", "profile", v->label());
+                check(m_d.cuEventRecord(m_events[0], m_stream), "cuEventRecord", "profile", v->label());
+                launch(*v, m_stream);
+                check(m_d.cuEventRecord(m_events[1], m_stream), "cuEventRecord", "profile", v->label());
+                waitEvent(m_events[1], "profile", v->label());
+                float ms = 0;
+                check(m_d.cuEventElapsedTime(&ms, m_events[0], m_events[1]), "cuEventElapsedTime", "profile",
+                      v->label());
+                v->result.samplesMs.push_back(ms);
+                progress("profile", v->label(), v->result.samplesMs.size(), 0, false);
+            }
+            v->result.stopReason = "profile";
+            result.variants.push_back(std::move(v->result));
+        }
+        result.wallS = msSince(m_requestStart) / 1000.0;
+        m_progress = nullptr;
+        return result;
     }
     for (auto& v : vars) {
         firstLaunchAndOutputs(*v, req);
@@ -959,6 +987,12 @@ RunResult GpuSession::run(const RunRequest& req, const ProgressFn& progressFn) {
         v->result.eventOverheadUs = eventOverheadUs;
     }
     const double throttleMhz = kThrottleRatio * m_device.clockMhz;
+    // One batch size for all variants, so interleaved samples pair up one to one.
+    double shortestEstimate = 1e300;
+    for (auto& v : vars) {
+        shortestEstimate = std::min(shortestEstimate, v->estimateMs);
+    }
+    const int coldBatch = shortestEstimate < 0.2 ? kMaxBatch : 1;
     const auto loopStart = Clock::now();
     StopReason reason = StopReason::Continue;
     std::vector<std::pair<double, double>> batch;
@@ -967,8 +1001,7 @@ RunResult GpuSession::run(const RunRequest& req, const ProgressFn& progressFn) {
         for (auto& v : vars) {
             batch.clear();
             if (mode == MeasureMode::Cold) {
-                int b = v->estimateMs < 0.2 ? kMaxBatch : 1;
-                coldSamples(*v, b, batch, "measure");
+                coldSamples(*v, coldBatch, batch, "measure");
             } else {
                 batch.push_back(hotSample(*v, "measure"));
             }

@@ -1,6 +1,7 @@
 // Runner protocol: JSON (de)serialisation of requests, results, errors and progress.
 #include "core/run/protocol.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -386,6 +387,7 @@ json toJson(const RunRequest& v) {
                 {"return_outputs", v.returnOutputs},
                 {"atol", v.atol},
                 {"rtol", v.rtol},
+                {"profile_launches", v.profileLaunches},
                 {"variants", variants}};
 }
 
@@ -634,6 +636,7 @@ void fromJson(const json& j, RunRequest& v) {
     v.returnOutputs = getB(j, "return_outputs", false);
     v.atol = getD(j, "atol", 1e-5);
     v.rtol = getD(j, "rtol", 1e-4);
+    v.profileLaunches = static_cast<int>(std::clamp<int64_t>(getI(j, "profile_launches", 0), 0, 1000000));
     v.variants = getObjects<LaunchVariant>(j, "variants");
     if (v.variants.empty()) {
         bad("variants", "at least one launch is needed");

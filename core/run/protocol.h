@@ -104,6 +104,9 @@ struct RunRequest {
     bool measureGraph = false;             // graph costs also in cold mode (always measured in hot mode)
     bool returnOutputs = false;            // include output bytes (base64) in the result
     double atol = 1e-5, rtol = 1e-4;       // output agreement between variants
+    int profileLaunches = 0;               // > 0: no measurement procedure, just this many plain
+                                           // launches (L2 flushed, synchronised), for external
+                                           // profilers such as ncu; mode "profile" in the result
     std::vector<LaunchVariant> variants;
     bool operator==(const RunRequest&) const = default;
 };

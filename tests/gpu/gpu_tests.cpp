@@ -1,0 +1,356 @@
+// GPU tests (ctest label `gpu`): run real kernels through ProcessRunner + lowerscope-runner.
+// Usage: lowerscope_gpu_tests <case>. Exit 0 pass, 1 fail, 77 skip (no driver/device or nvcc).
+//   saxpy     outputs equal a*x+y computed on the host; digests, fully_written; hot mode + graph costs
+//   unwritten a kernel that writes half of its output is reported as not fully written
+//   faults    out-of-bounds, misaligned, trap and assert kernels → kernel_fault; the client keeps working
+//   deadline  an endless loop is killed at the deadline; the next request works
+//   ffma      ffma_dependent (kernels/ffma_chain.cu) takes ≈ 4 cycles per FFMA (band 3.5–4.6)
+//   compare   two builds of saxpy interleaved: outputs agree, ratio has an interval
+#include "core/build.h"
+#include "core/process.h"
+#include "core/ptx_parser.h"
+#include "core/run/argspec.h"
+#include "core/run/buffer_data.h"
+#include "core/run/runner_client.h"
+#include "core/run/stats.h"
+#include "core/toolchain.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <string>
+
+using namespace lowerscope;
+
+namespace {
+
+constexpr int kSkip = 77;
+int g_failures = 0;
+
+#define CHECK(cond, ...)                                                                                            \
+    do {                                                                                                            \
+        if (!(cond)) {                                                                                              \
+            std::printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                                            \
+            std::printf(__VA_ARGS__);                                                                               \
+            std::printf("\n");                                                                                      \
+            ++g_failures;                                                                                           \
+        }                                                                                                           \
+    } while (0)
+
+std::string src(const std::string& rel) { return std::string(LOWERSCOPE_SOURCE_DIR) + "/" + rel; }
+
+Toolchain& toolchain() {
+    static Toolchain tc = discoverToolchain();
+    return tc;
+}
+
+// Builds `file` and resolves `spec` for its kernel into a request variant.
+LaunchVariant variantFor(const std::string& file, const LaunchSpec& spec, const BuildOptions& options = {},
+                         const std::string& label = "") {
+    BuildResult b = buildFile(toolchain(), file, options);
+    if (b.cubin.empty()) {
+        std::printf("build of %s failed: %s\n", file.c_str(), b.error.c_str());
+        std::exit(1);
+    }
+    PtxListing ptx = parsePtx(b.ptx);
+    for (const auto& k : b.kernels) {
+        if (k.name.substr(0, k.name.find('(')) == spec.kernel || k.mangled == spec.kernel) {
+            for (const auto& f : ptx.functions) {
+                if (f.name == k.mangled) {
+                    ResolvedLaunch r = resolveLaunch(spec, f.params, k.name);
+                    return makeVariant(r, b.cubin, k.mangled, label);
+                }
+            }
+        }
+    }
+    std::printf("kernel %s not found in %s\n", spec.kernel.c_str(), file.c_str());
+    std::exit(1);
+}
+
+RunRequest quickRequest(MeasureMode mode = MeasureMode::Auto) {
+    RunRequest r;
+    r.mode = mode;
+    r.stop.minGpuTimeS = 0.05;
+    r.stop.wallLimitS = 5;
+    return r;
+}
+
+RunnerConfig config(double deadlineS = 10) {
+    RunnerConfig c;
+    c.command = {RUNNER_BIN};
+    c.deadline = std::chrono::milliseconds(static_cast<long long>(deadlineS * 1000));
+    return c;
+}
+
+LaunchSpec faultSpec(const std::string& kernel) {
+    LaunchSpec s;
+    s.kernel = kernel;
+    s.grid = {"1"};
+    s.block = {"32"};
+    s.args = {"out=f32[1024]:zeros", "n=1024"};
+    return s;
+}
+
+void printSummary(const char* what, const RunResult& r) {
+    const VariantResult& v = r.variants.at(0);
+    SampleStats st = computeStats(v.samplesMs);
+    double clock = 0;
+    for (double c : v.sampleClockMhz) {
+        clock += c / static_cast<double>(v.sampleClockMhz.size());
+    }
+    std::printf("%s: %s mode, %zu samples, median %.6f ms [%.6f, %.6f], noise %.3f%%, clock %.0f MHz, "
+                "%d throttled, stop %s, first launch %.4f ms\n",
+                what, v.mode.c_str(), st.count, st.median, st.ciLow, st.ciHigh, st.noise * 100, clock,
+                v.throttledSamples, v.stopReason.c_str(), v.firstLaunchMs);
+}
+
+int testSaxpy() {
+    ProcessRunner runner(config());
+    LaunchSpec s;
+    s.kernel = "saxpy";
+    s.grid = {"ceil(n/256)"};
+    s.block = {"256"};
+    s.args = {"n=1<<20", "a=2.5", "x=f32[n]:random(seed=1)", "y=f32[n]:random(seed=2)"};
+    s.outputs = {"y"};
+    s.bytes = "12*n";
+    RunRequest req = quickRequest(MeasureMode::Cold);
+    req.returnOutputs = true;
+    req.variants.push_back(variantFor(src("kernels/saxpy.cu"), s));
+    RunOutcome o = runner.run(req);
+    CHECK(o.ok, "%s: %s", o.error.kind.c_str(), o.error.message.c_str());
+    if (!o.ok) {
+        return 1;
+    }
+    printSummary("saxpy cold", o.result);
+    const VariantResult& v = o.result.variants.at(0);
+    CHECK(v.mode == "cold", "%s", v.mode.c_str());
+    CHECK(v.outputs.size() == 1, "%zu outputs", v.outputs.size());
+    const OutputReport& y = v.outputs.at(0);
+    CHECK(y.fullyWritten && y.unwrittenCount == 0, "unwritten %lld", static_cast<long long>(y.unwrittenCount));
+    CHECK(y.data.size() == (size_t(4) << 20), "%zu bytes", y.data.size());
+    CHECK(y.digest == digestHex(y.data.data(), y.data.size()), "digest mismatch");
+    // The same generators on the host: y = a*x + y, one fused multiply-add per element.
+    auto x0 = makeBufferData(ElemType::F32, 1 << 20, BufferInit{InitKind::Random, 1, 0});
+    auto y0 = makeBufferData(ElemType::F32, 1 << 20, BufferInit{InitKind::Random, 2, 0});
+    int64_t bad = 0;
+    for (int64_t i = 0; i < (1 << 20); ++i) {
+        float xf, yf, got;
+        std::memcpy(&xf, x0.data() + 4 * i, 4);
+        std::memcpy(&yf, y0.data() + 4 * i, 4);
+        std::memcpy(&got, y.data.data() + 4 * i, 4);
+        float want = std::fma(2.5f, xf, yf);
+        float alt = 2.5f * xf + yf;
+        bad += (got == want || got == alt) ? 0 : 1;
+    }
+    CHECK(bad == 0, "%lld elements differ from a*x+y", static_cast<long long>(bad));
+    CHECK(!v.samplesMs.empty() && v.samplesMs.size() == v.sampleClockMhz.size(), "samples");
+    CHECK(o.result.device.smCount > 0 && o.result.device.l2Bytes > 0, "device info");
+    std::printf("device: %s, %d SMs, %.0f MHz rated, L2 %lld bytes, peak %.0f GB/s, copy %.0f GB/s\n",
+                o.result.device.name.c_str(), o.result.device.smCount, o.result.device.clockMhz,
+                static_cast<long long>(o.result.device.l2Bytes), o.result.device.peakBandwidthGBs,
+                o.result.device.copyBandwidthGBs);
+    CHECK(o.result.device.copyBandwidthGBs > 100, "copy bandwidth %.1f", o.result.device.copyBandwidthGBs);
+
+    // Hot mode on a small saxpy: a graph of K launches, graph costs measured.
+    LaunchSpec small = s;
+    small.args[0] = "n=1<<12";
+    RunRequest hot = quickRequest(MeasureMode::Auto);
+    hot.variants.push_back(variantFor(src("kernels/saxpy.cu"), small));
+    RunOutcome h = runner.run(hot);
+    CHECK(h.ok, "%s: %s", h.error.kind.c_str(), h.error.message.c_str());
+    if (h.ok) {
+        printSummary("saxpy small (auto)", h.result);
+        const VariantResult& hv = h.result.variants.at(0);
+        CHECK(hv.mode == "hot", "auto mode picked %s for a tiny kernel", hv.mode.c_str());
+        CHECK(hv.launchesPerSample > 1, "K = %d", hv.launchesPerSample);
+        CHECK(hv.graph.has_value(), "graph costs missing");
+        if (hv.graph) {
+            const GraphCosts& g = *hv.graph;
+            std::printf("graph: K %d, capture %.3f ms, instantiate %.3f ms, replay %.3f us/launch, stream %.3f "
+                        "us/launch, empty node %.3f us, empty kernel %.3f us, break-even %s replays\n",
+                        g.launchesPerGraph, g.captureMs, g.instantiateMs, g.replayPerLaunchUs, g.streamPerLaunchUs,
+                        g.emptyNodeUs, g.emptyKernelUs,
+                        g.breakEvenReplays ? std::to_string(*g.breakEvenReplays).c_str() : "none");
+            CHECK(g.replayPerLaunchUs > 0 && g.streamPerLaunchUs > 0, "graph timings");
+        }
+    }
+    CHECK(runner.starts() == 1, "starts %d", runner.starts());
+    return g_failures ? 1 : 0;
+}
+
+int testUnwritten() {
+    ProcessRunner runner(config());
+    LaunchSpec s = faultSpec("half_write");
+    s.grid = {"4"};
+    s.block = {"256"};
+    RunRequest req = quickRequest(MeasureMode::Cold);
+    req.variants.push_back(variantFor(src("tests/gpu/kernels/gpu_test_kernels.cu"), s));
+    RunOutcome o = runner.run(req);
+    CHECK(o.ok, "%s: %s", o.error.kind.c_str(), o.error.message.c_str());
+    if (o.ok) {
+        const OutputReport& out = o.result.variants.at(0).outputs.at(0);
+        CHECK(!out.fullyWritten, "half_write reported as fully written");
+        CHECK(out.unwrittenCount == 512, "unwritten %lld, expected 512", static_cast<long long>(out.unwrittenCount));
+    }
+    return g_failures ? 1 : 0;
+}
+
+int testFaults() {
+    ProcessRunner runner(config());
+    const std::map<std::string, std::string> expected = {{"oob_write", "CUDA_ERROR_ILLEGAL_ADDRESS"},
+                                                         {"misaligned_write", "CUDA_ERROR_MISALIGNED_ADDRESS"},
+                                                         {"trap_kernel", "CUDA_ERROR_LAUNCH_FAILED"},
+                                                         {"assert_kernel", "CUDA_ERROR_ASSERT"}};
+    LaunchSpec ok;
+    ok.kernel = "saxpy";
+    ok.grid = {"ceil(n/256)"};
+    ok.block = {"256"};
+    ok.args = {"n=1<<16", "a=2.5", "x=f32[n]", "y=f32[n]"};
+    int starts = 0;
+    for (const auto& [kernel, cudaError] : expected) {
+        RunRequest req = quickRequest();
+        req.variants.push_back(variantFor(src("tests/gpu/kernels/gpu_test_kernels.cu"), faultSpec(kernel)));
+        RunOutcome o = runner.run(req);
+        std::printf("%s: ok=%d kind=%s cuda_error=%s stage=%s\n", kernel.c_str(), o.ok, o.error.kind.c_str(),
+                    o.error.cudaError.c_str(), o.error.stage.c_str());
+        CHECK(!o.ok && o.error.kind == "kernel_fault", "%s: kind %s", kernel.c_str(), o.error.kind.c_str());
+        CHECK(o.error.cudaError == cudaError, "%s: %s, expected %s", kernel.c_str(), o.error.cudaError.c_str(),
+              cudaError.c_str());
+        CHECK(o.error.fatal, "%s: not fatal", kernel.c_str());
+        // The client keeps working: the next request restarts the runner and succeeds.
+        RunRequest next = quickRequest();
+        next.variants.push_back(variantFor(src("kernels/saxpy.cu"), ok));
+        RunOutcome n = runner.run(next);
+        CHECK(n.ok, "after %s: %s: %s", kernel.c_str(), n.error.kind.c_str(), n.error.message.c_str());
+        starts += 1;
+    }
+    CHECK(runner.starts() == starts + 0 || runner.starts() == starts + 1, "starts %d", runner.starts());
+    return g_failures ? 1 : 0;
+}
+
+int testDeadline() {
+    const double deadline = 3.0;
+    ProcessRunner runner(config(deadline));
+    RunRequest req = quickRequest();
+    req.variants.push_back(variantFor(src("tests/gpu/kernels/gpu_test_kernels.cu"), faultSpec("endless_loop")));
+    auto t0 = std::chrono::steady_clock::now();
+    RunOutcome o = runner.run(req);
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("endless_loop: ok=%d kind=%s after %.2f s (deadline %.1f s)\n", o.ok, o.error.kind.c_str(), s,
+                deadline);
+    CHECK(!o.ok && o.error.kind == "deadline", "kind %s", o.error.kind.c_str());
+    CHECK(s >= deadline && s < deadline + 10, "%.2f s", s);
+    LaunchSpec ok;
+    ok.kernel = "saxpy";
+    ok.grid = {"ceil(n/256)"};
+    ok.block = {"256"};
+    ok.args = {"n=1<<16", "a=2.5", "x=f32[n]", "y=f32[n]"};
+    RunRequest next = quickRequest();
+    next.variants.push_back(variantFor(src("kernels/saxpy.cu"), ok));
+    RunOutcome n = runner.run(next);
+    CHECK(n.ok, "after the deadline kill: %s: %s", n.error.kind.c_str(), n.error.message.c_str());
+    CHECK(runner.starts() == 2, "starts %d", runner.starts());
+    return g_failures ? 1 : 0;
+}
+
+int testFfma() {
+    ProcessRunner runner(config());
+    std::vector<LaunchSpec> specs = loadSidecar(src("kernels/ffma_chain.json"));
+    const LaunchSpec* spec = nullptr;
+    for (const auto& s : specs) {
+        if (s.kernel == "ffma_dependent") {
+            spec = &s;
+        }
+    }
+    CHECK(spec, "no ffma_dependent in the sidecar");
+    if (!spec) {
+        return 1;
+    }
+    RunRequest req;
+    req.mode = MeasureMode::Cold;
+    req.variants.push_back(variantFor(src("kernels/ffma_chain.cu"), *spec));
+    RunOutcome o = runner.run(req);
+    CHECK(o.ok, "%s: %s", o.error.kind.c_str(), o.error.message.c_str());
+    if (!o.ok) {
+        return 1;
+    }
+    printSummary("ffma_dependent", o.result);
+    const VariantResult& v = o.result.variants[0];
+    SampleStats st = computeStats(v.samplesMs);
+    double clock = 0;
+    for (double c : v.sampleClockMhz) {
+        clock += c / static_cast<double>(v.sampleClockMhz.size());
+    }
+    // ffma_per_thread = 16 * iters (sidecar), iters = 65536; one warp per SM, a dependent chain.
+    const double ffmas = 16.0 * 65536.0;
+    double cycles = st.median * 1e-3 * clock * 1e6;
+    double perFfma = cycles / ffmas;
+    std::printf("ffma_dependent: %.0f cycles at %.0f MHz for %.0f dependent FFMAs: %.3f cycles per FFMA\n", cycles,
+                clock, ffmas, perFfma);
+    CHECK(perFfma > 3.5 && perFfma < 4.6, "%.3f cycles per FFMA outside 3.5..4.6", perFfma);
+    CHECK(v.throttledSamples * 10 <= static_cast<int>(v.samplesMs.size()) + 10, "%d throttled", v.throttledSamples);
+    return g_failures ? 1 : 0;
+}
+
+int testCompare() {
+    ProcessRunner runner(config());
+    LaunchSpec s;
+    s.kernel = "saxpy";
+    s.grid = {"ceil(n/256)"};
+    s.block = {"256"};
+    s.args = {"n=1<<22", "a=2.5", "x=f32[n]:random(seed=1)", "y=f32[n]:random(seed=2)"};
+    BuildOptions fast;
+    fast.fastMath = true;
+    RunRequest req = quickRequest(MeasureMode::Cold);
+    req.variants.push_back(variantFor(src("kernels/saxpy.cu"), s, BuildOptions{}, "A"));
+    req.variants.push_back(variantFor(src("kernels/saxpy.cu"), s, fast, "B"));
+    RunOutcome o = runner.run(req);
+    CHECK(o.ok, "%s: %s", o.error.kind.c_str(), o.error.message.c_str());
+    if (!o.ok) {
+        return 1;
+    }
+    CHECK(o.result.variants.size() == 2, "variants");
+    CHECK(o.result.agreement.size() == 1 && o.result.agreement[0].agree, "outputs do not agree");
+    RatioStats r = compareSamples(o.result.variants[0].samplesMs, o.result.variants[1].samplesMs);
+    std::printf("compare saxpy default vs fast-math: B/A %.4f [%.4f, %.4f], significant %d, outputs %s\n", r.ratio,
+                r.ciLow, r.ciHigh, r.significant,
+                o.result.agreement[0].sameDigest ? "identical" : "agree within tolerance");
+    CHECK(r.ratio > 0.8 && r.ratio < 1.25, "ratio %.3f for the same memory-bound kernel", r.ratio);
+    return g_failures ? 1 : 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: %s saxpy|unwritten|faults|deadline|ffma|compare\n", argv[0]);
+        return 2;
+    }
+    // Skip (77) without a driver/device or a compiler.
+    ProcessSpec probe;
+    probe.argv = {RUNNER_BIN, "--info"};
+    probe.timeout = std::chrono::milliseconds(60000);
+    ProcessResult info = runProcess(probe);
+    if (info.exitCode == 3 || info.exitCode == 4) {
+        std::printf("SKIP: %s", info.stdoutText.c_str());
+        return kSkip;
+    }
+    if (!toolchain().nvcc.found()) {
+        std::printf("SKIP: nvcc not found\n");
+        return kSkip;
+    }
+    const std::map<std::string, std::function<int()>> cases = {
+        {"saxpy", testSaxpy}, {"unwritten", testUnwritten}, {"faults", testFaults},
+        {"deadline", testDeadline}, {"ffma", testFfma}, {"compare", testCompare}};
+    auto it = cases.find(argv[1]);
+    if (it == cases.end()) {
+        std::fprintf(stderr, "unknown case %s\n", argv[1]);
+        return 2;
+    }
+    int rc = it->second();
+    std::printf("%s: %s\n", argv[1], rc == 0 ? "PASS" : "FAIL");
+    return rc;
+}
