@@ -7,6 +7,7 @@
 #include "views/ptx_model.h"
 #include "views/ptx_pane.h"
 #include "views/resources_pane.h"
+#include "views/sass_depth.h" // issue 6: arrows, control codes, pressure, CFG, filter
 #include "views/sass_model.h"
 #include "views/sass_pane.h"
 #include "views/session.h"
@@ -201,6 +202,7 @@ void MainWindow::createPanes() {
     registerPane(QStringLiteral("options"), tr("Build options"), m_optionsPane, Qt::BottomDockWidgetArea);
     m_source->editor()->viewport()->installEventFilter(this);
     m_source->editor()->setAcceptDrops(true);
+    installSassDepthFeatures(this); // issue 6: SASS in depth (views/sass_depth.h)
 }
 
 void MainWindow::defaultLayout() {

@@ -1,0 +1,410 @@
+#include "views/cfg_view.h"
+
+#include "views/theme.h"
+
+#if defined(LOWERSCOPE_HAVE_GRAPHVIZ)
+#include "core/graph_layout.h"
+#endif
+
+#include <QElapsedTimer>
+#include <QFontDatabase>
+#include <QFutureWatcher>
+#include <QGraphicsItem>
+#include <QGraphicsPathItem>
+#include <QGraphicsScene>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QScrollBar>
+#include <QStyleOptionGraphicsItem>
+#include <QWheelEvent>
+#include <QtConcurrent>
+
+#include <algorithm>
+#include <map>
+
+namespace lowerscope {
+
+namespace {
+constexpr int kMaxChars = 64;   // longer instruction texts are elided in the node
+constexpr double kPad = 5;
+
+QFont cfgFont() {
+    QFont f = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    f.setPointSize(8);
+    return f;
+}
+
+// What a worker needs: plain data only (the UI-side objects are never touched off the UI thread).
+struct LayoutInput {
+    struct Node {
+        int id;
+        double w, h;
+    };
+    std::vector<Node> nodes;
+    std::vector<CfgEdge> edges;
+};
+struct LayoutOutput {
+    bool ok = false;
+    QString error;
+    double width = 0, height = 0;
+    std::map<int, QRectF> nodes;                // id → rect (kExit = -1 for the exit node)
+    std::vector<QPainterPath> paths;            // per input edge
+    std::vector<std::pair<QPointF, QPointF>> heads; // per input edge: (from, tip) of the arrow head
+    double ms = 0;
+};
+
+LayoutOutput runLayout(const LayoutInput& in) {
+    QElapsedTimer timer;
+    timer.start();
+    LayoutOutput out;
+#if defined(LOWERSCOPE_HAVE_GRAPHVIZ)
+    std::vector<LayoutBlock> blocks;
+    blocks.reserve(in.nodes.size());
+    for (const auto& n : in.nodes) blocks.push_back(LayoutBlock{n.id, {}, n.w, n.h});
+    std::vector<LayoutEdge> edges;
+    edges.reserve(in.edges.size());
+    for (const auto& e : in.edges) edges.push_back(LayoutEdge{e.from, e.to, e.kind});
+    GraphLayoutOptions options;
+    options.nodeSepPt = 20;
+    options.rankSepPt = 30;
+    const GraphLayout g = layoutGraph(blocks, edges, options);
+    out.ok = g.ok;
+    out.error = QString::fromStdString(g.error);
+    out.width = g.width;
+    out.height = g.height;
+    for (const NodeLayout& n : g.nodes)
+        out.nodes[n.id] = QRectF(n.x - n.width / 2, n.y - n.height / 2, n.width, n.height);
+    for (const EdgeLayout& e : g.edges) {
+        QPainterPath path;
+        if (!e.points.empty()) {
+            path.moveTo(e.points[0].x, e.points[0].y);
+            for (size_t i = 1; i + 2 < e.points.size(); i += 3)
+                path.cubicTo(e.points[i].x, e.points[i].y, e.points[i + 1].x, e.points[i + 1].y, e.points[i + 2].x,
+                             e.points[i + 2].y);
+        }
+        const QPointF end = path.elementCount() ? path.currentPosition() : QPointF();
+        QPointF tip = e.hasArrow ? QPointF(e.arrowTip.x, e.arrowTip.y) : end;
+        QPointF base = e.hasArrow ? end : (path.elementCount() > 1 ? path.pointAtPercent(0.97) : end);
+        out.paths.push_back(path);
+        out.heads.emplace_back(base, tip);
+    }
+#else
+    // No Graphviz: blocks stacked in address order; edges as arcs on the right side.
+    double y = 0, width = 0;
+    for (const auto& n : in.nodes) {
+        out.nodes[n.id] = QRectF(0, y, n.w, n.h);
+        y += n.h + 24;
+        width = std::max(width, n.w);
+    }
+    out.nodes[-1] = QRectF(0, y, 40, 20);
+    for (const auto& e : in.edges) {
+        const QRectF a = out.nodes.count(e.from) ? out.nodes[e.from] : QRectF();
+        const QRectF b = out.nodes.count(e.to) ? out.nodes[e.to] : out.nodes[-1];
+        QPainterPath path(QPointF(a.right(), a.center().y()));
+        const double bulge = width + 20 + std::abs(b.center().y() - a.center().y()) * 0.1;
+        path.cubicTo(bulge, a.center().y(), bulge, b.center().y(), b.right() + 6, b.center().y());
+        out.paths.push_back(path);
+        out.heads.emplace_back(QPointF(b.right() + 6, b.center().y()), QPointF(b.right(), b.center().y()));
+    }
+    out.ok = true;
+    out.width = width * 2;
+    out.height = y + 20;
+#endif
+    out.ms = double(timer.nsecsElapsed()) / 1e6;
+    return out;
+}
+} // namespace
+
+// One basic block: a header line and (unless collapsed) its instructions.
+class CfgBlockItem : public QGraphicsItem {
+public:
+    CfgBlockItem(int id, const QRectF& rect, QString header, QStringList lines, std::vector<uint32_t> addresses,
+                 QColor fill, bool collapsed)
+        : m_id(id), m_rect(rect), m_header(std::move(header)), m_lines(std::move(lines)),
+          m_addresses(std::move(addresses)), m_fill(fill), m_collapsed(collapsed) {
+        setPos(rect.topLeft());
+        m_rect.moveTopLeft(QPointF(0, 0));
+        setAcceptHoverEvents(false);
+        setCursor(Qt::PointingHandCursor);
+    }
+    int id() const { return m_id; }
+    bool collapsed() const { return m_collapsed; }
+    uint32_t startAddress() const { return m_addresses.empty() ? 0 : m_addresses.front(); }
+    const std::vector<uint32_t>& addresses() const { return m_addresses; }
+    void setHighlighted(const std::vector<char>& rows, bool any) {
+        m_highlightRows = rows;
+        m_highlighted = any;
+        update();
+    }
+    // Address of the instruction line at item y; 0 with `onHeader` for the header.
+    bool lineAt(double y, uint32_t* address) const {
+        const QFontMetricsF fm(cfgFont());
+        const int line = int((y - kPad - 2) / fm.height()) - 1;
+        if (line < 0 || m_collapsed || size_t(line) >= m_addresses.size()) return false;
+        *address = m_addresses[size_t(line)];
+        return true;
+    }
+    QRectF boundingRect() const override { return m_rect.adjusted(-2, -2, 2, 2); }
+    void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) override {
+        const QFont font = cfgFont();
+        const QFontMetricsF fm(font);
+        p->setFont(font);
+        p->setPen(QPen(m_highlighted ? Theme::current_().darker(160) : QColor(120, 120, 120), m_highlighted ? 2.5 : 1));
+        p->setBrush(m_fill);
+        p->drawRoundedRect(m_rect, 3, 3);
+        const QColor text = Theme::editorText();
+        QRectF line(kPad, kPad, m_rect.width() - 2 * kPad, fm.height());
+        QFont bold = font;
+        bold.setBold(true);
+        p->setFont(bold);
+        p->setPen(text);
+        p->drawText(line, Qt::AlignLeft | Qt::AlignVCenter, m_header);
+        p->setFont(font);
+        if (m_collapsed) return;
+        p->setPen(QColor(150, 150, 150));
+        p->drawLine(QPointF(2, kPad + fm.height() + 1), QPointF(m_rect.width() - 2, kPad + fm.height() + 1));
+        for (int i = 0; i < m_lines.size(); ++i) {
+            line.moveTop(kPad + (i + 1) * fm.height() + 2);
+            if (size_t(i) < m_highlightRows.size() && m_highlightRows[size_t(i)])
+                p->fillRect(line.adjusted(-2, 0, 2, 0), Theme::highlight());
+            p->setPen(text);
+            p->drawText(line, Qt::AlignLeft | Qt::AlignVCenter, m_lines[i]);
+        }
+    }
+
+private:
+    int m_id;
+    QRectF m_rect;
+    QString m_header;
+    QStringList m_lines;
+    std::vector<uint32_t> m_addresses;
+    QColor m_fill;
+    bool m_collapsed;
+    bool m_highlighted = false;
+    std::vector<char> m_highlightRows;
+};
+
+CfgView::CfgView(QWidget* parent) : QGraphicsView(parent) {
+    setScene(new QGraphicsScene(this));
+    setRenderHint(QPainter::Antialiasing, true);
+    setDragMode(QGraphicsView::ScrollHandDrag);
+    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+    setBackgroundBrush(Theme::editorPaper());
+}
+
+CfgView::~CfgView() = default;
+
+void CfgView::clear() {
+    scene()->clear();
+    m_blocks.clear();
+    m_edgeItems = 0;
+    m_owner.reset();
+    m_function = nullptr;
+    m_cfg = nullptr;
+    ++m_job; // drops any running layout's result
+    m_pending = false;
+}
+
+quint64 CfgView::setKernel(std::shared_ptr<const void> owner, const SassFunction* function, const Cfg* cfg,
+                           std::vector<int> sourceLines) {
+    clear();
+    if (!function || !cfg) return m_job;
+    m_owner = std::move(owner);
+    m_function = function;
+    m_cfg = cfg;
+    m_sourceLines = std::move(sourceLines);
+    m_collapsed.clear();
+    // Big graphs start collapsed: headers only, so the overall shape is readable at once.
+    if (cfg->blocks.size() > 60)
+        for (const BasicBlock& b : cfg->blocks) m_collapsed.insert(b.id);
+    return startLayout();
+}
+
+quint64 CfgView::startLayout() {
+    const quint64 job = ++m_job;
+    if (!m_cfg || !m_function) return job;
+    const QFontMetricsF fm(cfgFont());
+    LayoutInput in;
+    in.nodes.reserve(m_cfg->blocks.size());
+    for (const BasicBlock& b : m_cfg->blocks) {
+        const int count = b.lastIndex - b.firstIndex + 1;
+        int chars = 34; // the header
+        if (!m_collapsed.contains(b.id))
+            for (int i = b.firstIndex; i <= b.lastIndex && size_t(i) < m_function->instructions.size(); ++i)
+                chars = std::max(chars, std::min(kMaxChars, 6 + int(m_function->instructions[size_t(i)].text.size())));
+        const int lines = 1 + (m_collapsed.contains(b.id) ? 0 : count);
+        in.nodes.push_back({b.id, chars * fm.horizontalAdvance(QLatin1Char('0')) + 2 * kPad,
+                            lines * fm.height() + 2 * kPad + (lines > 1 ? 2 : 0)});
+    }
+    in.edges = m_cfg->edges;
+    m_pending = true;
+    auto* watcher = new QFutureWatcher<LayoutOutput>(this);
+    connect(watcher, &QFutureWatcher<LayoutOutput>::finished, this, [this, watcher, job] {
+        watcher->deleteLater();
+        if (job != m_job) return; // superseded: a newer layout (or kernel) is on its way
+        m_pending = false;
+        const LayoutOutput out = watcher->result();
+        m_layoutMs = out.ms;
+        m_error = out.error;
+        scene()->clear();
+        m_blocks.clear();
+        m_edgeItems = 0;
+        if (!out.ok) {
+            scene()->addText(tr("CFG layout failed: %1").arg(out.error));
+            emit layoutFinished(job, false);
+            return;
+        }
+        // Edges first, so nodes paint over their ends.
+        static const QColor colors[] = {QColor(120, 120, 120), QColor(40, 100, 220), QColor(210, 50, 50), QColor(150, 150, 150)};
+        for (size_t i = 0; i < out.paths.size() && i < m_cfg->edges.size(); ++i) {
+            const CfgEdgeKind kind = m_cfg->edges[i].kind;
+            QPen pen(colors[int(kind)], kind == CfgEdgeKind::FallThrough || kind == CfgEdgeKind::Exit ? 1.2 : 1.6);
+            if (kind == CfgEdgeKind::Back) pen.setStyle(Qt::DashLine);
+            if (kind == CfgEdgeKind::Exit) pen.setStyle(Qt::DotLine);
+            auto* item = scene()->addPath(out.paths[i], pen);
+            item->setData(0, QStringLiteral("edge"));
+            item->setToolTip(QStringLiteral("%1 edge").arg(kind == CfgEdgeKind::FallThrough ? tr("fall-through")
+                                                           : kind == CfgEdgeKind::Taken     ? tr("taken")
+                                                           : kind == CfgEdgeKind::Back      ? tr("back (loop)")
+                                                                                            : tr("exit")));
+            // Arrow head at the target.
+            const auto [base, tip] = out.heads[i];
+            QLineF dir(tip, base);
+            if (dir.length() < 0.1) dir = QLineF(tip, tip - QPointF(0, 6));
+            dir.setLength(7);
+            QLineF left = dir, right = dir;
+            left.setAngle(dir.angle() + 25);
+            right.setAngle(dir.angle() - 25);
+            QPolygonF head;
+            head << tip << left.p2() << right.p2();
+            auto* h = new QGraphicsPolygonItem(head, item);
+            h->setBrush(pen.color());
+            h->setPen(Qt::NoPen);
+            ++m_edgeItems;
+        }
+        for (const BasicBlock& b : m_cfg->blocks) {
+            const auto it = out.nodes.find(b.id);
+            if (it == out.nodes.end()) continue;
+            // Node colour: the band of the block's most frequent source line.
+            std::map<int, int> count;
+            QStringList lines;
+            std::vector<uint32_t> addresses;
+            for (int i = b.firstIndex; i <= b.lastIndex && size_t(i) < m_function->instructions.size(); ++i) {
+                const SassInstruction& ins = m_function->instructions[size_t(i)];
+                const int line = size_t(i) < m_sourceLines.size() ? m_sourceLines[size_t(i)] : ins.source.callSite().line;
+                if (line > 0) ++count[line];
+                QString text = QStringLiteral("%1  %2").arg(ins.address, 4, 16, QLatin1Char('0')).arg(QString::fromStdString(ins.text));
+                if (text.size() > kMaxChars) text = text.left(kMaxChars - 1) + QChar(0x2026);
+                lines << text;
+                addresses.push_back(ins.address);
+            }
+            int best = 0, bestCount = 0;
+            for (const auto& [line, c] : count)
+                if (c > bestCount) best = line, bestCount = c;
+            const QColor fill = best > 0 ? Theme::band(best) : Theme::editorPaper();
+            QString header = QStringLiteral("B%1  %2\u2013%3  %4 instr").arg(b.id)
+                                 .arg(b.startAddress, 4, 16, QLatin1Char('0')).arg(b.endAddress, 4, 16, QLatin1Char('0'))
+                                 .arg(b.lastIndex - b.firstIndex + 1);
+            if (best > 0) header += QStringLiteral("  L%1").arg(best);
+            if (b.loopDepth > 0) header += QStringLiteral("  loop %1").arg(b.loopDepth);
+            auto* item = new CfgBlockItem(b.id, it->second, header, lines, std::move(addresses), fill, m_collapsed.contains(b.id));
+            item->setToolTip(tr("Click: jump to the block in the listing \u00b7 double-click: collapse/expand"));
+            scene()->addItem(item);
+            m_blocks.push_back(item);
+        }
+        if (const auto exit = out.nodes.find(-1); exit != out.nodes.end()) {
+            auto* e = scene()->addEllipse(exit->second, QPen(QColor(150, 150, 150)), QBrush(Theme::marginPaper()));
+            auto* t = scene()->addSimpleText(tr("exit"), cfgFont());
+            t->setPos(exit->second.center() - t->boundingRect().center());
+            t->setBrush(Theme::editorText());
+            e->setData(0, QStringLiteral("exit"));
+        }
+        scene()->setSceneRect(QRectF(-10, -10, out.width + 20, out.height + 20));
+        setHighlightedAddresses(m_highlight);
+        emit layoutFinished(job, true);
+    });
+    watcher->setFuture(QtConcurrent::run([in = std::move(in)] { return runLayout(in); }));
+    return job;
+}
+
+int CfgView::nodeCount() const { return int(m_blocks.size()); }
+int CfgView::edgeCount() const { return m_edgeItems; }
+
+QRectF CfgView::blockRect(int id) const {
+    for (const CfgBlockItem* b : m_blocks)
+        if (b->id() == id) return b->sceneBoundingRect().adjusted(2, 2, -2, -2);
+    return {};
+}
+
+void CfgView::setAllCollapsed(bool collapsed) {
+    m_collapsed.clear();
+    if (collapsed && m_cfg)
+        for (const BasicBlock& b : m_cfg->blocks) m_collapsed.insert(b.id);
+    startLayout();
+}
+
+void CfgView::setBlockCollapsed(int id, bool collapsed) {
+    if (collapsed == m_collapsed.contains(id)) return;
+    if (collapsed) m_collapsed.insert(id);
+    else m_collapsed.remove(id);
+    startLayout();
+}
+
+void CfgView::setHighlightedAddresses(const std::vector<uint32_t>& addresses) {
+    m_highlight = addresses;
+    std::vector<uint32_t> sorted(addresses);
+    std::sort(sorted.begin(), sorted.end());
+    CfgBlockItem* first = nullptr;
+    for (CfgBlockItem* b : m_blocks) {
+        std::vector<char> rows(b->addresses().size(), 0);
+        bool any = false;
+        for (size_t i = 0; i < rows.size(); ++i)
+            if (std::binary_search(sorted.begin(), sorted.end(), b->addresses()[i])) rows[i] = 1, any = true;
+        b->setHighlighted(rows, any);
+        if (any && (!first || b->startAddress() < first->startAddress())) first = b;
+    }
+    if (first) ensureVisible(first, 40, 40);
+}
+
+CfgBlockItem* CfgView::blockAt(const QPoint& pos) const {
+    for (QGraphicsItem* item : items(pos))
+        for (CfgBlockItem* b : m_blocks)
+            if (b == item) return b;
+    return nullptr;
+}
+
+void CfgView::mousePressEvent(QMouseEvent* event) {
+    if (event->button() == Qt::LeftButton) {
+        if (CfgBlockItem* b = blockAt(event->position().toPoint())) {
+            const QPointF local = b->mapFromScene(mapToScene(event->position().toPoint()));
+            uint32_t address = 0;
+            if (b->lineAt(local.y(), &address)) emit instructionActivated(address);
+            else emit blockActivated(b->startAddress());
+            event->accept();
+            return;
+        }
+    }
+    QGraphicsView::mousePressEvent(event);
+}
+
+void CfgView::mouseDoubleClickEvent(QMouseEvent* event) {
+    if (CfgBlockItem* b = blockAt(event->position().toPoint())) {
+        setBlockCollapsed(b->id(), !b->collapsed());
+        event->accept();
+        return;
+    }
+    QGraphicsView::mouseDoubleClickEvent(event);
+}
+
+void CfgView::wheelEvent(QWheelEvent* event) {
+    if (event->modifiers() & Qt::ControlModifier) {
+        const double factor = event->angleDelta().y() > 0 ? 1.15 : 1 / 1.15;
+        scale(factor, factor);
+        event->accept();
+        return;
+    }
+    QGraphicsView::wheelEvent(event);
+}
+
+} // namespace lowerscope

@@ -1,0 +1,77 @@
+#pragma once
+// The CFG pane: basic blocks as nodes showing their instructions (each collapsible to its header),
+// edges styled by kind (fall-through grey, taken blue, back edges dashed red, exits dotted), laid
+// out by Graphviz dot (core/graph_layout.h) on a worker thread. Each layout has a job id; a
+// result that is not the newest job's is dropped. Nodes are tinted with the source-line colour
+// bands of the other panes (Theme::band), and the blocks of the current selection are outlined.
+// Without Graphviz (LOWERSCOPE_HAVE_GRAPHVIZ unset) blocks are stacked in address order.
+
+#include "core/model.h"
+
+#include <QGraphicsView>
+#include <QSet>
+
+#include <memory>
+#include <vector>
+
+namespace lowerscope {
+
+class CfgBlockItem;
+
+class CfgView : public QGraphicsView {
+    Q_OBJECT
+public:
+    explicit CfgView(QWidget* parent = nullptr);
+    ~CfgView() override;
+
+    // Shows the CFG of `function` (both owned by `owner`, kept alive while shown). `sourceLines[i]`
+    // is the document source line of instruction i (0 = none; empty vector: the instructions' own
+    // call-site lines) and picks the node colours. Starts a layout job and returns its id.
+    quint64 setKernel(std::shared_ptr<const void> owner, const SassFunction* function, const Cfg* cfg,
+                      std::vector<int> sourceLines = {});
+    void clear();
+
+    quint64 currentJob() const { return m_job; }
+    bool isLayoutPending() const { return m_pending; }
+    QString lastError() const { return m_error; }
+    double lastLayoutMs() const { return m_layoutMs; }   // wall time of the last applied layout job
+    int nodeCount() const;  // block nodes in the scene (the exit node not counted)
+    int edgeCount() const;  // edge items in the scene (exit edges included)
+    // Scene rectangle of block `id`'s node; null when absent.
+    QRectF blockRect(int id) const;
+
+    void setAllCollapsed(bool collapsed); // relayouts
+    void setBlockCollapsed(int id, bool collapsed);
+    bool isBlockCollapsed(int id) const { return m_collapsed.contains(id); }
+    // Outlines the blocks holding these addresses (the linked selection) and scrolls to the first.
+    void setHighlightedAddresses(const std::vector<uint32_t>& addresses);
+
+signals:
+    void layoutFinished(quint64 job, bool ok);
+    void blockActivated(quint32 startAddress);   // a block header was clicked
+    void instructionActivated(quint32 address);  // an instruction line of an expanded block was clicked
+
+protected:
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+
+private:
+    quint64 startLayout();
+    CfgBlockItem* blockAt(const QPoint& pos) const;
+
+    std::shared_ptr<const void> m_owner;
+    const SassFunction* m_function = nullptr;
+    const Cfg* m_cfg = nullptr;
+    std::vector<int> m_sourceLines;
+    QSet<int> m_collapsed;
+    std::vector<CfgBlockItem*> m_blocks; // by block id order of the CFG
+    int m_edgeItems = 0;
+    quint64 m_job = 0;
+    bool m_pending = false;
+    QString m_error;
+    double m_layoutMs = 0;
+    std::vector<uint32_t> m_highlight;
+};
+
+} // namespace lowerscope

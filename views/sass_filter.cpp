@@ -1,0 +1,179 @@
+#include "views/sass_filter.h"
+
+#include "core/aggregate.h"
+#include "core/opcodes.h"
+#include "views/opcode_tooltip.h"
+#include "views/sass_model.h"
+
+#include <QComboBox>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace lowerscope {
+
+SassFilterProxy::SassFilterProxy(QObject* parent) : QSortFilterProxyModel(parent) {
+    m_re.setPatternOptions(QRegularExpression::CaseInsensitiveOption);
+}
+
+bool SassFilterProxy::setPattern(const QString& pattern) {
+    QRegularExpression re(pattern, QRegularExpression::CaseInsensitiveOption);
+    if (!re.isValid()) {
+        m_error = re.errorString();
+        return false;
+    }
+    m_error.clear();
+    if (re.pattern() == m_re.pattern()) return true;
+    m_re = re;
+    m_re.optimize();
+    invalidateRowsFilter();
+    return true;
+}
+
+void SassFilterProxy::setCategoryMask(quint32 mask) {
+    if (mask == m_mask) return;
+    m_mask = mask;
+    invalidateRowsFilter();
+}
+
+QString SassFilterProxy::searchText(const SassInstruction& ins) {
+    QString s;
+    if (!ins.predicate.empty()) s = QString::fromStdString(ins.predicate) + QLatin1Char(' ');
+    s += QString::fromStdString(ins.opcode);
+    for (size_t i = 0; i < ins.operands.size(); ++i) {
+        s += i ? QLatin1String(", ") : QLatin1String(" ");
+        s += QString::fromStdString(ins.operands[i].text);
+    }
+    return s;
+}
+
+bool SassFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
+    if (!isActive()) return true;
+    const QModelIndex idx = sourceModel()->index(sourceRow, 0, sourceParent);
+    const SassInstruction* ins = sassInstructionAt(idx);
+    if (!ins) return false;
+    if (m_mask) {
+        const OpcodeInfo* info = lookupSassOpcode(ins->mnemonic);
+        const int cat = int(info ? info->category : InstrCategory::Misc);
+        if (!(m_mask & (1u << cat))) return false;
+    }
+    if (!m_re.pattern().isEmpty() && !m_re.match(searchText(*ins)).hasMatch()) return false;
+    return true;
+}
+
+QVariant SassFilterProxy::data(const QModelIndex& index, int role) const {
+    if (role == Qt::ToolTipRole && index.isValid() && index.column() == SassModel::OpcodeColumn) {
+        if (const SassInstruction* ins = sassInstructionAt(index)) return sassOpcodeTooltip(QString::fromStdString(ins->opcode));
+    }
+    return QSortFilterProxyModel::data(index, role);
+}
+
+QString instructionMixText(const LineAggregate& a) {
+    if (a.instructions <= 0) return QObject::tr("no instructions");
+    std::vector<std::pair<int, InstrCategory>> parts;
+    for (const auto& [cat, count] : a.mix)
+        if (count > 0) parts.emplace_back(count, cat);
+    std::stable_sort(parts.begin(), parts.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    QStringList items;
+    for (const auto& [count, cat] : parts)
+        items << QStringLiteral("%1 %2 (%3%)").arg(QLatin1String(categoryName(cat))).arg(count)
+                     .arg(qRound(100.0 * count / a.instructions));
+    return QObject::tr("%n instruction(s): ", nullptr, a.instructions) + items.join(QStringLiteral(", "));
+}
+
+LineAggregate aggregateRows(const SassFunction& function, const std::vector<int>& rows) {
+    LineAggregate a;
+    for (int r : rows)
+        if (r >= 0 && size_t(r) < function.instructions.size()) accumulate(a, function.instructions[size_t(r)]);
+    return a;
+}
+
+SassFilterPane::SassFilterPane(QWidget* parent) : QWidget(parent) {
+    auto* lay = new QVBoxLayout(this);
+    lay->setContentsMargins(2, 2, 2, 2);
+    lay->setSpacing(2);
+    auto* bar = new QHBoxLayout;
+    m_edit = new QLineEdit;
+    m_edit->setPlaceholderText(tr("Filter SASS: regex over opcode and operands, e.g. LDG|STG, R4\\b"));
+    m_edit->setClearButtonEnabled(true);
+    m_category = new QComboBox;
+    m_category->addItem(tr("All categories"), 0u);
+    for (int c = 0; c <= int(InstrCategory::Misc); ++c)
+        m_category->addItem(QLatin1String(categoryName(InstrCategory(c))), 1u << c);
+    m_count = new QLabel;
+    bar->addWidget(m_edit, 1);
+    bar->addWidget(m_category);
+    bar->addWidget(m_count);
+    lay->addLayout(bar);
+
+    m_proxy = new SassFilterProxy(this);
+    m_view = new QTableView;
+    m_view->setModel(m_proxy);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setShowGrid(false);
+    m_view->setWordWrap(false);
+    m_view->verticalHeader()->hide();
+    QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    mono.setPointSize(9);
+    m_view->setFont(mono);
+    m_view->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_view->verticalHeader()->setDefaultSectionSize(QFontMetrics(mono).height() + 2);
+    m_view->horizontalHeader()->setStretchLastSection(true);
+    lay->addWidget(m_view, 1);
+    m_mix = new QLabel;
+    m_mix->setWordWrap(true);
+    m_mix->setTextFormat(Qt::RichText);
+    lay->addWidget(m_mix);
+
+    connect(m_edit, &QLineEdit::textChanged, this, &SassFilterPane::applyFilter);
+    connect(m_category, &QComboBox::currentIndexChanged, this, &SassFilterPane::applyFilter);
+    auto activate = [this](const QModelIndex& index) {
+        if (index.isValid()) emit addressActivated(index.data(SassModel::AddressRole).toUInt());
+    };
+    connect(m_view, &QAbstractItemView::activated, this, activate);
+    connect(m_view, &QAbstractItemView::doubleClicked, this, activate);
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, &SassFilterPane::updateCount);
+    connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, &SassFilterPane::updateCount);
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, &SassFilterPane::updateCount);
+    connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &SassFilterPane::updateCount);
+    updateCount();
+}
+
+void SassFilterPane::setSourceModel(SassModel* model) {
+    m_proxy->setSourceModel(model);
+    // Only the columns a search result needs.
+    for (int c = 0; c < m_proxy->columnCount(); ++c)
+        m_view->setColumnHidden(c, c != SassModel::AddressColumn && c != SassModel::SourceLineColumn &&
+                                       c != SassModel::PredicateColumn && c != SassModel::OpcodeColumn &&
+                                       c != SassModel::OperandsColumn);
+    updateCount();
+}
+
+void SassFilterPane::applyFilter() {
+    const bool ok = m_proxy->setPattern(m_edit->text());
+    m_edit->setStyleSheet(ok ? QString() : QStringLiteral("QLineEdit { background: #f8d0d0; }"));
+    m_edit->setToolTip(ok ? QString() : m_proxy->errorString());
+    m_proxy->setCategoryMask(m_category->currentData().toUInt());
+    updateCount();
+}
+
+void SassFilterPane::updateCount() {
+    const int total = m_proxy->sourceModel() ? m_proxy->sourceModel()->rowCount() : 0;
+    m_count->setText(tr("%1 / %2").arg(m_proxy->rowCount()).arg(total));
+}
+
+void SassFilterPane::setMix(const LineAggregate* kernel, const LineAggregate* line) {
+    QString html;
+    if (kernel) html += tr("<b>Kernel</b>: %1").arg(instructionMixText(*kernel).toHtmlEscaped());
+    if (line) html += tr("<br><b>Line %1</b>: %2").arg(line->line).arg(instructionMixText(*line).toHtmlEscaped());
+    m_mix->setText(html);
+}
+
+} // namespace lowerscope
