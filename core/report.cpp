@@ -83,7 +83,7 @@ std::string nvccLine(const Session& s, const BuildConfig& c) {
 
 } // namespace
 
-std::string formatDurationMs(double ms) {
+std::string reportDuration(double ms) {
     const double a = std::fabs(ms);
     auto four = [](double v, const char* unit) {
         const char* f = v >= 100 ? "%.1f %s" : v >= 10 ? "%.2f %s" : "%.3f %s";
@@ -98,6 +98,40 @@ std::string formatDurationMs(double ms) {
     return four(ms / 1000, "s");
 }
 
+namespace {
+
+// One variant of the CLI's "lowerscope.run/1" document as the runner's VariantResult.
+VariantResult variantFromCliDocument(const json& doc, const std::string& label) {
+    VariantResult v;
+    v.label = label;
+    const json launch = doc.value("launch", json::object());
+    v.kernel = launch.value("kernel", doc.value("kernel", std::string()));
+    v.mode = launch.value("mode", std::string());
+    v.launchesPerSample = launch.value("launches_per_sample", 1);
+    v.resources.registers = launch.value("registers", 0);
+    v.resources.staticSharedBytes = launch.value("static_shared_bytes", 0);
+    v.resources.localBytes = launch.value("local_bytes", 0);
+    v.resources.constBytes = launch.value("const_bytes", 0);
+    v.firstLaunchMs = doc.value("first_launch_ms", 0.0);
+    const json& samples = doc.at("samples_ms");
+    if (!samples.is_array()) throw std::runtime_error("samples_ms is not an array");
+    for (const auto& x : samples) v.samplesMs.push_back(x.get<double>());
+    return v;
+}
+
+DeviceInfo deviceFromCliDocument(const json& doc) {
+    DeviceInfo d;
+    const json dev = doc.value("device", json::object());
+    d.name = dev.value("name", std::string());
+    d.smCount = dev.value("sm_count", 0);
+    d.clockMhz = dev.value("clock_mhz", 0.0);
+    const std::string cc = dev.value("compute_capability", std::string());
+    if (std::sscanf(cc.c_str(), "%d.%d", &d.ccMajor, &d.ccMinor) != 2) d.ccMajor = d.ccMinor = 0;
+    return d;
+}
+
+} // namespace
+
 std::optional<json> runResultOf(const json& document, std::string* error) {
     auto fail = [&](const std::string& why) -> std::optional<json> {
         if (error) *error = why;
@@ -109,6 +143,31 @@ std::optional<json> runResultOf(const json& document, std::string* error) {
         std::string why = e.value("kind", std::string("error"));
         if (e.contains("message") && e["message"].is_string()) why += ": " + e["message"].get<std::string>();
         return fail(why);
+    }
+    try {
+        const std::string schema = document.value("schema", std::string());
+        // The CLI's documents (lowerscope-cli run/compare --json), recast as a runner result.
+        if (schema == "lowerscope.run/1" && document.contains("samples_ms")) {
+            RunResult r;
+            r.device = deviceFromCliDocument(document);
+            r.variants.push_back(variantFromCliDocument(document, ""));
+            return toJson(r);
+        }
+        if (schema == "lowerscope.compare/1") {
+            RunResult r;
+            r.device = deviceFromCliDocument(document.at("a"));
+            r.variants.push_back(variantFromCliDocument(document.at("a"), "A"));
+            r.variants.push_back(variantFromCliDocument(document.at("b"), "B"));
+            if (document.contains("agreement") && document["agreement"].is_array())
+                for (const auto& g : document["agreement"]) {
+                    OutputAgreement ag;
+                    fromJson(g, ag);
+                    r.agreement.push_back(ag);
+                }
+            return toJson(r);
+        }
+    } catch (const std::exception& e) {
+        return fail(std::string("unreadable result: ") + e.what());
     }
     const json* r = &document;
     if (document.contains("result") && document["result"].is_object()) r = &document["result"];
@@ -306,9 +365,9 @@ std::string renderMarkdownReport(const ReportInputs& in) {
                 md << "– | – | – | – | – | – |\n";
                 continue;
             }
-            md << formatDurationMs(st.median) << " | " << formatDurationMs(st.ciLow) << " – " << formatDurationMs(st.ciHigh)
-               << " | " << formatDurationMs(st.min) << " | " << formatDurationMs(st.p10) << " – "
-               << formatDurationMs(st.p90) << " | " << fmt("%.2f %%", 100 * st.noise) << " | " << st.outliers.size()
+            md << reportDuration(st.median) << " | " << reportDuration(st.ciLow) << " – " << reportDuration(st.ciHigh)
+               << " | " << reportDuration(st.min) << " | " << reportDuration(st.p10) << " – "
+               << reportDuration(st.p90) << " | " << fmt("%.2f %%", 100 * st.noise) << " | " << st.outliers.size()
                << " |\n";
         }
         md << "\n";

@@ -50,9 +50,11 @@ struct TimingVerdict {
     std::string sentence;             // "B is 1.42× faster (95 % CI 1.40–1.44), outputs match within 1e-6"
 };
 
-// Reads a runner result document as stored in a session: {"result": {...}} (optionally with
-// "schema"), or the bare result object ({"id", "variants", ...}). std::nullopt with `error` set
-// when the document is an error report or unreadable.
+// Reads a result document as stored in a session and returns it as a runner result object
+// (core/run/protocol.h's RunResult JSON): a runner result ({"result": {...}} or the bare
+// {"id", "variants", ...}), or the CLI's `run --json` ("lowerscope.run/1", one variant) or
+// `compare --json` ("lowerscope.compare/1": variants A and B plus the output agreement).
+// std::nullopt with `error` set when the document is an error report or unreadable.
 std::optional<nlohmann::json> runResultOf(const nlohmann::json& document, std::string* error = nullptr);
 
 // The verdict of a result with two variants (A = variants[0], B = variants[1]).
@@ -63,6 +65,6 @@ std::string renderMarkdownReport(const ReportInputs& inputs);
 
 // Formats a duration given in milliseconds with a unit that keeps 3–4 significant digits
 // ("812.3 ns", "41.27 µs", "3.104 ms", "1.250 s").
-std::string formatDurationMs(double ms);
+std::string reportDuration(double ms);
 
 } // namespace lowerscope

@@ -128,11 +128,54 @@ TEST(Report, RunResultOfAcceptsWrappedBareAndReportsErrors) {
     EXPECT_NE(why.find("unreadable"), std::string::npos) << why;
 }
 
+TEST(Report, CliDocumentsAreRecastAsRunnerResults) {
+    // The shapes of lowerscope-cli run --json / compare --json (app/cli/cmd_run.cpp).
+    auto runDoc = [](const std::string& kernel, std::vector<double> samples, int regs) {
+        return nlohmann::json{{"schema", "lowerscope.run/1"},
+                              {"kernel", kernel},
+                              {"device", {{"name", "NVIDIA H200"}, {"compute_capability", "9.0"}, {"sm_count", 132}}},
+                              {"launch", {{"kernel", kernel}, {"mode", "hot"}, {"registers", regs}, {"local_bytes", 0}}},
+                              {"samples_ms", samples}};
+    };
+    std::string why;
+    auto one = runResultOf(runDoc("saxpy", {0.1, 0.11, 0.12}, 10), &why);
+    ASSERT_TRUE(one) << why;
+    RunResult r;
+    fromJson(*one, r);
+    ASSERT_EQ(r.variants.size(), 1u);
+    EXPECT_EQ(r.variants[0].kernel, "saxpy");
+    EXPECT_EQ(r.variants[0].mode, "hot");
+    EXPECT_EQ(r.variants[0].resources.registers, 10);
+    EXPECT_EQ(r.device.ccMajor, 9);
+    EXPECT_EQ(r.device.smCount, 132);
+
+    std::vector<double> a, b;
+    for (int i = 0; i < 50; ++i) {
+        a.push_back(2.0 + 0.01 * (i % 7));
+        b.push_back(a.back() / 2);
+    }
+    OutputAgreement ag;
+    ag.name = "out";
+    ag.agree = true;
+    ag.sameDigest = true;
+    const nlohmann::json cmp{{"schema", "lowerscope.compare/1"},
+                             {"a", runDoc("ffma_dependent", a, 10)},
+                             {"b", runDoc("ffma_independent", b, 23)},
+                             {"agreement", nlohmann::json::array({toJson(ag)})}};
+    auto two = runResultOf(cmp, &why);
+    ASSERT_TRUE(two) << why;
+    const TimingVerdict v = timingVerdict(*two);
+    ASSERT_TRUE(v.valid);
+    EXPECT_EQ(v.sentence, "B is 2.00× faster (95 % CI 2.00–2.00), outputs are bit-identical");
+    EXPECT_FALSE(runResultOf(nlohmann::json{{"schema", "lowerscope.compare/1"}, {"a", 1}}, &why));
+    EXPECT_NE(why.find("unreadable"), std::string::npos);
+}
+
 TEST(Report, DurationFormatting) {
-    EXPECT_EQ(formatDurationMs(0.0008123), "812.3 ns");
-    EXPECT_EQ(formatDurationMs(0.04127), "41.27 µs");
-    EXPECT_EQ(formatDurationMs(3.1041), "3.104 ms");
-    EXPECT_EQ(formatDurationMs(1250), "1.250 s");
+    EXPECT_EQ(reportDuration(0.0008123), "812.3 ns");
+    EXPECT_EQ(reportDuration(0.04127), "41.27 µs");
+    EXPECT_EQ(reportDuration(3.1041), "3.104 ms");
+    EXPECT_EQ(reportDuration(1250), "1.250 s");
 }
 
 TEST(Report, SyntheticSessionWithRealListings) {
