@@ -43,18 +43,22 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/lowerscope-bench-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 now_ms() { date +%s%N | awk '{printf "%.1f", $1 / 1e6}'; }
-time_ms() { # runs "$@" quietly, prints its wall ms; fails the bench if it fails
-    local t0 t1
+time_ms() { # runs "$@" quietly, prints "wall_ms cpu_ms" (cpu = user+sys of it and its children)
+    local t0 t1 cpu
     t0=$(date +%s%N)
-    "$@" >/dev/null 2>&1 || { echo "build_bench: command failed: $*" >&2; exit 1; }
+    /usr/bin/time -o "$work/cpu.txt" -f "%U %S" "$@" >/dev/null 2>&1 ||
+        { echo "build_bench: command failed: $*" >&2; exit 1; }
     t1=$(date +%s%N)
-    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1e6 }'
+    cpu=$(awk '{printf "%.0f", ($1 + $2) * 1000}' "$work/cpu.txt")
+    awk -v a="$t0" -v b="$t1" -v c="$cpu" 'BEGIN { printf "%.1f/%s", (b - a) / 1e6, c }'
 }
+wall() { tr ' ' '\n' | cut -d/ -f1 | tr '\n' ' '; }
+cpu() { tr ' ' '\n' | grep -v '^$' | cut -d/ -f2 | tr '\n' ' '; }
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else printf "%.1f\n", (v[NR/2]+v[NR/2+1])/2}'; }
 
 echo "# build_bench: $(nproc) CPU(s), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# cli: $cli, arch $arch, $runs rounds, median wall ms"
-printf "%-20s %9s %9s %7s %9s %7s %7s\n" kernel cold serial ratio naive ratio hit
+printf "%-20s %9s %9s %7s %9s %7s %7s %9s %9s %7s\n" kernel cold serial ratio naive ratio hit cold_cpu serial_cpu hit_cpu
 
 for k in "${kernels[@]}"; do
     name=$(basename "$k")
@@ -103,11 +107,13 @@ EOF
         hit+=("$(time_ms "$cli" build "$k" --arch "$arch" --cache-dir "$work/cache" --json "$work/out.json")")
         grep -q '"cache_hit": true' "$work/out.json" || { echo "build_bench: expected a cache hit" >&2; exit 1; }
     done
-    c=$(echo "${cold[*]}" | median)
-    s=$(echo "${serial[*]}" | median)
-    n=$(echo "${naive[*]}" | median)
-    h=$(echo "${hit[*]}" | median)
-    printf "%-20s %9s %9s %7s %9s %7s %7s\n" "$name" "$c" "$s" "$(awk -v a="$c" -v b="$s" 'BEGIN{printf "%.2f", a/b}')" \
-        "$n" "$(awk -v a="$c" -v b="$n" 'BEGIN{printf "%.2f", a/b}')" "$h"
+    c=$(echo "${cold[*]}" | wall | median)
+    s=$(echo "${serial[*]}" | wall | median)
+    n=$(echo "${naive[*]}" | wall | median)
+    h=$(echo "${hit[*]}" | wall | median)
+    printf "%-20s %9s %9s %7s %9s %7s %7s %9s %9s %7s\n" "$name" "$c" "$s" "$(awk -v a="$c" -v b="$s" 'BEGIN{printf "%.2f", a/b}')" \
+        "$n" "$(awk -v a="$c" -v b="$n" 'BEGIN{printf "%.2f", a/b}')" "$h" \
+        "$(echo "${cold[*]}" | cpu | median)" "$(echo "${serial[*]}" | cpu | median)" "$(echo "${hit[*]}" | cpu | median)"
 done
-echo "# ratio = cold / serial (target <= 1.00) and cold / naive; hit target <= 50 ms; load now $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# ratio = cold / serial (target <= 1.00) and cold / naive; hit target <= 50 ms; *_cpu = user+sys ms"
+echo "# load now $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -4,6 +4,8 @@
 // includes (recursively), the options, the toolchain fingerprint and the nvcc environment
 // variables. An entry is <dir>/v1/<key[0..1]>/<key>.json (the BuildResult) + <key>.cubin; both are
 // written to a temporary name and renamed, the JSON last, so readers never see half an entry.
+// Not covered (as with ccache's direct mode): system headers outside the -I dirs (they change with
+// the toolchain, which is in the key) and `#include MACRO` directives; --no-cache builds afresh.
 
 #include "core/build.h"
 
