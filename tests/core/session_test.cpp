@@ -1,5 +1,6 @@
 // .lowerscope sessions: lossless round trip, clear errors for corrupt / incomplete / future files
 // without touching the caller's session, atomic saves, and which settings need a trust prompt.
+#include "core/json_io.h"
 #include "core/session.h"
 
 #include <gtest/gtest.h>
@@ -109,6 +110,17 @@ TEST(Session, RoundTripIsLossless) {
     EXPECT_TRUE(j["a"]["options"]["fmad"].is_null());
     EXPECT_EQ(j["a"]["options"]["ftz"], false);
     EXPECT_TRUE(j["a"]["source"].is_null());
+}
+
+TEST(Session, OptionsUseTheKeysOfJsonIo) {
+    // session.cpp reads options with its own strict, path-naming checks; the keys must stay those
+    // of core/json_io.h so build documents and sessions agree.
+    const Session s = richSession();
+    for (const BuildConfig* c : {&s.a, &s.b}) {
+        const nlohmann::json viaIo = c->options;
+        EXPECT_EQ(sessionToJson(s)[c == &s.a ? "a" : "b"]["options"], viaIo);
+        EXPECT_EQ(viaIo.get<BuildOptions>(), c->options);
+    }
 }
 
 TEST(Session, DefaultSessionRoundTrips) {
