@@ -2,6 +2,7 @@
 // (tests/data/diff, from scripts/gen-diff-data: sgemm_tiled default vs -maxrregcount=24,
 // fast_math default vs --use_fast_math, sm_90). Expected files under tests/data/diff/expected/ were
 // reviewed by reading; LOWERSCOPE_UPDATE_GOLDEN=1 rewrites them (review the git diff after).
+#include "core/aggregate.h"
 #include "core/diff.h"
 #include "core/sass_parser.h"
 #include "golden_util.h"
@@ -435,4 +436,28 @@ TEST(DiffUnit, ExcerptElidesTheMiddleOfLongHunks) {
     EXPECT_EQ(text.find("R6, R0"), std::string::npos);
     EXPECT_NE(text.find("R94, R0"), std::string::npos);
     EXPECT_EQ(text.find("R93, R0"), std::string::npos);
+}
+
+TEST(DiffReal, DeltasFromTheAnalysisAggregatesAgree) {
+    // The two lineDeltas overloads (from the listings, from core/aggregate's per-line aggregates)
+    // give the same per-line numbers; categoryMix sums to the instruction counts.
+    Pair p = loadPair("fast_math", "default", "fastmath");
+    const auto& a = p.a.functions.at(0);
+    const auto& b = p.b.functions.at(0);
+    const auto fromListings = lineDeltas(a, b);
+    const auto fromAggregates = lineDeltas(aggregateByLine(a), aggregateByLine(b));
+    ASSERT_EQ(fromListings.size(), fromAggregates.size()); // every instruction here has line info
+    for (size_t i = 0; i < fromListings.size(); ++i) {
+        EXPECT_EQ(fromListings[i].source, fromAggregates[i].source);
+        EXPECT_EQ(fromListings[i].a, fromAggregates[i].a) << fromListings[i].source.line;
+        EXPECT_EQ(fromListings[i].b, fromAggregates[i].b) << fromListings[i].source.line;
+    }
+    const auto mix = categoryMix(aggregateFunction(a), aggregateFunction(b));
+    int na = 0, nb = 0;
+    for (const auto& m : mix) na += m.a, nb += m.b;
+    EXPECT_EQ(na, int(a.instructions.size()));
+    EXPECT_EQ(nb, int(b.instructions.size()));
+    const auto sfu = std::find_if(mix.begin(), mix.end(), [](const MixRow& m) { return m.name == "Special function"; });
+    ASSERT_NE(sfu, mix.end());
+    EXPECT_EQ(sfu->b, 3); // MUFU.SIN, MUFU.EX2, MUFU.RCP
 }
