@@ -226,3 +226,53 @@ TEST(Report, MinimalSessionStillRenders) {
     in.session = nullptr;
     EXPECT_NE(renderMarkdownReport(in).find("No session"), std::string::npos);
 }
+
+
+namespace {
+// Every JSON pointer inside `j` (objects and arrays included), for mutation tests.
+void allPointers(const nlohmann::json& j, const nlohmann::json::json_pointer& at,
+                 std::vector<nlohmann::json::json_pointer>& out) {
+    out.push_back(at);
+    if (j.is_object())
+        for (const auto& [k, v] : j.items()) allPointers(v, at / k, out);
+    else if (j.is_array())
+        for (size_t i = 0; i < j.size(); ++i) allPointers(j[i], at / i, out);
+}
+} // namespace
+
+TEST(Report, MangledMeasurementsNeverThrow) {
+    // Every value of a runner result and of a CLI compare document replaced by each JSON type:
+    // runResultOf / timingVerdict / renderMarkdownReport report or skip it, never throw.
+    const nlohmann::json docs[] = {
+        nlohmann::json{{"result", toJson(pairedResult(1.3, 1e-7))}},
+        nlohmann::json{{"schema", "lowerscope.compare/1"},
+                       {"a", {{"schema", "lowerscope.run/1"}, {"launch", {{"kernel", "k"}, {"registers", 8}}},
+                              {"device", {{"compute_capability", "9.0"}}}, {"samples_ms", {1.0, 1.1}}}},
+                       {"b", {{"schema", "lowerscope.run/1"}, {"launch", {{"kernel", "k"}}}, {"samples_ms", {0.5, 0.6}}}},
+                       {"agreement", nlohmann::json::array()}}};
+    const nlohmann::json replacements[] = {nullptr, 7, "x", nlohmann::json::array(), nlohmann::json::object()};
+    Session s;
+    s.hasB = true;
+    ReportInputs in;
+    in.session = &s;
+    int cases = 0;
+    for (const auto& doc : docs) {
+        std::vector<nlohmann::json::json_pointer> pointers;
+        allPointers(doc, {}, pointers);
+        for (const auto& ptr : pointers) {
+            for (const auto& r : replacements) {
+                nlohmann::json mangled = doc;
+                mangled[ptr] = r;
+                ++cases;
+                EXPECT_NO_THROW({
+                    std::string why;
+                    auto res = runResultOf(mangled, &why);
+                    if (res) (void)timingVerdict(*res);
+                    s.measurements = {mangled};
+                    (void)renderMarkdownReport(in);
+                }) << ptr.to_string() << " = " << r.dump();
+            }
+        }
+    }
+    EXPECT_GT(cases, 200);
+}

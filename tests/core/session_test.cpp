@@ -332,3 +332,44 @@ TEST(Session, TrustPromptForFlagsThatCanRunPrograms) {
     EXPECT_NE(trustFingerprint(c), trustFingerprint(b));
     EXPECT_EQ(trustFingerprint(b).size(), 16u);
 }
+
+
+namespace {
+// Every JSON pointer inside `j` (objects and arrays included), for mutation tests.
+void allPointers(const nlohmann::json& j, const nlohmann::json::json_pointer& at,
+                 std::vector<nlohmann::json::json_pointer>& out) {
+    out.push_back(at);
+    if (j.is_object())
+        for (const auto& [k, v] : j.items()) allPointers(v, at / k, out);
+    else if (j.is_array())
+        for (size_t i = 0; i < j.size(); ++i) allPointers(j[i], at / i, out);
+}
+} // namespace
+
+TEST(Session, AnyTypeAtAnyPathGivesASessionErrorOrASession) {
+    // Replace every value of a valid document, one at a time, by each JSON type: loading must
+    // either succeed or throw SessionError — never another exception, never a crash.
+    const nlohmann::json base = sessionToJson(richSession());
+    std::vector<nlohmann::json::json_pointer> pointers;
+    allPointers(base, {}, pointers);
+    const nlohmann::json replacements[] = {nullptr, 7, -1.5, "x", true, nlohmann::json::array(), nlohmann::json::object()};
+    int errors = 0, loaded = 0;
+    (void)sessionFromJson(base);
+    for (const auto& ptr : pointers) {
+        if (ptr.empty()) continue;
+        for (const auto& r : replacements) {
+            nlohmann::json doc = base;
+            doc[ptr] = r;
+            try {
+                (void)sessionFromJson(doc);
+                ++loaded;
+            } catch (const SessionError&) {
+                ++errors;
+            } catch (const std::exception& e) {
+                ADD_FAILURE() << ptr.to_string() << " = " << r.dump() << ": unexpected " << e.what();
+            }
+        }
+    }
+    EXPECT_GT(errors, 100);
+    EXPECT_GT(loaded, 10); // measurements are free-form and option keys optional
+}
