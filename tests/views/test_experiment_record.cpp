@@ -1,0 +1,341 @@
+// Experiment record (issue 7), GUI side: the untrusted-flags prompt comes before any build; a
+// corrupt or future-version session gives a clear error and leaves the current session untouched;
+// save → load through the GUI is lossless; the Markdown report is written with non-blank PNG charts.
+#include "core/diff.h"
+#include "core/run/stats.h"
+#include "core/sass_parser.h"
+#include "views/compare_measure.h"
+#include "views/compare_panel.h"
+#include "views/diff_model.h"
+#include "views/diff_view.h"
+#include "views/experiment_record.h"
+#include "views/measure_pane.h"
+#include "views/measurement_data.h"
+#include "views/session.h"
+#include "views/theme.h"
+
+#include <QAbstractItemModelTester>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QBoxPlotSeries>
+#include <QBoxSet>
+#include <QChart>
+#include <QChartView>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QHorizontalBarSeries>
+#include <QImage>
+#include <QLabel>
+#include <QLineSeries>
+#include <QProcess>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QTableView>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QThread>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <sstream>
+
+using namespace lowerscope;
+
+namespace {
+
+QString repo(const QString& rel) { return QDir(QStringLiteral(LOWERSCOPE_SOURCE_DIR)).filePath(rel); }
+
+std::string readAll(const QString& path) {
+    std::ifstream in(path.toStdString(), std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// A real sm_90 pair from scripts/gen-diff-data (nvcc 13 + nvdisasm output).
+CompareSide realSide(const QString& variant, const QString& label) {
+    const QString base = repo(QStringLiteral("tests/data/diff/fast_math.%1").arg(variant));
+    SassListing l = parseSassTexts(readAll(base + QStringLiteral(".sass")), "", readAll(base + QStringLiteral(".live.sass")));
+    CompareSide side;
+    if (l.functions.empty()) return side;
+    side.valid = true;
+    side.label = label;
+    side.kernel = QString::fromStdString(l.functions[0].name);
+    side.arch = QStringLiteral("sm_90");
+    side.sass = l.functions[0];
+    // Registers as cuobjdump -res-usage reported them for this build.
+    QRegularExpression reg(QStringLiteral("REG:(\\d+)"));
+    auto m = reg.match(QString::fromStdString(readAll(base + QStringLiteral(".res.txt"))));
+    if (m.hasMatch()) side.resources.registers = m.captured(1).toInt();
+    return side;
+}
+
+// The measurement document the pane tests render: a real GPU result when one is committed,
+// else the clearly labelled synthetic fixture.
+QString resultFixture() {
+    for (const char* rel : {"tests/data/run/fast_math.compare.json", "tests/data/run/compare.json",
+                            "tests/data/measure/synthetic_compare.json"}) {
+        if (QFileInfo::exists(repo(QString::fromLatin1(rel)))) return repo(QString::fromLatin1(rel));
+    }
+    return {};
+}
+
+QString runnerPath() {
+    const QString p = QDir(QStringLiteral(LOWERSCOPE_BINARY_DIR)).filePath(QStringLiteral("app/lowerscope-runner"));
+    return QFileInfo::exists(p) ? p : QString();
+}
+
+// A fake build: one kernel "k" with no parameters; counts builds.
+std::shared_ptr<BuildSnapshot> fakeBuild(const BuildRequest& r, std::atomic<int>* counter) {
+    if (counter) counter->fetch_add(1);
+    auto snap = std::make_shared<BuildSnapshot>();
+    snap->sourcePath = r.sourcePath;
+    snap->builtText = r.text;
+    snap->options = r.options;
+    snap->result.ok = true;
+    snap->result.cubin = {0x7f, 'E', 'L', 'F'};
+    KernelModel k;
+    k.name = "k()";
+    k.mangled = "_Z1kv";
+    snap->model.kernels.push_back(k);
+    snap->model.arch = r.options.arch;
+    return snap;
+}
+
+bool waitForGoodSnapshot(Session& s) {
+    if (s.snapshot() && s.snapshot()->ok()) return true;
+    QSignalSpy spy(&s, &Session::snapshotChanged);
+    return spy.wait(10000) && s.snapshot() && s.snapshot()->ok();
+}
+
+// A free TCP port on loopback (bound to 0, read back, released), or 0.
+int freePort() {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return 0;
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    int port = 0;
+    if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+        getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+        port = ntohs(addr.sin_port);
+    close(fd);
+    return port;
+}
+
+bool canConnect(int port) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return false;
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(uint16_t(port));
+    bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    close(fd);
+    return ok;
+}
+
+bool nonBlank(const QString& png) {
+    QImage img(png);
+    if (img.isNull() || img.width() < 50) return false;
+    const QRgb first = img.pixel(0, 0);
+    for (int y = 0; y < img.height(); y += 7)
+        for (int x = 0; x < img.width(); x += 7)
+            if (img.pixel(x, y) != first) return true;
+    return false;
+}
+
+} // namespace
+
+class TestExperimentRecord : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        lowerscopeInitResources();
+    }
+
+    // ------------------------------------------------------------------ sessions
+
+    void untrustedSessionPromptsBeforeBuilding() {
+        QTemporaryDir dir;
+        Session a;
+        std::atomic<int> builds{0};
+        a.setBackend([&builds](const BuildRequest& r, std::atomic<bool>*) { return fakeBuild(r, &builds); });
+        a.setDocument(QStringLiteral("mine.cu"), QStringLiteral("// mine\n"));
+        ComparePanel compare(&a);
+        compare.sessionB()->setBackend([&builds](const BuildRequest& r, std::atomic<bool>*) { return fakeBuild(r, &builds); });
+        MeasurePane measure(&a, compare.sessionB(), MeasurePane::Options{false});
+        ExperimentCardEditor card;
+        card.setTitle(QStringLiteral("current"));
+        ExperimentController controller(&a, &compare, &measure, &card, nullptr);
+        controller.setUseSettings(false);
+        QStringList reported;
+        controller.setErrorReporter([&reported](const QString& t) { reported << t; });
+        int prompts = 0, buildsAtPrompt = -1;
+        QStringList promptItems;
+        bool answer = false;
+        controller.setTrustPrompt([&](const QString&, const QStringList& items) {
+            ++prompts;
+            buildsAtPrompt = builds.load();
+            promptItems = items;
+            return answer;
+        });
+
+        // Someone else's session: B carries -ccbin (runs a program of their choice).
+        ExperimentData theirs;
+        theirs.title = QStringLiteral("theirs");
+        theirs.sourceName = QStringLiteral("theirs.cu");
+        theirs.sourceText = QStringLiteral("__global__ void k() {}\n");
+        theirs.hasB = true;
+        theirs.b.options.extraNvccFlags = {"-ccbin=/tmp/not-a-compiler"};
+        theirs.card.hypothesis = QStringLiteral("H");
+        const QString path = dir.filePath(QStringLiteral("theirs.lowerscope"));
+        QString error;
+        QVERIFY2(saveExperiment(theirs, path, error), qPrintable(error));
+
+        const int before = builds.load();
+        answer = false;
+        QVERIFY(!controller.openSession(path));
+        QCOMPARE(prompts, 1);
+        QCOMPARE(buildsAtPrompt, before);
+        QVERIFY(promptItems.join(QLatin1Char('\n')).contains(QStringLiteral("-ccbin=/tmp/not-a-compiler")));
+        QTest::qWait(100);
+        QCOMPARE(builds.load(), before); // declined: nothing built, nothing changed
+        QCOMPARE(a.text(), QStringLiteral("// mine\n"));
+        QCOMPARE(card.title(), QStringLiteral("current"));
+        QVERIFY(compare.sessionB()->options().extraNvccFlags.empty());
+
+        answer = true;
+        QVERIFY(controller.openSession(path));
+        QCOMPARE(prompts, 2);
+        QCOMPARE(buildsAtPrompt, before); // asked before the build, which started after the yes
+        QVERIFY(waitForGoodSnapshot(a));
+        QVERIFY(builds.load() > before);
+        QCOMPARE(a.text(), theirs.sourceText);
+        QCOMPARE(card.card().hypothesis, QStringLiteral("H"));
+        QCOMPARE(compare.sessionB()->options().extraNvccFlags, theirs.b.options.extraNvccFlags);
+
+        // Same flags again: remembered, no second question. A flag-free session never asks.
+        QVERIFY(controller.openSession(path));
+        QCOMPARE(prompts, 2);
+        ExperimentData plain;
+        plain.sourceName = QStringLiteral("plain.cu");
+        plain.sourceText = QStringLiteral("// plain\n");
+        const QString plainPath = dir.filePath(QStringLiteral("plain.lowerscope"));
+        QVERIFY(saveExperiment(plain, plainPath, error));
+        QVERIFY(controller.openSession(plainPath));
+        QCOMPARE(prompts, 2);
+        QVERIFY(reported.isEmpty());
+    }
+
+    void corruptOrFutureSessionLeavesCurrentOne() {
+        QTemporaryDir dir;
+        Session a;
+        a.setBackend([](const BuildRequest& r, std::atomic<bool>*) { return fakeBuild(r, nullptr); });
+        a.setDocument(QStringLiteral("mine.cu"), QStringLiteral("// mine\n"));
+        BuildOptions mine;
+        mine.maxRegCount = 32;
+        a.setOptions(mine);
+        ExperimentCardEditor card;
+        card.setTitle(QStringLiteral("current"));
+        ExperimentController controller(&a, nullptr, nullptr, &card, nullptr);
+        controller.setUseSettings(false);
+        QStringList reported;
+        controller.setErrorReporter([&reported](const QString& t) { reported << t; });
+        controller.setTrustPrompt([](const QString&, const QStringList&) { return true; });
+
+        const QString corrupt = dir.filePath(QStringLiteral("corrupt.lowerscope"));
+        QFile f(corrupt);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"schema\": \"lowerscope.session/1\", \"source\": ");
+        f.close();
+        QVERIFY(!controller.openSession(corrupt));
+        QCOMPARE(reported.size(), 1);
+        QVERIFY(reported[0].contains(QStringLiteral("corrupt.lowerscope")));
+
+        ExperimentData data;
+        data.sourceName = QStringLiteral("x.cu");
+        nlohmann::json future = experimentToJson(data);
+        future["schema"] = "lowerscope.session/9";
+        const QString futurePath = dir.filePath(QStringLiteral("future.lowerscope"));
+        QFile g(futurePath);
+        QVERIFY(g.open(QIODevice::WriteOnly));
+        g.write(QByteArray::fromStdString(future.dump()));
+        g.close();
+        QVERIFY(!controller.openSession(futurePath));
+        QCOMPARE(reported.size(), 2);
+        QVERIFY2(reported[1].contains(QStringLiteral("newer")), qPrintable(reported[1]));
+
+        QCOMPARE(a.text(), QStringLiteral("// mine\n"));
+        QCOMPARE(a.options().maxRegCount, 32);
+        QCOMPARE(card.title(), QStringLiteral("current"));
+        QVERIFY(controller.sessionPath().isEmpty());
+    }
+
+    void saveLoadRoundTripAndReport() {
+        QTemporaryDir dir;
+        Session a;
+        a.setBackend([](const BuildRequest& r, std::atomic<bool>*) { return fakeBuild(r, nullptr); });
+        a.setDocument(QStringLiteral("k.cu"), QStringLiteral("__global__ void k() {}\n"));
+        ComparePanel compare(&a);
+        compare.sessionB()->setBackend([](const BuildRequest& r, std::atomic<bool>*) { return fakeBuild(r, nullptr); });
+        BuildOptions ob;
+        ob.fastMath = true;
+        compare.setOptionsB(ob);
+        MeasurePane measure(&a, compare.sessionB(), MeasurePane::Options{false});
+        LaunchText launch;
+        launch.grid = {"ceil(n/256)"};
+        launch.block = {"256"};
+        launch.args = {"n=1<<20", "x=f32[n]"};
+        launch.bytes = "8*n";
+        measure.setLaunch(launch);
+        QString error;
+        QVERIFY(measure.openMeasurementFile(resultFixture(), &error));
+        ExperimentCardEditor card;
+        card.setTitle(QStringLiteral("fast-math on saxpy"));
+        card.setCard({QStringLiteral("h"), QStringLiteral("i"), QStringLiteral("m"), QStringLiteral("r"), QStringLiteral("in")});
+        ExperimentController controller(&a, &compare, &measure, &card, nullptr);
+        controller.setUseSettings(false);
+        const QString path = dir.filePath(QStringLiteral("e.lowerscope"));
+        QVERIFY(controller.saveSession(path));
+        ExperimentData back;
+        QVERIFY2(loadExperiment(path, back, error), qPrintable(error));
+        const nlohmann::json saved = experimentToJson(controller.gather()), loaded = experimentToJson(back);
+        QVERIFY2(saved == loaded, (saved.dump() + "\n!=\n" + loaded.dump()).c_str());
+        QCOMPARE(back.launch.bytes, std::string("8*n"));
+        QVERIFY(back.b.options.fastMath);
+        QCOMPARE(back.measurements.size(), size_t(1));
+
+        // Report: Markdown with the verdict and PNG charts that are not blank.
+        a.build();
+        QVERIFY(waitForGoodSnapshot(a));
+        const QString md = dir.filePath(QStringLiteral("report.md"));
+        QVERIFY2(controller.exportReport(md, &error), qPrintable(error));
+        const QString text = QString::fromStdString(readAll(md));
+        QVERIFY(text.startsWith(QStringLiteral("# fast-math on saxpy")));
+        QVERIFY(text.contains(measure.verdict()));
+        QVERIFY(text.contains(QStringLiteral("--use_fast_math")));
+        for (const char* chart : {"distribution", "samples", "speedup"}) {
+            const QString png = dir.filePath(QStringLiteral("report-%1.png").arg(QLatin1String(chart)));
+            QVERIFY2(text.contains(QFileInfo(png).fileName()), chart);
+            QVERIFY2(nonBlank(png), qPrintable(png));
+        }
+    }
+
+};
+
+QTEST_MAIN(TestExperimentRecord)
+#include "test_experiment_record.moc"

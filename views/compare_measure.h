@@ -1,0 +1,98 @@
+#pragma once
+// Wires the Compare, Measure and Experiment-card panes into the main window, and keeps the
+// experiment record: File → Open/Save session (.lowerscope), Open measurement, Export report.
+//
+//   installCompareAndMeasure(mainWindow) — the one call the main window makes.
+//
+// ExperimentController gathers the record from the panes (source, options A and B, launch,
+// measurements, card) and applies an opened one. An opened session with custom compiler flags is
+// built only after the user agreed (the prompt function is injectable for tests); a corrupt or
+// future-version file gives a clear error and leaves the current session as it was.
+
+#include "views/experiment_record.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QSet>
+#include <QString>
+
+#include <functional>
+
+class QAction;
+class QWidget;
+
+namespace lowerscope {
+
+class Session;
+class ComparePanel;
+class MeasurePane;
+class MainWindow;
+
+class ExperimentController : public QObject {
+    Q_OBJECT
+public:
+    ExperimentController(Session* sessionA, ComparePanel* compare, MeasurePane* measure, ExperimentCardEditor* card,
+                         QWidget* dialogParent, QObject* parent = nullptr);
+
+    // How the prompt asks (default: a QMessageBox) and how errors are shown (default: a
+    // QMessageBox::critical). Tests install recorders.
+    void setTrustPrompt(TrustPrompt prompt) { m_prompt = std::move(prompt); }
+    void setErrorReporter(std::function<void(const QString&)> report) { m_report = std::move(report); }
+    // How an opened session's source reaches the editor (default: sessionA->setDocument).
+    void setSourceLoader(std::function<void(const QString& path, const QString& text)> load) { m_load = std::move(load); }
+    // Remembered "yes" answers (fingerprints of flag sets); persisted in QSettings when enabled.
+    void setUseSettings(bool on) { m_useSettings = on; }
+
+    ExperimentData gather() const;
+    // Asks about untrusted flags first (false: declined, nothing changed), then loads everything
+    // into the panes and starts the builds.
+    bool apply(const ExperimentData& data, const QString& path);
+
+    bool openSession(const QString& path);             // errors go to the reporter
+    bool saveSession(const QString& path);
+    QString sessionPath() const { return m_path; }
+    bool openMeasurement(const QString& path);
+    // Writes `markdownPath` and PNG charts next to it (<stem>-<chart>.png). False with a message.
+    bool exportReport(const QString& markdownPath, QString* error = nullptr);
+    // The report text (the charts referenced by their file names under `chartPrefix`).
+    QString reportMarkdown(const QString& chartPrefix) const;
+
+    // Adds Open/Save session, Open measurement and Export report to a File menu (before Quit).
+    void addFileActions(QWidget* menuOwner, class QMenu* fileMenu);
+
+signals:
+    void sessionOpened(const QString& path);
+    void sessionSaved(const QString& path);
+
+private:
+    bool trusted(const QString& fingerprint) const;
+    void remember(const QString& fingerprint);
+    void report(const QString& text) const;
+
+    QPointer<Session> m_a;
+    QPointer<ComparePanel> m_compare;
+    QPointer<MeasurePane> m_measure;
+    QPointer<ExperimentCardEditor> m_card;
+    QPointer<QWidget> m_dialogParent;
+    TrustPrompt m_prompt;
+    std::function<void(const QString&)> m_report;
+    std::function<void(const QString&, const QString&)> m_load;
+    bool m_useSettings = true;
+    QSet<QString> m_trusted;
+    QString m_path;
+    QString m_pendingKernelA; // chosen by name once A's build lands
+};
+
+// What installCompareAndMeasure created (all owned by the window).
+struct CompareAndMeasure {
+    ComparePanel* compare = nullptr;
+    MeasurePane* measure = nullptr;
+    ExperimentCardEditor* card = nullptr;
+    ExperimentController* controller = nullptr;
+};
+
+// Adds the Compare A/B, Measure and Experiment panes (dock ids "compare", "measure",
+// "experiment") and the File-menu actions to `window`.
+CompareAndMeasure installCompareAndMeasure(MainWindow* window);
+
+} // namespace lowerscope

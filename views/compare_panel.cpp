@@ -1,0 +1,222 @@
+#include "views/compare_panel.h"
+
+#include "views/build_options_pane.h"
+#include "views/diff_view.h"
+#include "views/session.h"
+
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+namespace lowerscope {
+
+ComparePanel::ComparePanel(Session* sessionA, QWidget* parent)
+    : QWidget(parent), m_a(sessionA), m_b(new Session(this)) {
+    // B's build copies must not land in A's per-job folders (both sessions number jobs from 1).
+    m_b->setWorkDir(QDir(QDir::tempPath())
+                        .filePath(QStringLiteral("lowerscope-%1-b").arg(QCoreApplication::applicationPid())));
+    if (m_a) m_b->setOptions(m_a->options());
+
+    m_diff = new DiffView(this);
+
+    auto* box = new QGroupBox(tr("Configuration B"), this);
+    m_sourceB = new QComboBox(box);
+    m_sourceB->addItem(tr("Same file as A"));
+    m_sourceB->addItem(tr("Other file…"));
+    m_kernelB = new QComboBox(box);
+    m_kernelB->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_kernelB->setMinimumContentsLength(16);
+    m_copyA = new QPushButton(tr("Copy A's options"), box);
+    m_buildB = new QPushButton(tr("Build B"), box);
+    m_status = new QLabel(box);
+    m_status->setWordWrap(true);
+    m_optionsB = new BuildOptionsPane(m_b, box);
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("Source"), m_sourceB);
+    form->addRow(tr("Kernel"), m_kernelB);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_copyA);
+    buttons->addWidget(m_buildB);
+    auto* boxLayout = new QVBoxLayout(box);
+    boxLayout->addLayout(form);
+    boxLayout->addLayout(buttons);
+    boxLayout->addWidget(m_status);
+    boxLayout->addWidget(m_optionsB, 1);
+
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(box);
+    scroll->setWidgetResizable(true);
+    scroll->setMinimumWidth(260);
+
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(m_diff);
+    split->addWidget(scroll);
+    split->setStretchFactor(0, 4);
+    split->setStretchFactor(1, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(split);
+
+    connect(m_sourceB, &QComboBox::activated, this, [this](int index) {
+        if (index == 0) {
+            setFollowA(true);
+            return;
+        }
+        const QString path = QFileDialog::getOpenFileName(this, tr("Source file for B"), QString(),
+                                                          tr("CUDA sources (*.cu *.cuh);;All files (*)"));
+        QString error;
+        if (path.isEmpty() || !openFileForB(path, &error)) {
+            if (!error.isEmpty()) m_status->setText(error);
+            m_sourceB->setCurrentIndex(m_followA ? 0 : m_sourceB->count() - 1);
+        }
+    });
+    connect(m_kernelB, &QComboBox::currentIndexChanged, this, [this](int index) {
+        if (m_updatingCombo || index < 0) return;
+        m_preferredKernel = m_kernelB->itemText(index);
+        m_b->setKernelIndex(index);
+    });
+    connect(m_copyA, &QPushButton::clicked, this, &ComparePanel::copyOptionsFromA);
+    connect(m_buildB, &QPushButton::clicked, this, &ComparePanel::buildB);
+
+    connect(m_b, &Session::snapshotChanged, this, [this] {
+        updateKernelCombo();
+        refreshSides();
+    });
+    connect(m_b, &Session::kernelChanged, this, [this] { refreshSides(); });
+    connect(m_b, &Session::buildStarted, this, [this] { updateStatus(); });
+    connect(m_b, &Session::buildFinished, this, [this] {
+        updateStatus();
+        refreshSides();
+    });
+    connect(m_b, &Session::buildCancelled, this, [this] { updateStatus(); });
+    if (m_a) {
+        connect(m_a, &Session::snapshotChanged, this, [this] { refreshSides(); });
+        connect(m_a, &Session::kernelChanged, this, [this] {
+            // B follows A's kernel choice by name until the user picks one for B.
+            if (m_a->kernel() && m_followA) m_preferredKernel = QString::fromStdString(m_a->kernel()->name);
+            updateKernelCombo();
+            refreshSides();
+        });
+        connect(m_a, &Session::documentChanged, this, [this] {
+            if (m_followA) syncFromA();
+        });
+        connect(m_a, &Session::buildFinished, this, [this](quint64, SnapshotPtr snapshot) {
+            // Keep B in step with the editor: same text, B's options.
+            if (m_followA && m_autoBuildB && snapshot && snapshot->ok()) {
+                syncFromA();
+                buildB();
+            }
+        });
+        syncFromA();
+    }
+    updateStatus();
+    refreshSides();
+}
+
+ComparePanel::~ComparePanel() = default;
+
+void ComparePanel::setFollowA(bool follow) {
+    m_followA = follow;
+    m_sourceB->setCurrentIndex(follow ? 0 : m_sourceB->count() - 1);
+    if (follow) syncFromA();
+}
+
+void ComparePanel::syncFromA() {
+    if (!m_a) return;
+    if (m_b->sourcePath() != m_a->sourcePath()) {
+        m_b->setDocument(m_a->sourcePath(), m_a->text());
+    } else {
+        m_b->setEditorText(m_a->text());
+    }
+}
+
+bool ComparePanel::openFileForB(const QString& path, QString* error) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        if (error) *error = tr("Cannot open %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    setSourceB(QFileInfo(path).absoluteFilePath(), QString::fromUtf8(file.readAll()));
+    return true;
+}
+
+void ComparePanel::setSourceB(const QString& path, const QString& text) {
+    m_followA = false;
+    m_b->setDocument(path, text);
+    while (m_sourceB->count() > 2) m_sourceB->removeItem(2);
+    m_sourceB->addItem(QFileInfo(path).fileName());
+    m_sourceB->setCurrentIndex(2);
+    m_preferredKernel.clear();
+    updateStatus();
+}
+
+void ComparePanel::setOptionsB(const BuildOptions& options) { m_b->setOptions(options); }
+
+void ComparePanel::copyOptionsFromA() {
+    if (m_a) m_b->setOptions(m_a->options());
+}
+
+void ComparePanel::buildB() {
+    if (m_followA) syncFromA();
+    m_b->build();
+}
+
+void ComparePanel::updateKernelCombo() {
+    m_updatingCombo = true;
+    m_kernelB->clear();
+    SnapshotPtr snap = m_b->snapshot();
+    int choose = -1;
+    if (snap && snap->ok()) {
+        for (size_t i = 0; i < snap->model.kernels.size(); ++i) {
+            const QString name = QString::fromStdString(snap->model.kernels[i].name);
+            m_kernelB->addItem(name);
+            if (choose < 0 && name == m_preferredKernel) choose = int(i);
+        }
+        if (choose < 0 && m_a && m_a->kernel()) {
+            const QString nameA = QString::fromStdString(m_a->kernel()->name);
+            for (int i = 0; i < m_kernelB->count(); ++i)
+                if (m_kernelB->itemText(i) == nameA) choose = i;
+        }
+        if (choose < 0 && m_kernelB->count() > 0) choose = 0;
+    }
+    m_kernelB->setCurrentIndex(choose);
+    m_updatingCombo = false;
+    if (choose >= 0 && choose != m_b->kernelIndex()) m_b->setKernelIndex(choose);
+}
+
+void ComparePanel::refreshSides() {
+    CompareSide a = CompareSide::fromSnapshot(m_a ? m_a->snapshot().get() : nullptr,
+                                              m_a ? m_a->kernelIndex() : -1, QStringLiteral("A"));
+    CompareSide b = CompareSide::fromSnapshot(m_b->snapshot().get(), m_kernelB->currentIndex(), QStringLiteral("B"));
+    m_diff->setSides(std::move(a), std::move(b));
+    emit compareUpdated();
+}
+
+void ComparePanel::updateStatus() {
+    QString status = m_b->buildStatus();
+    QString source = m_followA ? tr("A's file") : m_b->displayName();
+    if (status == QLatin1String("building"))
+        m_status->setText(tr("Building B (%1)…").arg(source));
+    else if (status == QLatin1String("failed"))
+        m_status->setText(tr("B failed to build — see its diagnostics; the last good B is shown."));
+    else if (status == QLatin1String("ok"))
+        m_status->setText(tr("B built from %1.").arg(source));
+    else if (status == QLatin1String("cancelled"))
+        m_status->setText(tr("B's build was cancelled."));
+    else
+        m_status->setText(tr("B not built yet (%1). Change its options and press Build B.").arg(source));
+}
+
+} // namespace lowerscope

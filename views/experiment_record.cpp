@@ -1,0 +1,195 @@
+#include "views/experiment_record.h"
+
+#include "core/session.h"
+
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QPlainTextEdit>
+#include <QVBoxLayout>
+
+namespace lowerscope {
+
+using nlohmann::json;
+
+namespace {
+
+std::string s(const QString& q) { return q.toStdString(); }
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+// The GUI keeps a launch detail core's SessionLaunch has no field for (the measuring mode);
+// they travel in an extra top-level key, which core preserves on every round trip.
+constexpr const char* kGuiKey = "gui_launch";
+
+BuildConfig toCore(const ExperimentSide& side) {
+    BuildConfig c;
+    c.label = s(side.label);
+    c.kernel = s(side.kernel);
+    c.options = side.options;
+    c.ownSource = side.ownSource;
+    c.source = SourceFile{s(side.sourceName), s(side.sourceText)};
+    return c;
+}
+
+ExperimentSide fromCore(const BuildConfig& c) {
+    ExperimentSide side;
+    side.label = q(c.label);
+    side.kernel = q(c.kernel);
+    side.options = c.options;
+    side.ownSource = c.ownSource;
+    side.sourceName = q(c.source.name);
+    side.sourceText = q(c.source.text);
+    return side;
+}
+
+Session toCore(const ExperimentData& d) {
+    Session session;
+    session.title = s(d.title);
+    session.source = SourceFile{s(d.sourceName), s(d.sourceText)};
+    session.a = toCore(d.a);
+    session.hasB = d.hasB;
+    session.b = toCore(d.b);
+    session.launch.grid = d.launch.grid;
+    session.launch.block = d.launch.block;
+    session.launch.sharedBytes = d.launch.sharedBytes;
+    session.launch.args = d.launch.args;
+    session.launch.outputs = d.launch.outputs;
+    session.launch.bytes = d.launch.bytes;
+    session.launch.flops = d.launch.flops;
+    session.measurements = d.measurements;
+    session.card = ExperimentCard{s(d.card.hypothesis), s(d.card.implementation), s(d.card.measurement),
+                                  s(d.card.result), s(d.card.interpretation)};
+    session.extra = d.extra.is_object() ? d.extra : json::object();
+    session.extra[kGuiKey] = json{{"mode", s(d.mode)}};
+    return session;
+}
+
+ExperimentData fromCore(const Session& session) {
+    ExperimentData d;
+    d.title = q(session.title);
+    d.sourceName = q(session.source.name);
+    d.sourceText = q(session.source.text);
+    d.a = fromCore(session.a);
+    d.hasB = session.hasB;
+    d.b = fromCore(session.b);
+    d.launch.grid = session.launch.grid;
+    d.launch.block = session.launch.block;
+    d.launch.sharedBytes = session.launch.sharedBytes;
+    d.launch.args = session.launch.args;
+    d.launch.outputs = session.launch.outputs;
+    d.launch.bytes = session.launch.bytes;
+    d.launch.flops = session.launch.flops;
+    d.measurements = session.measurements;
+    d.card = ExperimentCardText{q(session.card.hypothesis), q(session.card.implementation), q(session.card.measurement),
+                                q(session.card.result), q(session.card.interpretation)};
+    d.extra = session.extra;
+    if (auto it = d.extra.find(kGuiKey); it != d.extra.end()) {
+        const json& g = *it;
+        // Written by this GUI, but a hand-edited file may hold anything: take only what fits.
+        if (g.is_object()) {
+            if (g.contains("mode") && g["mode"].is_string()) d.mode = q(g["mode"].get<std::string>());
+        }
+        d.extra.erase(kGuiKey);
+    }
+    return d;
+}
+
+} // namespace
+
+bool loadExperiment(const QString& path, ExperimentData& out, QString& error) {
+    Session session;
+    std::string message;
+    if (!loadSession(path.toStdString(), session, message)) {
+        error = q(message);
+        return false;
+    }
+    out = fromCore(session);
+    return true;
+}
+
+bool saveExperiment(const ExperimentData& data, const QString& path, QString& error) {
+    try {
+        saveSession(toCore(data), path.toStdString());
+    } catch (const std::exception& e) {
+        error = QString::fromUtf8(e.what());
+        return false;
+    }
+    return true;
+}
+
+json experimentToJson(const ExperimentData& data) { return sessionToJson(toCore(data)); }
+
+QStringList untrustedItems(const ExperimentData& data) {
+    QStringList items;
+    for (const TrustItem& t : untrustedSettings(toCore(data)))
+        items << QStringLiteral("%1: %2 %3").arg(q(t.side), q(t.setting), q(t.value));
+    return items;
+}
+
+QString trustFingerprint(const ExperimentData& data) { return q(trustFingerprint(toCore(data))); }
+
+bool askTrustWithMessageBox(QWidget* parent, const QString& sessionPath, const QStringList& items) {
+    QMessageBox box(parent);
+    box.setIcon(QMessageBox::Warning);
+    box.setWindowTitle(QObject::tr("Build an untrusted session?"));
+    box.setText(QObject::tr("The session %1 carries custom compiler settings. Compiler flags can run programs "
+                            "or write files. Build only if you trust where it came from.")
+                    .arg(sessionPath));
+    box.setDetailedText(items.join(QLatin1Char('\n')));
+    box.setInformativeText(items.mid(0, 6).join(QLatin1Char('\n')) + (items.size() > 6 ? QStringLiteral("\n…") : QString()));
+    QPushButton* build = box.addButton(QObject::tr("Open and build"), QMessageBox::AcceptRole);
+    box.addButton(QObject::tr("Don't open"), QMessageBox::RejectRole);
+    QPushButton* refuse = box.buttons().isEmpty() ? nullptr : qobject_cast<QPushButton*>(box.buttons().last());
+    if (refuse) box.setDefaultButton(refuse);
+    box.exec();
+    return box.clickedButton() == static_cast<QAbstractButton*>(build);
+}
+
+// ------------------------------------------------------------------------ ExperimentCardEditor
+
+ExperimentCardEditor::ExperimentCardEditor(QWidget* parent) : QWidget(parent) {
+    m_title = new QLineEdit(this);
+    m_title->setPlaceholderText(tr("Experiment title"));
+    static const char* labels[5] = {"Hypothesis", "Implementation", "Measurement", "Result", "Interpretation"};
+    static const char* hints[5] = {
+        "What do you expect, and why? (e.g. fast-math turns the division into MUFU.RCP + FMUL)",
+        "What changed between A and B (options, code)?",
+        "How was it measured (device, mode, launch)? Runs are appended here.",
+        "The numbers: speedup with its interval, outputs agreement.",
+        "What it means; what to try next."};
+    auto* form = new QFormLayout;
+    form->addRow(tr("Title"), m_title);
+    for (int i = 0; i < 5; ++i) {
+        m_fields[i] = new QPlainTextEdit(this);
+        m_fields[i]->setPlaceholderText(tr(hints[i]));
+        m_fields[i]->setTabChangesFocus(true);
+        m_fields[i]->setMinimumHeight(48);
+        form->addRow(tr(labels[i]), m_fields[i]);
+        connect(m_fields[i], &QPlainTextEdit::textChanged, this, &ExperimentCardEditor::edited);
+    }
+    connect(m_title, &QLineEdit::textEdited, this, &ExperimentCardEditor::edited);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(form);
+}
+
+ExperimentCardText ExperimentCardEditor::card() const {
+    return {m_fields[0]->toPlainText(), m_fields[1]->toPlainText(), m_fields[2]->toPlainText(),
+            m_fields[3]->toPlainText(), m_fields[4]->toPlainText()};
+}
+
+void ExperimentCardEditor::setCard(const ExperimentCardText& c) {
+    const QString* values[5] = {&c.hypothesis, &c.implementation, &c.measurement, &c.result, &c.interpretation};
+    for (int i = 0; i < 5; ++i) m_fields[i]->setPlainText(*values[i]);
+}
+
+QString ExperimentCardEditor::title() const { return m_title->text(); }
+void ExperimentCardEditor::setTitle(const QString& title) { m_title->setText(title); }
+
+void ExperimentCardEditor::appendMeasurement(const QString& line) {
+    m_fields[2]->appendPlainText(line);
+}
+
+} // namespace lowerscope

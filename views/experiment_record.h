@@ -1,0 +1,99 @@
+#pragma once
+// The experiment record as the GUI edits it, and its bridge to the `.lowerscope` session file of
+// core/session.h (load, atomic save, trust check of custom compiler flags). ExperimentData mirrors
+// core's session struct with Qt-friendly names; only experiment_record.cpp includes core/session.h
+// (its `Session` and `LaunchSpec` share names with the GUI's session facade and the runner's
+// launch spec).
+//
+// Also: the experiment card editor widget (hypothesis, implementation, measurement, result,
+// interpretation).
+
+#include "core/build.h"
+#include "views/measure_job.h"
+
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <vector>
+
+class QLineEdit;
+class QPlainTextEdit;
+
+namespace lowerscope {
+
+struct ExperimentCardText {
+    QString hypothesis, implementation, measurement, result, interpretation;
+    bool operator==(const ExperimentCardText&) const = default;
+};
+
+struct ExperimentSide {
+    QString label = QStringLiteral("A");
+    QString kernel;             // "" = the first kernel
+    BuildOptions options;
+    bool ownSource = false;     // B built from another file
+    QString sourceName, sourceText; // when ownSource
+};
+
+struct ExperimentData {
+    static ExperimentSide sideB() {
+        ExperimentSide side;
+        side.label = QStringLiteral("B");
+        return side;
+    }
+    QString title;
+    QString sourceName;         // as passed to nvcc (relative or absolute path)
+    QString sourceText;
+    ExperimentSide a;
+    bool hasB = false;
+    ExperimentSide b = sideB();
+    LaunchText launch;          // grid/block/shared/args go to the session's launch; bytes/flops too
+    QString mode = QStringLiteral("auto");
+    std::vector<nlohmann::json> measurements;
+    ExperimentCardText card;
+    nlohmann::json extra = nlohmann::json::object(); // preserved unknown keys of the file
+};
+
+// Reads a `.lowerscope` file. False with `error` (one sentence naming the file) for unreadable,
+// corrupt or future-version files; `out` is untouched then.
+bool loadExperiment(const QString& path, ExperimentData& out, QString& error);
+// Writes atomically (the old file survives any failure). False with `error`.
+bool saveExperiment(const ExperimentData& data, const QString& path, QString& error);
+// JSON form (for tests and the report).
+nlohmann::json experimentToJson(const ExperimentData& data);
+
+// Settings of an opened session that can run programs while building: one readable line each,
+// e.g. "B: extra nvcc flag -ccbin=/tmp/evil". Empty = nothing to ask.
+QStringList untrustedItems(const ExperimentData& data);
+// Stable digest of those settings, so a user's "yes" is remembered for exactly these flags.
+QString trustFingerprint(const ExperimentData& data);
+
+// Asked before building an untrusted session: returns true to build. `items` as above.
+using TrustPrompt = std::function<bool(const QString& sessionPath, const QStringList& items)>;
+// The default prompt: a QMessageBox (Build / Don't open) listing the flags.
+bool askTrustWithMessageBox(QWidget* parent, const QString& sessionPath, const QStringList& items);
+
+class ExperimentCardEditor : public QWidget {
+    Q_OBJECT
+public:
+    explicit ExperimentCardEditor(QWidget* parent = nullptr);
+    ExperimentCardText card() const;
+    void setCard(const ExperimentCardText& card);
+    QString title() const;
+    void setTitle(const QString& title);
+    // Appends a line to the Measurement and Result fields (e.g. the verdict of a new run).
+    void appendMeasurement(const QString& line);
+    QPlainTextEdit* field(int index) const { return m_fields[index]; } // 0 hypothesis … 4 interpretation
+
+signals:
+    void edited();
+
+private:
+    QLineEdit* m_title;
+    QPlainTextEdit* m_fields[5];
+};
+
+} // namespace lowerscope

@@ -1,0 +1,94 @@
+#pragma once
+// One measurement job of the GUI: resolve the launch configuration against each build's PTX
+// parameters, send one request (one variant, or A and B interleaved) to a Runner
+// (core/run/runner_client.h), and turn the outcome into a "lowerscope.run/1" document that the
+// measurement pane and the session store. Runs on a worker thread; no Qt widgets here.
+//
+// Plain strings only in this header: the launch is given in the CLI's spec language.
+
+#include "core/model.h"
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace lowerscope {
+
+// The launch as the user typed it (every field in the CLI / sidecar language).
+struct LaunchText {
+    std::vector<std::string> grid{"1"};
+    std::vector<std::string> block{"1"};
+    std::string sharedBytes = "0";
+    std::vector<std::string> args;
+    std::vector<std::string> outputs; // empty = every non-const pointer
+    std::string bytes;                // per launch, "" = not declared
+    std::string flops;
+};
+
+// A sidecar's or the PTX signature's default launch for `kernel` (demangled or plain name) of
+// `sourcePath`: the sidecar kernels/<name>.json when it has the kernel, else a guess from the PTX
+// parameters (pointers → f32 buffers of 1 Mi elements, integers → 1048576, floats → 1.0).
+// `origin` says which ("sidecar kernels/saxpy.json", "PTX signature").
+LaunchText defaultLaunch(const std::string& sourcePath, const std::string& kernel, const std::vector<PtxParam>& params,
+                         std::string* origin = nullptr);
+
+// One build side of a job.
+struct MeasureSide {
+    std::string label;               // "A" / "B"
+    std::vector<uint8_t> cubin;
+    std::string mangled;             // kernel symbol
+    std::string signature;           // demangled signature (picks default outputs)
+    std::vector<PtxParam> params;
+};
+
+struct MeasureRequest {
+    uint64_t jobId = 0;
+    std::vector<MeasureSide> sides;  // 1 = single run, 2 = A/B interleaved
+    LaunchText launch;
+    std::string mode = "auto";       // auto | cold | hot
+    double deadlineS = 10;           // the client kills a runner silent for this long
+    std::vector<std::string> runnerCommand; // empty = defaultRunnerCommand()
+    std::string sourceName;          // recorded in the document
+};
+
+struct MeasureOutcome {
+    uint64_t jobId = 0;
+    bool ok = false;
+    bool cancelled = false;
+    nlohmann::json document;         // "lowerscope.run/1" (ok) or {"error": {...}} (failure)
+    std::string errorKind;           // "kernel_fault", "deadline", "bad_launch", "runner_start", ...
+    std::string errorMessage;        // one or two sentences for the user
+};
+
+struct MeasureProgress {
+    std::string stage;
+    std::string variant;
+    int samples = 0;
+    double noise = 0;
+    double elapsedS = 0;
+};
+using MeasureProgressFn = std::function<void(const MeasureProgress&)>;
+
+// How a job is carried out (tests install fakes). Must not throw.
+using MeasureBackend =
+    std::function<MeasureOutcome(const MeasureRequest&, std::atomic<bool>* cancel, const MeasureProgressFn&)>;
+
+// The real backend: a ProcessRunner started with request.runnerCommand for this job and stopped
+// after it (a faulting kernel leaves nothing behind; the next job starts a fresh runner).
+MeasureOutcome runMeasureJob(const MeasureRequest& request, std::atomic<bool>* cancel, const MeasureProgressFn& progress);
+
+// The runner command for preferences: local (host "") → defaultRunnerCommand(); remote →
+// ssh [sshOptions...] -o BatchMode=yes HOST remoteCommand.
+std::vector<std::string> runnerCommandFor(const std::string& host, const std::vector<std::string>& sshOptions = {},
+                                          const std::string& remoteCommand = "lowerscope-runner");
+
+// Asks the runner for its device (starts and stops it). False on failure, with the runner's error
+// kind ("no_driver", "no_device", "runner_start", "runner_exited", ...) and message.
+bool probeRunner(const std::vector<std::string>& command, std::string& deviceName, std::string& errorKind,
+                 std::string& errorMessage, double timeoutS = 20);
+
+} // namespace lowerscope

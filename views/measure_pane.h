@@ -1,0 +1,175 @@
+#pragma once
+// The Measurement pane: a launch-configuration editor (grid, block, dynamic shared memory,
+// arguments in the CLI spec language, declared bytes/FLOPs; prefilled from the kernel's sidecar
+// or its PTX signature), Run A / Run B / Run A/B interleaved through lowerscope-runner on a worker
+// thread with progress and Cancel (which kills the runner), and the results as charts: sample
+// distributions (box plots), samples over time with the SM clock, the B/A speedup with its
+// confidence interval and a plain verdict, throughput against the device's peaks, and a cost line.
+//
+// Results reach the UI by queued signal stamped with a job id; a newer job supersedes an older
+// one, whose result is dropped. Kernel faults, timeouts and runner failures are shown as errors
+// in the pane; nothing in the app depends on the runner staying alive.
+
+#include "views/measure_job.h"
+#include "views/measurement_data.h"
+
+#include <QPointer>
+#include <QWidget>
+
+#include <atomic>
+#include <memory>
+
+class QChartView;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QTabWidget;
+class QTableWidget;
+class QThreadPool;
+
+namespace lowerscope {
+
+class Session;
+
+class MeasurePane : public QWidget {
+    Q_OBJECT
+public:
+    struct Options {
+        bool useSettings = true; // runner host, price, deadline from / to QSettings
+    };
+    // `a` and `b` are the session facades of builds A and B (either may be null; not owned).
+    explicit MeasurePane(Session* a, Session* b = nullptr, QWidget* parent = nullptr)
+        : MeasurePane(a, b, Options{}, parent) {}
+    MeasurePane(Session* a, Session* b, const Options& options, QWidget* parent = nullptr);
+    ~MeasurePane() override;
+
+    void setSessions(Session* a, Session* b);
+    // Replaces how jobs run (tests install fakes). Default: runMeasureJob.
+    void setBackend(MeasureBackend backend) { m_backend = std::move(backend); }
+
+    // ---- launch configuration
+    LaunchText launch() const;
+    void setLaunch(const LaunchText& launch);
+    // Fills the editor from the sidecar / PTX signature of A's current kernel.
+    void prefill();
+    QString prefillOrigin() const;
+
+    // ---- runner
+    // Host "" = local runner. Options are extra ssh arguments (e.g. "-p 2222").
+    void setRemote(const QString& host, const QString& sshOptions = {}, const QString& remoteCommand = {});
+    QString remoteHost() const;
+    std::vector<std::string> runnerCommand() const;
+    void setDeadlineSeconds(double s) { m_deadlineS = s; }
+    void setPricePerGpuHour(double price);
+    double pricePerGpuHour() const;
+
+    // ---- jobs
+    enum class Target { A, B, AB };
+    // Starts a job; returns its id, or 0 when it cannot start (reason shown in the pane).
+    quint64 run(Target target);
+    void cancel();
+    bool isRunning() const { return m_running != 0; }
+    quint64 currentJob() const { return m_running; }
+
+    // ---- results
+    // Shows a measurement document (a run/compare --json file, a runner result or error).
+    // False with `error` when it cannot be read; the shown result is then untouched.
+    bool showDocument(const nlohmann::json& document, QString* error = nullptr);
+    bool openMeasurementFile(const QString& path, QString* error = nullptr);
+    const Measurement* measurement() const { return m_measurement.get(); }
+    // Every measurement document of this session, oldest first (for the session record).
+    const std::vector<nlohmann::json>& documents() const { return m_documents; }
+    void setDocuments(std::vector<nlohmann::json> documents); // shows the last one
+
+    QString verdict() const;
+    QString errorText() const;
+    QString costText() const;
+    QLabel* verdictLabel() const { return m_verdict; }
+    QLabel* errorLabel() const { return m_error; }
+    QTabWidget* chartTabs() const { return m_tabs; }
+    QChartView* distributionChart() const { return m_distChart; }
+    QChartView* samplesChart() const { return m_samplesChart; }
+    QChartView* speedupChart() const { return m_speedupChart; }
+    QChartView* throughputChart() const { return m_throughputChart; }
+    QTableWidget* statsTable() const { return m_stats; }
+    QPushButton* runAButton() const { return m_runA; }
+    QPushButton* runBButton() const { return m_runB; }
+    QPushButton* runABButton() const { return m_runAB; }
+    QPushButton* cancelButton() const { return m_cancel; }
+    QProgressBar* progressBar() const { return m_progress; }
+    QLabel* statusLabel() const { return m_status; }
+
+signals:
+    void jobStarted(quint64 jobId);
+    void jobProgress(quint64 jobId, const QString& text);
+    void jobFinished(quint64 jobId, bool ok);
+    void measurementReady(const nlohmann::json& document); // a new result (run or opened)
+    void launchEdited();
+    // Literal block size / dynamic shared memory when they are plain numbers (occupancy elsewhere).
+    void blockSizeChanged(int threads, int dynamicSharedBytes);
+
+private:
+    void buildUi();
+    void loadSettings();
+    void saveSettings();
+    void onProgress(quint64 jobId, const MeasureProgress& p);
+    void onFinished(quint64 jobId, const MeasureOutcome& outcome);
+    void showMeasurement(const Measurement& m);
+    void showError(const QString& text);
+    void updateCharts();
+    void updateCost();
+    void updateButtons();
+    void emitBlockSize();
+    bool sideFromSession(Session* s, const QString& label, MeasureSide& out, QString& why) const;
+
+    Options m_opts;
+    QPointer<Session> m_a, m_b;
+    MeasureBackend m_backend;
+    QThreadPool* m_pool;
+    quint64 m_nextJob = 0;
+    quint64 m_running = 0;
+    std::shared_ptr<std::atomic<bool>> m_cancelFlag;
+    double m_deadlineS = 10;
+    bool m_prefilling = false;
+    bool m_userEdited = false;
+    QString m_prefillOrigin;
+    std::unique_ptr<Measurement> m_measurement;
+    std::vector<nlohmann::json> m_documents;
+
+    QLineEdit* m_grid;
+    QLineEdit* m_block;
+    QLineEdit* m_shared;
+    QLineEdit* m_bytes;
+    QLineEdit* m_flops;
+    QComboBox* m_mode;
+    QPlainTextEdit* m_args;
+    QLabel* m_origin;
+    QPushButton* m_prefill;
+    QLineEdit* m_host;
+    QLineEdit* m_sshOptions;
+    QLineEdit* m_remoteCommand;
+    QLabel* m_commandPreview;
+    QPushButton* m_runA;
+    QPushButton* m_runB;
+    QPushButton* m_runAB;
+    QPushButton* m_cancel;
+    QProgressBar* m_progress;
+    QLabel* m_status;
+    QLabel* m_verdict;
+    QLabel* m_error;
+    QLabel* m_deviceLabel;
+    QTabWidget* m_tabs;
+    QChartView* m_distChart;
+    QChartView* m_samplesChart;
+    QChartView* m_speedupChart;
+    QChartView* m_throughputChart;
+    QTableWidget* m_stats;
+    QDoubleSpinBox* m_price;
+    QLabel* m_cost;
+};
+
+} // namespace lowerscope
