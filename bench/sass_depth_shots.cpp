@@ -97,7 +97,10 @@ int main(int argc, char** argv) {
             address = ins.address;
             break;
         }
-    window.session()->selectSassAddress(address);
+    // As a click on the row would.
+    const int row = window.session()->kernel()->sass.indexOf(address);
+    window.sassPane()->view()->setCurrentIndex(window.sassPane()->view()->model()->index(row, 0));
+    window.sassPane()->view()->scrollTo(window.sassPane()->view()->model()->index(row, 0), QAbstractItemView::PositionAtCenter);
     settle();
     ok &= save(window.sassPane()->grab().toImage(), out + QStringLiteral("/sass-arrows.png"));
     gutter->setShowAllEdges(true);

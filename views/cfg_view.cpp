@@ -21,6 +21,7 @@
 #include <QtConcurrent>
 
 #include <algorithm>
+#include <ctime>
 #include <map>
 
 namespace lowerscope {
@@ -52,11 +53,19 @@ struct LayoutOutput {
     std::vector<QPainterPath> paths;            // per input edge
     std::vector<std::pair<QPointF, QPointF>> heads; // per input edge: (from, tip) of the arrow head
     double ms = 0;
+    double cpuMs = 0; // CPU time of the worker thread (wall time suffers on a loaded machine)
 };
+
+double threadCpuMs() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
 
 LayoutOutput runLayout(const LayoutInput& in) {
     QElapsedTimer timer;
     timer.start();
+    const double cpu0 = threadCpuMs();
     LayoutOutput out;
 #if defined(LOWERSCOPE_HAVE_GRAPHVIZ)
     std::vector<LayoutBlock> blocks;
@@ -112,6 +121,7 @@ LayoutOutput runLayout(const LayoutInput& in) {
     out.height = y + 20;
 #endif
     out.ms = double(timer.nsecsElapsed()) / 1e6;
+    out.cpuMs = threadCpuMs() - cpu0;
     return out;
 }
 } // namespace
@@ -229,13 +239,19 @@ quint64 CfgView::startLayout() {
     in.nodes.reserve(m_cfg->blocks.size());
     for (const BasicBlock& b : m_cfg->blocks) {
         const int count = b.lastIndex - b.firstIndex + 1;
-        int chars = 34; // the header
+        // Widths measured on the strings as drawn (bold header, elided lines), not a char count:
+        // proportional fallbacks and bold advances differ from '0'.
+        QFont bold = cfgFont();
+        bold.setBold(true);
+        double width = QFontMetricsF(bold).horizontalAdvance(QStringLiteral("B0000  0000\u20130000  0000 instr  L0000  loop 0"));
         if (!m_collapsed.contains(b.id))
-            for (int i = b.firstIndex; i <= b.lastIndex && size_t(i) < m_function->instructions.size(); ++i)
-                chars = std::max(chars, std::min(kMaxChars, 6 + int(m_function->instructions[size_t(i)].text.size())));
+            for (int i = b.firstIndex; i <= b.lastIndex && size_t(i) < m_function->instructions.size(); ++i) {
+                QString text = QStringLiteral("0000  ") + QString::fromStdString(m_function->instructions[size_t(i)].text);
+                if (text.size() > kMaxChars) text = text.left(kMaxChars - 1) + QChar(0x2026);
+                width = std::max(width, fm.horizontalAdvance(text));
+            }
         const int lines = 1 + (m_collapsed.contains(b.id) ? 0 : count);
-        in.nodes.push_back({b.id, chars * fm.horizontalAdvance(QLatin1Char('0')) + 2 * kPad,
-                            lines * fm.height() + 2 * kPad + (lines > 1 ? 2 : 0)});
+        in.nodes.push_back({b.id, width + 2 * kPad + 6, lines * fm.height() + 2 * kPad + (lines > 1 ? 2 : 0)});
     }
     in.edges = m_cfg->edges;
     m_pending = true;
@@ -246,6 +262,7 @@ quint64 CfgView::startLayout() {
         m_pending = false;
         const LayoutOutput out = watcher->result();
         m_layoutMs = out.ms;
+        m_layoutCpuMs = out.cpuMs;
         m_error = out.error;
         scene()->clear();
         m_blocks.clear();

@@ -35,6 +35,7 @@ public:
     bool isLayoutPending() const { return m_pending; }
     QString lastError() const { return m_error; }
     double lastLayoutMs() const { return m_layoutMs; }   // wall time of the last applied layout job
+    double lastLayoutCpuMs() const { return m_layoutCpuMs; } // its worker thread's CPU time
     int nodeCount() const;  // block nodes in the scene (the exit node not counted)
     int edgeCount() const;  // edge items in the scene (exit edges included)
     // Scene rectangle of block `id`'s node; null when absent.
@@ -71,6 +72,7 @@ private:
     bool m_pending = false;
     QString m_error;
     double m_layoutMs = 0;
+    double m_layoutCpuMs = 0;
     std::vector<uint32_t> m_highlight;
 };
 

@@ -14,14 +14,20 @@
 #include "views/sass_pane.h"
 #include "views/session.h"
 #include "views/source_pane.h"
+#include "views/theme.h"
+
+#include <Qsci/qscistyle.h>
 
 #include <QAction>
+#include <QFontDatabase>
 #include <QBoxLayout>
 #include <QHeaderView>
 #include <QMouseEvent>
 #include <QPointer>
 #include <QTableView>
 #include <QToolButton>
+
+#include <memory>
 
 namespace lowerscope {
 
@@ -96,15 +102,12 @@ SassDepthWidgets installSassDepthFeatures(MainWindow* window) {
     w.allEdges = new QAction(QObject::tr("All dependency edges in view"), gutter);
     w.allEdges->setCheckable(true);
     w.allEdges->setToolTip(QObject::tr("Arrows: the selected instruction's producers/consumers, or every edge in view"));
+    w.allEdges->setIconText(QStringLiteral("\u21c5"));
     toggle->setDefaultAction(w.allEdges);
-    toggle->setText(QStringLiteral("\u21c5"));
     toggle->setAutoRaise(true);
     toggle->setFixedSize(18, std::max(16, view->horizontalHeader()->sizeHint().height() - 2));
     toggle->move(1, 1);
-    QObject::connect(w.allEdges, &QAction::toggled, gutter, [gutter, toggle](bool on) {
-        gutter->setShowAllEdges(on);
-        toggle->setText(QStringLiteral("\u21c5"));
-    });
+    QObject::connect(w.allEdges, &QAction::toggled, gutter, &ArrowGutter::setShowAllEdges);
     QObject::connect(sassPane, &SassPane::currentRowChanged, gutter, &ArrowGutter::setSelectedRow);
     QObject::connect(gutter, &ArrowGutter::rowActivated, view, [view](int row) {
         const QModelIndex index = view->model()->index(row, 0);
@@ -168,10 +171,16 @@ SassDepthWidgets installSassDepthFeatures(MainWindow* window) {
     QPointer<CodeEditor> editor = window->sourcePane() ? window->sourcePane()->editor() : nullptr;
     if (editor) {
         editor->setMarginType(kSassDepthMargin, QsciScintilla::TextMargin);
-        editor->setMarginWidth(kSassDepthMargin, QStringLiteral("R000 S000 "));
+        editor->setMarginWidth(kSassDepthMargin, QStringLiteral("  R000 S000 "));
         editor->setMarginSensitivity(kSassDepthMargin, false);
     }
-    auto reload = [session, gutter, strip, cfg, filter, editor] {
+    // The margin text's own style: the margins' monospace font, so the width above fits.
+    QFont marginFont = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    marginFont.setPointSize(10); // CodeEditor's margins font
+    // Shared by the reload lambda (a plain value class, not a QObject).
+    auto marginStyle = std::make_shared<QsciStyle>(-1, QStringLiteral("sass-depth margin"), QColor(90, 90, 90),
+                                                   Theme::marginPaper(), marginFont, false);
+    auto reload = [session, gutter, strip, cfg, filter, editor, marginStyle] {
         const SnapshotPtr snap = session->snapshot();
         const KernelModel* k = session->kernel();
         if (!snap || !k) {
@@ -202,15 +211,20 @@ SassDepthWidgets installSassDepthFeatures(MainWindow* window) {
                 loc.line = 1;
                 return session->sourceLineForLoc(loc) > 0;
             });
-            for (const auto& [line, text] : texts) editor->setMarginText(line - 1, text, 0);
+            // Leading spaces keep the text clear of the fold margin's boxes drawn next to it.
+            for (const auto& [line, text] : texts) editor->setMarginText(line - 1, QStringLiteral("  ") + text, *marginStyle);
         }
     };
     QObject::connect(session, &Session::snapshotChanged, gutter, reload);
     QObject::connect(session, &Session::kernelChanged, gutter, reload);
     QObject::connect(session, &Session::attributionChanged, gutter, reload);
-    QObject::connect(session, &Session::selectionChanged, cfg, [session, cfg, filter] {
+    QObject::connect(session, &Session::selectionChanged, cfg, [session, cfg, filter, gutter] {
         const Selection& sel = session->selection();
         if (sel.hover) return;
+        const KernelModel* kernel = session->kernel();
+        // The arrows follow the focused instruction whichever pane chose it (the SASS pane moves
+        // its current row only for selections made elsewhere).
+        if (kernel && sel.focusSassAddress) gutter->setSelectedRow(kernel->sass.indexOf(*sel.focusSassAddress));
         cfg->setHighlightedAddresses(sel.sassAddresses);
         const KernelModel* k = session->kernel();
         if (!k) return;
