@@ -74,6 +74,8 @@ private:
     double measureEventOverheadUs();
     double gatedReplayMs(CUgraphExec exec, const std::string& stage);
     void releaseGate();
+    // Queues the L2 flush (ls_flush over m_flush) on the stream.
+    void flushL2(const std::string& stage, const std::string& variant);
     void armGate(const std::string& stage);
 
     Driver m_d;
@@ -82,7 +84,7 @@ private:
     CUcontext m_ctx = nullptr;
     CUstream m_stream = nullptr;
     CUmodule m_helpers = nullptr;
-    CUfunction m_spin = nullptr, m_clock = nullptr, m_empty = nullptr;
+    CUfunction m_spin = nullptr, m_clock = nullptr, m_empty = nullptr, m_flushFn = nullptr;
     volatile uint32_t* m_gate = nullptr;   // host-mapped: [0] flag, [1] timed-out status
     CUdeviceptr m_gateDev = 0;
     volatile uint64_t* m_clockSlots = nullptr; // host-mapped: pairs (ns, cycles)
