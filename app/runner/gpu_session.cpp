@@ -1055,9 +1055,17 @@ RunResult GpuSession::run(const RunRequest& req, const ProgressFn& progressFn) {
     const auto loopStart = Clock::now();
     StopReason reason = StopReason::Continue;
     std::vector<std::pair<double, double>> batch;
-    for (;;) {
+    std::vector<Variant*> order;
+    for (auto& v : vars) {
+        order.push_back(v.get());
+    }
+    for (size_t round = 0;; ++round) {
         bool throttled = false;
-        for (auto& v : vars) {
+        // A B, B A, A B, ...: neither variant always runs right after the other.
+        if (round > 0) {
+            std::reverse(order.begin(), order.end());
+        }
+        for (Variant* v : order) {
             batch.clear();
             if (mode == MeasureMode::Cold) {
                 coldSamples(*v, coldBatch, batch, "measure");
