@@ -4,6 +4,7 @@
 #include "views/build_options_pane.h"
 #include "views/build_output_pane.h"
 #include "views/code_editor.h"
+#include "views/compare_measure.h" // issue 7: Compare A/B, Measure, Experiment card
 #include "views/ptx_model.h"
 #include "views/ptx_pane.h"
 #include "views/resources_pane.h"
@@ -106,6 +107,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
     createPanes();
     createActions();
     defaultLayout();
+    installCompareAndMeasure(this); // issue 7: Compare A/B, Measure, Experiment card + File actions
     m_defaultState = saveState(kStateVersion);
 
     connect(m_session, &Session::editorTextChanged, this, [this] {
