@@ -186,7 +186,7 @@ std::optional<BuildResult> BuildCache::load(const std::string& key) const {
         std::string cubinPath = jsonPath.substr(0, jsonPath.size() - 5) + ".cubin";
         std::string cubin;
         if (!readFile(cubinPath, cubin)) return std::nullopt;
-        if (cubin.size() != j.at("cubin_size").get<size_t>() || xxh3Hex(cubin.data(), cubin.size()) != j.at("cubin_xxh3"))
+        if (cubin.size() != j.at("cubin_size").get<size_t>() || xxh3Hex(cubin.data(), cubin.size()) != j.at("cubin_xxh3").get<std::string>())
             return std::nullopt;
         r.cubin.assign(cubin.begin(), cubin.end());
         return r;
