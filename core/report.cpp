@@ -73,7 +73,7 @@ std::string signedValue(double v, const std::string& name) {
     return (v > 0 ? "+" : "−") + body;
 }
 
-std::string nvccLine(const Session& s, const BuildConfig& c) {
+std::string nvccLine(const ExperimentSession& s, const BuildConfig& c) {
     std::vector<std::string> argv{"nvcc"};
     for (auto& a : toNvccArgs(c.options)) argv.push_back(a);
     argv.push_back("-cubin");
@@ -247,7 +247,7 @@ TimingVerdict timingVerdict(const json& runResult) {
 std::string renderMarkdownReport(const ReportInputs& in) {
     std::ostringstream md;
     if (!in.session) return "# Experiment\n\n_No session._\n";
-    const Session& s = *in.session;
+    const ExperimentSession& s = *in.session;
     const std::string arch = in.arch.empty() ? s.a.options.arch : in.arch;
 
     md << "# " << (s.title.empty() ? "Experiment" : s.title) << "\n\n";

@@ -21,7 +21,7 @@ struct ReportChart {
 // Everything beyond the session that the report can show. Pointers are borrowed, may be null
 // (that section is then left out or says why).
 struct ReportInputs {
-    const Session* session = nullptr;   // required
+    const ExperimentSession* session = nullptr;   // required
     std::string arch;                   // for occupancy; "" = the A configuration's arch
     std::optional<Resources> resourcesA, resourcesB; // from the builds; else taken from the runner's
                                                      // result (registers, shared, local) when present

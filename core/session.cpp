@@ -187,7 +187,7 @@ std::string withFile(const std::string& path, const std::string& message) {
 
 } // namespace
 
-json sessionToJson(const Session& s) {
+json sessionToJson(const ExperimentSession& s) {
     json j = json::object();
     // Unknown keys first so the known ones always win.
     if (s.extra.is_object())
@@ -214,7 +214,7 @@ json sessionToJson(const Session& s) {
     return j;
 }
 
-Session sessionFromJson(const json& j) {
+ExperimentSession sessionFromJson(const json& j) {
     if (!j.is_object())
         throw SessionError(SessionError::Kind::Corrupt,
                            std::string("not a Lowerscope session (the file holds a JSON ") + j.type_name() +
@@ -232,7 +232,7 @@ Session sessionFromJson(const json& j) {
                            "saved by a newer Lowerscope: schema " + schema + " (this version reads " +
                                kSessionSchema + ")");
 
-    Session s;
+    ExperimentSession s;
     s.title = string(j, "title", "");
     s.source = sourceFromJson(object(j, "source", ""), "source");
     s.a = configFromJson(object(j, "a", ""), "a");
@@ -267,7 +267,7 @@ Session sessionFromJson(const json& j) {
     return s;
 }
 
-void saveSession(const Session& session, const std::string& path) {
+void saveSession(const ExperimentSession& session, const std::string& path) {
     namespace fs = std::filesystem;
     const std::string text = sessionToJson(session).dump(2) + "\n";
     const fs::path target(path);
@@ -314,7 +314,7 @@ void saveSession(const Session& session, const std::string& path) {
     }
 }
 
-Session loadSession(const std::string& path) {
+ExperimentSession loadSession(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw SessionError(SessionError::Kind::Io, withFile(path, std::strerror(errno)));
     std::stringstream ss;
@@ -334,9 +334,9 @@ Session loadSession(const std::string& path) {
     }
 }
 
-bool loadSession(const std::string& path, Session& into, std::string& error) {
+bool loadSession(const std::string& path, ExperimentSession& into, std::string& error) {
     try {
-        Session s = loadSession(path);
+        ExperimentSession s = loadSession(path);
         into = std::move(s);
         return true;
     } catch (const SessionError& e) {
@@ -375,7 +375,7 @@ LaunchSpec launchSpecFor(const SessionLaunch& launch, const std::string& kernel)
 
 // ------------------------------------------------------------------------------------ trust
 
-std::vector<TrustItem> untrustedSettings(const Session& session) {
+std::vector<TrustItem> untrustedSettings(const ExperimentSession& session) {
     static const std::regex archRe(R"((sm|compute)_\d{2,3}[af]?)");
     static const std::regex stdRe(R"((c|gnu)\+\+\d\d)");
     static const std::regex defineRe(R"([A-Za-z_][A-Za-z0-9_]*(\(.*\))?(=[\s\S]*)?)");
@@ -395,7 +395,7 @@ std::vector<TrustItem> untrustedSettings(const Session& session) {
     return out;
 }
 
-std::string trustFingerprint(const Session& session) {
+std::string trustFingerprint(const ExperimentSession& session) {
     json items = json::array();
     for (const auto& t : untrustedSettings(session)) items.push_back({t.side, t.setting, t.value});
     const std::string text = items.dump();

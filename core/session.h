@@ -12,7 +12,7 @@
 //     "card": {"hypothesis": "", "implementation": "", "measurement": "", "result": "", "interpretation": ""} }
 //
 // BuildOptions use the snake_case keys of core/json_io.h. Unknown top-level keys of a version-1
-// file are kept (Session::extra) and written back, so a round trip loses nothing.
+// file are kept (ExperimentSession::extra) and written back, so a round trip loses nothing.
 
 #include "core/build.h"
 #include "core/run/argspec.h"
@@ -73,7 +73,7 @@ struct ExperimentCard {
     bool operator==(const ExperimentCard&) const = default;
 };
 
-struct Session {
+struct ExperimentSession {
     std::string title;
     SourceFile source;                      // the file both sides build unless a side has its own
     BuildConfig a;
@@ -83,7 +83,7 @@ struct Session {
     std::vector<nlohmann::json> measurements; // runner result documents ("lowerscope.run/1"), verbatim
     ExperimentCard card;
     nlohmann::json extra = nlohmann::json::object(); // unknown top-level keys, preserved
-    bool operator==(const Session&) const = default;
+    bool operator==(const ExperimentSession&) const = default;
 
     // The source a side builds: its own when ownSource, else the session's.
     const SourceFile& sourceFor(const BuildConfig& side) const { return side.ownSource ? side.source : source; }
@@ -106,21 +106,21 @@ private:
     Kind m_kind;
 };
 
-// Session ↔ JSON. fromJson throws SessionError (never nlohmann exceptions).
-nlohmann::json sessionToJson(const Session& session);
-Session sessionFromJson(const nlohmann::json& json);
+// ExperimentSession ↔ JSON. fromJson throws SessionError (never nlohmann exceptions).
+nlohmann::json sessionToJson(const ExperimentSession& session);
+ExperimentSession sessionFromJson(const nlohmann::json& json);
 
 // Writes atomically: a temporary file in the same folder, flushed and fsync'ed, then renamed over
 // `path`; on any failure the old file is untouched and the temporary removed. Throws SessionError(Io).
-void saveSession(const Session& session, const std::string& path);
+void saveSession(const ExperimentSession& session, const std::string& path);
 
-// Reads and validates a whole file. Returns a new Session; the caller's current one is never
+// Reads and validates a whole file. Returns a new ExperimentSession; the caller's current one is never
 // touched, so on error it stays as it was. Throws SessionError.
-Session loadSession(const std::string& path);
+ExperimentSession loadSession(const std::string& path);
 
 // Non-throwing form: on success assigns `into` and returns true; on failure leaves `into`
 // unchanged, sets `error` and returns false.
-bool loadSession(const std::string& path, Session& into, std::string& error);
+bool loadSession(const std::string& path, ExperimentSession& into, std::string& error);
 
 // ------------------------------------------------------------------------------------ trust
 
@@ -143,11 +143,11 @@ struct TrustItem {
 // Not asked: include directories and well-formed defines. They only change which headers and
 // macros the compiler sees, which the untrusted source text can already do itself (#include of any
 // absolute path, #define); preprocessing and device compilation do not execute the code.
-std::vector<TrustItem> untrustedSettings(const Session& session);
-inline bool needsTrustPrompt(const Session& session) { return !untrustedSettings(session).empty(); }
+std::vector<TrustItem> untrustedSettings(const ExperimentSession& session);
+inline bool needsTrustPrompt(const ExperimentSession& session) { return !untrustedSettings(session).empty(); }
 
 // A stable hex digest of untrustedSettings(session) (not of the whole session): the app may
 // remember "trusted" per fingerprint so the same flags are not asked about twice.
-std::string trustFingerprint(const Session& session);
+std::string trustFingerprint(const ExperimentSession& session);
 
 } // namespace lowerscope

@@ -44,8 +44,8 @@ ExperimentSide fromCore(const BuildConfig& c) {
     return side;
 }
 
-Session toCore(const ExperimentData& d) {
-    Session session;
+ExperimentSession toCore(const ExperimentData& d) {
+    ExperimentSession session;
     session.title = s(d.title);
     session.source = SourceFile{s(d.sourceName), s(d.sourceText)};
     session.a = toCore(d.a);
@@ -66,7 +66,7 @@ Session toCore(const ExperimentData& d) {
     return session;
 }
 
-ExperimentData fromCore(const Session& session) {
+ExperimentData fromCore(const ExperimentSession& session) {
     ExperimentData d;
     d.title = q(session.title);
     d.sourceName = q(session.source.name);
@@ -99,7 +99,7 @@ ExperimentData fromCore(const Session& session) {
 } // namespace
 
 bool loadExperiment(const QString& path, ExperimentData& out, QString& error) {
-    Session session;
+    ExperimentSession session;
     std::string message;
     if (!loadSession(path.toStdString(), session, message)) {
         error = q(message);

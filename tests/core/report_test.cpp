@@ -53,8 +53,8 @@ RunResult pairedResult(double speedup, double maxAbsError, bool agree = true) {
     return r;
 }
 
-Session syntheticSession() {
-    Session s;
+ExperimentSession syntheticSession() {
+    ExperimentSession s;
     s.title = "Fast math on damped_wave";
     s.source = {"kernels/fast_math.cu", readFile(golden::sourceDir() / "kernels" / "fast_math.cu")};
     s.a.label = "A";
@@ -179,7 +179,7 @@ TEST(Report, DurationFormatting) {
 }
 
 TEST(Report, SyntheticSessionWithRealListings) {
-    const Session s = syntheticSession();
+    const ExperimentSession s = syntheticSession();
     const auto dir = dataDir() / "diff";
     const SassListing a = parseSassTexts(readFile(dir / "fast_math.default.sass"), "", readFile(dir / "fast_math.default.live.sass"));
     const SassListing b = parseSassTexts(readFile(dir / "fast_math.fastmath.sass"), "", readFile(dir / "fast_math.fastmath.live.sass"));
@@ -215,7 +215,7 @@ TEST(Report, SyntheticSessionWithRealListings) {
 }
 
 TEST(Report, MinimalSessionStillRenders) {
-    Session s;
+    ExperimentSession s;
     ReportInputs in;
     in.session = &s;
     const std::string md = renderMarkdownReport(in);
@@ -251,7 +251,7 @@ TEST(Report, MangledMeasurementsNeverThrow) {
                        {"b", {{"schema", "lowerscope.run/1"}, {"launch", {{"kernel", "k"}}}, {"samples_ms", {0.5, 0.6}}}},
                        {"agreement", nlohmann::json::array()}}};
     const nlohmann::json replacements[] = {nullptr, 7, "x", nlohmann::json::array(), nlohmann::json::object()};
-    Session s;
+    ExperimentSession s;
     s.hasB = true;
     ReportInputs in;
     in.session = &s;

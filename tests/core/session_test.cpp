@@ -39,8 +39,8 @@ std::string readAll(const fs::path& p) {
 }
 void writeAll(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
-Session richSession() {
-    Session s;
+ExperimentSession richSession() {
+    ExperimentSession s;
     s.title = "fast math: exp/sin/div — does it pay?";
     s.source = {"kernels/fast_math.cu", "__global__ void k(float* y) { y[0] = expf(1.f); }\n// ünïcode ✓\n"};
     s.a.label = "A (IEEE)";
@@ -92,12 +92,12 @@ SessionError::Kind loadErrorKind(const fs::path& p, std::string* message = nullp
 
 } // namespace
 
-TEST(Session, RoundTripIsLossless) {
+TEST(ExperimentSession, RoundTripIsLossless) {
     TempDir dir;
-    const Session s = richSession();
+    const ExperimentSession s = richSession();
     const auto file = dir / "exp.lowerscope";
     saveSession(s, file.string());
-    const Session back = loadSession(file.string());
+    const ExperimentSession back = loadSession(file.string());
     EXPECT_EQ(back, s);
     EXPECT_EQ(back.measurements[0]["result"]["variants"][0]["samples_ms"][0].get<double>(), 0.1234567890123);
     EXPECT_EQ(back.measurements[0]["nested"]["big"].get<int64_t>(), 12345678901234);
@@ -112,10 +112,10 @@ TEST(Session, RoundTripIsLossless) {
     EXPECT_TRUE(j["a"]["source"].is_null());
 }
 
-TEST(Session, OptionsUseTheKeysOfJsonIo) {
+TEST(ExperimentSession, OptionsUseTheKeysOfJsonIo) {
     // session.cpp reads options with its own strict, path-naming checks; the keys must stay those
     // of core/json_io.h so build documents and sessions agree.
-    const Session s = richSession();
+    const ExperimentSession s = richSession();
     for (const BuildConfig* c : {&s.a, &s.b}) {
         const nlohmann::json viaIo = c->options;
         EXPECT_EQ(sessionToJson(s)[c == &s.a ? "a" : "b"]["options"], viaIo);
@@ -123,26 +123,26 @@ TEST(Session, OptionsUseTheKeysOfJsonIo) {
     }
 }
 
-TEST(Session, DefaultSessionRoundTrips) {
+TEST(ExperimentSession, DefaultSessionRoundTrips) {
     TempDir dir;
-    Session s;
+    ExperimentSession s;
     saveSession(s, (dir / "d.lowerscope").string());
-    const Session back = loadSession((dir / "d.lowerscope").string());
+    const ExperimentSession back = loadSession((dir / "d.lowerscope").string());
     EXPECT_EQ(back, s);
     EXPECT_FALSE(back.hasB);
 }
 
-TEST(Session, UnknownKeysArePreserved) {
+TEST(ExperimentSession, UnknownKeysArePreserved) {
     TempDir dir;
     auto j = sessionToJson(richSession());
     j["gui_layout"] = {{"splitter", {1, 2, 3}}};
     writeAll(dir / "x.lowerscope", j.dump());
-    const Session s = loadSession((dir / "x.lowerscope").string());
+    const ExperimentSession s = loadSession((dir / "x.lowerscope").string());
     EXPECT_EQ(s.extra["gui_layout"]["splitter"][2], 3);
     EXPECT_EQ(sessionToJson(s)["gui_layout"], j["gui_layout"]);
 }
 
-TEST(Session, CorruptFilesGiveClearErrors) {
+TEST(ExperimentSession, CorruptFilesGiveClearErrors) {
     TempDir dir;
     const std::string good = sessionToJson(richSession()).dump(2);
     std::string msg;
@@ -166,7 +166,7 @@ TEST(Session, CorruptFilesGiveClearErrors) {
     EXPECT_NE(msg.find("absent.lowerscope"), std::string::npos) << msg;
 }
 
-TEST(Session, MissingKeysAndWrongTypesNameThePath) {
+TEST(ExperimentSession, MissingKeysAndWrongTypesNameThePath) {
     TempDir dir;
     const auto base = sessionToJson(richSession());
     std::string msg;
@@ -209,12 +209,12 @@ TEST(Session, MissingKeysAndWrongTypesNameThePath) {
     j = base;
     j["a"]["options"] = {{"arch", "sm_80"}};
     writeAll(dir / "ok.lowerscope", j.dump());
-    const Session s = loadSession((dir / "ok.lowerscope").string());
+    const ExperimentSession s = loadSession((dir / "ok.lowerscope").string());
     EXPECT_EQ(s.a.options.arch, "sm_80");
     EXPECT_EQ(s.a.options.maxRegCount, 0);
 }
 
-TEST(Session, FutureVersionIsRefusedWithoutReading) {
+TEST(ExperimentSession, FutureVersionIsRefusedWithoutReading) {
     TempDir dir;
     auto j = sessionToJson(richSession());
     j["schema"] = "lowerscope.session/3";
@@ -225,27 +225,27 @@ TEST(Session, FutureVersionIsRefusedWithoutReading) {
     EXPECT_NE(msg.find("saved by a newer Lowerscope: schema lowerscope.session/3"), std::string::npos) << msg;
 }
 
-TEST(Session, FailedLoadLeavesTheCurrentSessionUntouched) {
+TEST(ExperimentSession, FailedLoadLeavesTheCurrentSessionUntouched) {
     TempDir dir;
-    Session current = richSession();
-    const Session before = current;
+    ExperimentSession current = richSession();
+    const ExperimentSession before = current;
     writeAll(dir / "bad.lowerscope", "{\"schema\": \"lowerscope.session/1\", \"title\": 5}");
     std::string error;
     EXPECT_FALSE(loadSession((dir / "bad.lowerscope").string(), current, error));
     EXPECT_EQ(current, before);
     EXPECT_NE(error.find("title"), std::string::npos) << error;
     // And a good file replaces it.
-    Session other;
+    ExperimentSession other;
     other.title = "other";
     saveSession(other, (dir / "good.lowerscope").string());
     EXPECT_TRUE(loadSession((dir / "good.lowerscope").string(), current, error));
     EXPECT_EQ(current.title, "other");
 }
 
-TEST(Session, SaveIsAtomicAndCleansUp) {
+TEST(ExperimentSession, SaveIsAtomicAndCleansUp) {
     TempDir dir;
     const auto file = dir / "s.lowerscope";
-    Session first = richSession();
+    ExperimentSession first = richSession();
     saveSession(first, file.string());
     const std::string old = readAll(file);
     // The rename cannot replace a non-empty directory: the save fails after writing the temporary
@@ -266,13 +266,13 @@ TEST(Session, SaveIsAtomicAndCleansUp) {
     EXPECT_EQ(leftovers, 0);
     EXPECT_EQ(readAll(file), old);
     // Overwriting replaces the content as a whole.
-    Session second;
+    ExperimentSession second;
     second.title = "second";
     saveSession(second, file.string());
     EXPECT_EQ(loadSession(file.string()).title, "second");
 }
 
-TEST(Session, LaunchFromSidecar) {
+TEST(ExperimentSession, LaunchFromSidecar) {
     const auto specs = parseSidecar(R"J({"kernels":[{"name":"saxpy","grid":"ceil(n/256)","block":256,
         "args":["n=1<<24","a=2.5"],"outputs":["y"],"bytes":"12*n","flops":"2*n"}]})J");
     ASSERT_EQ(specs.size(), 1u);
@@ -288,8 +288,8 @@ TEST(Session, LaunchFromSidecar) {
     EXPECT_EQ(back.flops, "2*n");
 }
 
-TEST(Session, TrustPromptForFlagsThatCanRunPrograms) {
-    Session s;
+TEST(ExperimentSession, TrustPromptForFlagsThatCanRunPrograms) {
+    ExperimentSession s;
     EXPECT_FALSE(needsTrustPrompt(s));
     s.a.options.defines = {"N=4", "F(x)=((x)*2)", "_DEBUG"};
     s.a.options.includeDirs = {"/usr/include/anything", "../x"};
@@ -301,11 +301,11 @@ TEST(Session, TrustPromptForFlagsThatCanRunPrograms) {
     ASSERT_TRUE(needsTrustPrompt(s));
     EXPECT_EQ(untrustedSettings(s), (std::vector<TrustItem>{{"A", "extra nvcc flag", "-ccbin=/tmp/evil"}}));
 
-    Session p;
+    ExperimentSession p;
     p.a.options.extraPtxasFlags = {"-v"};
     EXPECT_EQ(untrustedSettings(p), (std::vector<TrustItem>{{"A", "extra ptxas flag", "-Xptxas -v"}}));
 
-    Session m;
+    ExperimentSession m;
     m.a.options.defines = {"-ccbin=/tmp/evil"};
     m.a.options.arch = "sm_90 --run";
     m.a.options.cppStd = "c++17 -Xcompiler";
@@ -316,7 +316,7 @@ TEST(Session, TrustPromptForFlagsThatCanRunPrograms) {
     EXPECT_EQ(items[2].setting, "define");
 
     // B counts only when the session has a B side.
-    Session b;
+    ExperimentSession b;
     b.b.options.extraNvccFlags = {"--compiler-bindir", "/x"};
     EXPECT_FALSE(needsTrustPrompt(b));
     b.hasB = true;
@@ -324,7 +324,7 @@ TEST(Session, TrustPromptForFlagsThatCanRunPrograms) {
     EXPECT_EQ(untrustedSettings(b)[0].side, "B");
 
     // The fingerprint follows the flags, not the rest of the session.
-    Session c = b;
+    ExperimentSession c = b;
     c.title = "renamed";
     c.card.result = "x";
     EXPECT_EQ(trustFingerprint(c), trustFingerprint(b));
@@ -346,7 +346,7 @@ void allPointers(const nlohmann::json& j, const nlohmann::json::json_pointer& at
 }
 } // namespace
 
-TEST(Session, AnyTypeAtAnyPathGivesASessionErrorOrASession) {
+TEST(ExperimentSession, AnyTypeAtAnyPathGivesASessionErrorOrASession) {
     // Replace every value of a valid document, one at a time, by each JSON type: loading must
     // either succeed or throw SessionError — never another exception, never a crash.
     const nlohmann::json base = sessionToJson(richSession());
