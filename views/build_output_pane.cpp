@@ -16,7 +16,7 @@ namespace lowerscope {
 BuildOutputPane::BuildOutputPane(Session* session, QWidget* parent) : QWidget(parent), m_session(session) {
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
-    auto* split = new QSplitter(Qt::Horizontal, this);
+    auto* split = new QSplitter(Qt::Vertical, this);
     m_diagnostics = new DiagnosticsModel(this);
     m_diagView = new QTableView(split);
     m_diagView->setObjectName(QStringLiteral("diagnosticsView"));
@@ -34,8 +34,10 @@ BuildOutputPane::BuildOutputPane(Session* session, QWidget* parent) : QWidget(pa
     QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
     mono.setPointSize(9);
     m_log->setFont(mono);
-    split->setStretchFactor(0, 2);
+    split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 3);
+    // The diagnostics list only takes room when there is something in it.
+    m_diagView->hide();
     lay->addWidget(split);
 
     connect(m_diagView, &QTableView::activated, this, [this](const QModelIndex& idx) {
@@ -61,6 +63,8 @@ static QString trimmedOutput(const std::string& text) {
 
 void BuildOutputPane::onBuildFinished(quint64 job, SnapshotPtr snap) {
     m_diagnostics->setDiagnostics(snap->result.diagnostics);
+    m_diagView->setVisible(!snap->result.diagnostics.empty());
+    if (!snap->result.diagnostics.empty()) m_diagView->resizeColumnToContents(DiagnosticsModel::LocationColumn);
     QString out;
     for (const CommandRecord& c : snap->result.commands) {
         out += QStringLiteral("$ %1\n").arg(QString::fromStdString(shellQuote(c.argv)));

@@ -40,6 +40,25 @@ CodeEditor::CodeEditor(QWidget* parent) : QsciScintilla(parent) {
     markerDefine(QsciScintilla::Circle, ErrorMarker);
     markerDefine(QsciScintilla::Circle, WarningMarker);
     CodeEditor::applyTheme();
+    connect(this, &QsciScintilla::cursorPositionChanged, this, &CodeEditor::checkCursorLine);
+}
+
+void CodeEditor::checkCursorLine() {
+    int line = 0, index = 0;
+    getCursorPosition(&line, &index);
+    if (line + 1 == m_reportedLine) return;
+    m_reportedLine = line + 1;
+    emit cursorLineChanged(line + 1);
+}
+
+void CodeEditor::mouseReleaseEvent(QMouseEvent* event) {
+    QsciScintilla::mouseReleaseEvent(event);
+    checkCursorLine();
+}
+
+void CodeEditor::keyReleaseEvent(QKeyEvent* event) {
+    QsciScintilla::keyReleaseEvent(event);
+    checkCursorLine();
 }
 
 void CodeEditor::applyTheme() {

@@ -37,8 +37,20 @@ public:
 
     virtual void applyTheme();
 
+signals:
+    // The caret moved to another line (1-based), by mouse, keyboard or setCursorPosition.
+    void cursorLineChanged(int line);
+
+public slots:
+    // Emits cursorLineChanged when the caret's line differs from the last one reported.
+    // QScintilla itself reports caret moves only when it repaints; this does not wait for that.
+    void checkCursorLine();
+
 protected:
     void changeEvent(QEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void keyReleaseEvent(QKeyEvent* event) override;
+    int m_reportedLine = 0;
     bool m_bandsDimmed = false;
 };
 

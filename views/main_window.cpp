@@ -222,9 +222,9 @@ void MainWindow::defaultLayout() {
     splitDockWidget(ptx, sass, Qt::Horizontal);
     splitDockWidget(out, res, Qt::Horizontal);
     splitDockWidget(res, opt, Qt::Horizontal);
-    resizeDocks({src, ptx, sass}, {480, 440, 680}, Qt::Horizontal);
-    resizeDocks({out, res, opt}, {620, 380, 600}, Qt::Horizontal);
-    resizeDocks({src, out}, {700, 230}, Qt::Vertical);
+    resizeDocks({src, ptx, sass}, {540, 380, 680}, Qt::Horizontal);
+    resizeDocks({out, res, opt}, {640, 380, 580}, Qt::Horizontal);
+    resizeDocks({src, out}, {660, 270}, Qt::Vertical);
 }
 
 void MainWindow::createActions() {
@@ -557,7 +557,8 @@ void MainWindow::selectSourceLine(int line) {
     if (line < 1 || line > ed->lines()) return;
     ed->setCursorPosition(line - 1, 0);
     ed->ensureLineVisibleCentered(line);
-    // setCursorPosition does not signal when the cursor is already there.
+    ed->checkCursorLine(); // the source pane selects the line, as for a click
+    // The caret may already have been on that line (no move reported): select it explicitly.
     if (m_session->selection().sourceLine != line || m_session->selection().origin != Selection::Origin::Source)
         m_session->selectSourceLine(line);
 }

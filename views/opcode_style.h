@@ -2,6 +2,7 @@
 // Opcode category of a SASS instruction for colouring the SASS pane.
 
 #include "core/model.h"
+#include "core/opcodes.h" // categoryName()
 
 #include <QString>
 
@@ -11,7 +12,6 @@ namespace lowerscope {
 
 // Category of a SASS mnemonic ("FFMA" → FP32, "LDG" → Memory). Unknown mnemonics → Misc.
 InstrCategory sassCategory(std::string_view mnemonic);
-const char* categoryName(InstrCategory category);
 // One-line description of the mnemonic from the opcode table, "" when unknown.
 QString sassDescription(std::string_view mnemonic);
 

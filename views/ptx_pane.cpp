@@ -46,7 +46,8 @@ PtxPane::PtxPane(Session* session, QWidget* parent) : QWidget(parent), m_session
     auto* findSc = new QShortcut(QKeySequence::Find, m_editor, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
     connect(findSc, &QShortcut::activated, m_find, &FindBar::showFind);
 
-    connect(m_editor, &QsciScintilla::cursorPositionChanged, this, [this](int line, int) {
+    connect(m_editor, &CodeEditor::cursorLineChanged, this, [this](int line1) {
+        const int line = line1 - 1;
         if (m_updating || !m_session) return;
         const Selection& sel = m_session->selection();
         if (sel.origin == Selection::Origin::Ptx && sel.focusPtxLine == line + 1) return;

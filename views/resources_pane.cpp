@@ -6,7 +6,8 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
 #include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -38,7 +39,7 @@ int sidecarBlockSize(const QString& sourcePath, const QString& kernelName) {
 ResourcesPane::ResourcesPane(Session* session, QWidget* parent) : QWidget(parent), m_session(session) {
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(4, 4, 4, 4);
-    auto* form = new QFormLayout;
+    auto* form = new QHBoxLayout;
     m_block = new QSpinBox(this);
     m_block->setObjectName(QStringLiteral("blockSize"));
     m_block->setRange(1, 1024);
@@ -48,8 +49,10 @@ ResourcesPane::ResourcesPane(Session* session, QWidget* parent) : QWidget(parent
     m_dynShared->setRange(0, 232448);
     m_dynShared->setSingleStep(1024);
     m_dynShared->setSuffix(tr(" B"));
-    form->addRow(tr("Block size"), m_block);
-    form->addRow(tr("Dynamic shared"), m_dynShared);
+    form->addWidget(new QLabel(tr("Block"), this));
+    form->addWidget(m_block, 1);
+    form->addWidget(new QLabel(tr("Dynamic shared"), this));
+    form->addWidget(m_dynShared, 1);
     lay->addLayout(form);
     m_model = new ResourcesModel(this);
     m_view = new QTableView(this);

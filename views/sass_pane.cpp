@@ -56,12 +56,12 @@ SassPane::SassPane(Session* session, QWidget* parent) : QWidget(parent), m_sessi
     hh->setHighlightSections(false);
     hh->setStretchLastSection(false);
     const int cw = QFontMetrics(mono).horizontalAdvance(QLatin1Char('0'));
-    hh->resizeSection(SassModel::AddressColumn, cw * 6);
+    hh->resizeSection(SassModel::AddressColumn, cw * 8);
     hh->resizeSection(SassModel::SourceLineColumn, cw * 5);
-    hh->resizeSection(SassModel::PredicateColumn, cw * 6);
-    hh->resizeSection(SassModel::OpcodeColumn, cw * 20);
-    hh->resizeSection(SassModel::OperandsColumn, cw * 36);
-    hh->resizeSection(SassModel::ControlColumn, cw * 20);
+    hh->resizeSection(SassModel::PredicateColumn, cw * 5);
+    hh->resizeSection(SassModel::OpcodeColumn, cw * 19);
+    hh->resizeSection(SassModel::OperandsColumn, cw * 30);
+    hh->resizeSection(SassModel::ControlColumn, cw * 19);
     hh->resizeSection(SassModel::LiveColumn, cw * 9);
     hh->setSectionResizeMode(SassModel::OperandsColumn, QHeaderView::Interactive);
     m_body->addWidget(m_view, 1);

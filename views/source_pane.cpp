@@ -50,7 +50,7 @@ SourcePane::SourcePane(Session* session, QWidget* parent) : QWidget(parent), m_s
     connect(m_editor, &QsciScintilla::textChanged, this, [this] {
         if (!m_updating && m_session) m_session->setEditorText(m_editor->text());
     });
-    connect(m_editor, &QsciScintilla::cursorPositionChanged, this, [this](int line, int) { onCursorMoved(line + 1); });
+    connect(m_editor, &CodeEditor::cursorLineChanged, this, &SourcePane::onCursorMoved);
     // Hover linking: a mouse dwell previews the line under the mouse; leaving restores the cursor's.
     connect(m_editor, &QsciScintillaBase::SCN_DWELLSTART, this, [this](int pos, int, int) {
         if (pos < 0 || !m_session) return;
@@ -125,6 +125,7 @@ void SourcePane::onSelectionChanged() {
         // Follow a PTX/SASS click without feeding it back as a new source selection.
         m_updating = true;
         m_editor->setCursorPosition(line - 1, 0);
+        m_editor->checkCursorLine(); // consume the move now, not when QScintilla repaints
         m_editor->ensureLineVisibleCentered(line);
         m_updating = false;
     }

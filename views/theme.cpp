@@ -20,7 +20,8 @@ namespace {
 ThemeKind g_kind = ThemeKind::Light;
 
 // Hues ordered so that consecutive lines get far-apart hues.
-constexpr int kHues[12] = {210, 30, 120, 300, 180, 0, 60, 260, 150, 330, 90, 240};
+// No yellows/oranges (35°–70°): those are the selection highlight.
+constexpr int kHues[12] = {210, 120, 300, 180, 350, 260, 150, 330, 90, 240, 10, 280};
 } // namespace
 
 void Theme::apply(ThemeKind kind) {
@@ -68,8 +69,8 @@ QColor Theme::bandByIndex(int index, bool dimmed) {
 
 QColor Theme::band(int sourceLine, bool dimmed) { return bandByIndex(sourceLine, dimmed); }
 
-QColor Theme::highlight() { return isDark() ? QColor(112, 94, 20) : QColor(255, 226, 120); }
-QColor Theme::current_() { return isDark() ? QColor(150, 120, 20) : QColor(255, 196, 60); }
+QColor Theme::highlight() { return isDark() ? QColor(130, 105, 0) : QColor(255, 214, 64); }
+QColor Theme::current_() { return isDark() ? QColor(175, 120, 0) : QColor(255, 170, 30); }
 
 QColor Theme::categoryColor(InstrCategory category) {
     const bool d = isDark();
