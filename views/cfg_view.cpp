@@ -49,8 +49,11 @@ struct LayoutOutput {
     bool ok = false;
     QString error;
     double width = 0, height = 0;
-    std::map<int, QRectF> nodes;                // id → rect (kExit = -1 for the exit node)
-    std::vector<QPainterPath> paths;            // per input edge
+    std::map<int, QRectF> nodes;                // block id → rect
+    // Exit stubs keyed by the index of their Exit edge in the input: the layout gives every Exit
+    // edge a stub of its own, all with id -1, so keying them by id would keep only one.
+    std::map<int, QRectF> exits;
+    std::vector<QPainterPath> paths;            // per input edge (empty: not laid out, not drawn)
     std::vector<std::pair<QPointF, QPointF>> heads; // per input edge: (from, tip) of the arrow head
     double ms = 0;
     double cpuMs = 0; // CPU time of the worker thread (wall time suffers on a loaded machine)
@@ -82,9 +85,20 @@ LayoutOutput runLayout(const LayoutInput& in) {
     out.error = QString::fromStdString(g.error);
     out.width = g.width;
     out.height = g.height;
-    for (const NodeLayout& n : g.nodes)
-        out.nodes[n.id] = QRectF(n.x - n.width / 2, n.y - n.height / 2, n.width, n.height);
-    for (const EdgeLayout& e : g.edges) {
+    for (const NodeLayout& n : g.nodes) {
+        const QRectF rect(n.x - n.width / 2, n.y - n.height / 2, n.width, n.height);
+        if (n.id == kExitNodeId) out.exits[n.exitEdge] = rect;
+        else out.nodes[n.id] = rect;
+    }
+    out.paths.resize(in.edges.size());
+    out.heads.resize(in.edges.size());
+    // g.edges is the input order, less any edge the layout left out (Exit edges without exit
+    // stubs): walk both so each path lands on its own input edge's index.
+    size_t next = 0;
+    for (size_t i = 0; i < in.edges.size() && next < g.edges.size(); ++i) {
+        const EdgeLayout& e = g.edges[next];
+        if (e.from != in.edges[i].from || e.to != in.edges[i].to || e.kind != in.edges[i].kind) continue;
+        ++next;
         QPainterPath path;
         if (!e.points.empty()) {
             path.moveTo(e.points[0].x, e.points[0].y);
@@ -95,29 +109,54 @@ LayoutOutput runLayout(const LayoutInput& in) {
         const QPointF end = path.elementCount() ? path.currentPosition() : QPointF();
         QPointF tip = e.hasArrow ? QPointF(e.arrowTip.x, e.arrowTip.y) : end;
         QPointF base = e.hasArrow ? end : (path.elementCount() > 1 ? path.pointAtPercent(0.97) : end);
-        out.paths.push_back(path);
-        out.heads.emplace_back(base, tip);
+        out.paths[i] = path;
+        out.heads[i] = {base, tip};
     }
 #else
-    // No Graphviz: blocks stacked in address order; edges as arcs on the right side.
+    // No Graphviz: blocks stacked in address order; edges as arcs on the right side; each Exit
+    // edge ends at a stub of its own left of its block (as with dot, one stub per Exit edge).
+    constexpr double left = 80; // room for the exit stubs
     double y = 0, width = 0;
     for (const auto& n : in.nodes) {
-        out.nodes[n.id] = QRectF(0, y, n.w, n.h);
+        out.nodes[n.id] = QRectF(left, y, n.w, n.h);
         y += n.h + 24;
         width = std::max(width, n.w);
     }
-    out.nodes[-1] = QRectF(0, y, 40, 20);
-    for (const auto& e : in.edges) {
-        const QRectF a = out.nodes.count(e.from) ? out.nodes[e.from] : QRectF();
-        const QRectF b = out.nodes.count(e.to) ? out.nodes[e.to] : out.nodes[-1];
+    std::map<int, int> exitsOf; // block id → stubs placed so far
+    for (size_t i = 0; i < in.edges.size(); ++i) {
+        const CfgEdge& e = in.edges[i];
+        const auto from = out.nodes.find(e.from);
+        if (from == out.nodes.end()) {
+            out.paths.emplace_back();
+            out.heads.emplace_back();
+            continue;
+        }
+        const QRectF a = from->second;
+        if (e.to == -1) {
+            const int k = exitsOf[e.from]++;
+            const QRectF stub(10, a.center().y() - 5 + k * 14, 40, 10);
+            out.exits[int(i)] = stub;
+            QPainterPath path(QPointF(a.left(), a.center().y()));
+            path.lineTo(stub.right() + 6, stub.center().y());
+            out.paths.push_back(path);
+            out.heads.emplace_back(QPointF(stub.right() + 6, stub.center().y()), QPointF(stub.right(), stub.center().y()));
+            continue;
+        }
+        const auto to = out.nodes.find(e.to);
+        if (to == out.nodes.end()) {
+            out.paths.emplace_back();
+            out.heads.emplace_back();
+            continue;
+        }
+        const QRectF b = to->second;
         QPainterPath path(QPointF(a.right(), a.center().y()));
-        const double bulge = width + 20 + std::abs(b.center().y() - a.center().y()) * 0.1;
+        const double bulge = left + width + 20 + std::abs(b.center().y() - a.center().y()) * 0.1;
         path.cubicTo(bulge, a.center().y(), bulge, b.center().y(), b.right() + 6, b.center().y());
         out.paths.push_back(path);
         out.heads.emplace_back(QPointF(b.right() + 6, b.center().y()), QPointF(b.right(), b.center().y()));
     }
     out.ok = true;
-    out.width = width * 2;
+    out.width = left + width * 2;
     out.height = y + 20;
 #endif
     out.ms = double(timer.nsecsElapsed()) / 1e6;
@@ -209,6 +248,8 @@ void CfgView::clear() {
     scene()->clear();
     m_blocks.clear();
     m_edgeItems = 0;
+    m_exitRects.clear();
+    m_edgeTips.clear();
     m_owner.reset();
     m_function = nullptr;
     m_cfg = nullptr;
@@ -267,6 +308,8 @@ quint64 CfgView::startLayout() {
         scene()->clear();
         m_blocks.clear();
         m_edgeItems = 0;
+        m_exitRects.clear();
+        m_edgeTips.assign(m_cfg->edges.size(), std::nullopt);
         if (!out.ok) {
             scene()->addText(tr("CFG layout failed: %1").arg(out.error));
             emit layoutFinished(job, false);
@@ -275,6 +318,7 @@ quint64 CfgView::startLayout() {
         // Edges first, so nodes paint over their ends.
         static const QColor colors[] = {QColor(120, 120, 120), QColor(40, 100, 220), QColor(210, 50, 50), QColor(150, 150, 150)};
         for (size_t i = 0; i < out.paths.size() && i < m_cfg->edges.size(); ++i) {
+            if (out.paths[i].isEmpty()) continue; // not laid out: nothing to draw, not counted
             const CfgEdgeKind kind = m_cfg->edges[i].kind;
             QPen pen(colors[int(kind)], kind == CfgEdgeKind::FallThrough || kind == CfgEdgeKind::Exit ? 1.2 : 1.6);
             if (kind == CfgEdgeKind::Back) pen.setStyle(Qt::DashLine);
@@ -298,6 +342,7 @@ quint64 CfgView::startLayout() {
             auto* h = new QGraphicsPolygonItem(head, item);
             h->setBrush(pen.color());
             h->setPen(Qt::NoPen);
+            m_edgeTips[i] = tip;
             ++m_edgeItems;
         }
         for (const BasicBlock& b : m_cfg->blocks) {
@@ -330,12 +375,21 @@ quint64 CfgView::startLayout() {
             scene()->addItem(item);
             m_blocks.push_back(item);
         }
-        if (const auto exit = out.nodes.find(-1); exit != out.nodes.end()) {
-            auto* e = scene()->addEllipse(exit->second, QPen(QColor(150, 150, 150)), QBrush(Theme::marginPaper()));
-            auto* t = scene()->addSimpleText(tr("exit"), cfgFont());
-            t->setPos(exit->second.center() - t->boundingRect().center());
+        // One exit stub per Exit edge, each where the layout put it, so every EXIT's edge ends
+        // at a box of its own (keyed by the edge's index, not by the shared id -1).
+        QFont exitFont = cfgFont();
+        exitFont.setPointSizeF(exitFont.pointSizeF() * 0.85);
+        for (const auto& [edge, rect] : out.exits) {
+            auto* e = scene()->addEllipse(rect, QPen(QColor(150, 150, 150)), QBrush(Theme::marginPaper()));
+            auto* t = new QGraphicsSimpleTextItem(tr("exit"), e);
+            t->setFont(exitFont);
+            t->setPos(rect.center() - t->boundingRect().center());
             t->setBrush(Theme::editorText());
             e->setData(0, QStringLiteral("exit"));
+            e->setData(1, edge);
+            if (size_t(edge) < m_cfg->edges.size())
+                e->setToolTip(tr("exit of B%1").arg(m_cfg->edges[size_t(edge)].from));
+            m_exitRects[edge] = rect;
         }
         scene()->setSceneRect(QRectF(-10, -10, out.width + 20, out.height + 20));
         setHighlightedAddresses(m_highlight);
@@ -347,6 +401,17 @@ quint64 CfgView::startLayout() {
 
 int CfgView::nodeCount() const { return int(m_blocks.size()); }
 int CfgView::edgeCount() const { return m_edgeItems; }
+int CfgView::exitCount() const { return int(m_exitRects.size()); }
+
+QRectF CfgView::exitRect(int edgeIndex) const {
+    const auto it = m_exitRects.find(edgeIndex);
+    return it == m_exitRects.end() ? QRectF() : it->second;
+}
+
+std::optional<QPointF> CfgView::edgeTip(int edgeIndex) const {
+    if (edgeIndex < 0 || size_t(edgeIndex) >= m_edgeTips.size()) return std::nullopt;
+    return m_edgeTips[size_t(edgeIndex)];
+}
 
 QRectF CfgView::blockRect(int id) const {
     for (const CfgBlockItem* b : m_blocks)

@@ -11,7 +11,9 @@
 #include <QGraphicsView>
 #include <QSet>
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace lowerscope {
@@ -36,10 +38,16 @@ public:
     QString lastError() const { return m_error; }
     double lastLayoutMs() const { return m_layoutMs; }   // wall time of the last applied layout job
     double lastLayoutCpuMs() const { return m_layoutCpuMs; } // its worker thread's CPU time
-    int nodeCount() const;  // block nodes in the scene (the exit node not counted)
+    int nodeCount() const;  // block nodes in the scene (exit stubs not counted)
     int edgeCount() const;  // edge items in the scene (exit edges included)
+    int exitCount() const;  // exit stubs in the scene: one per drawn Exit edge
     // Scene rectangle of block `id`'s node; null when absent.
     QRectF blockRect(int id) const;
+    // Scene rectangle of the exit stub that Exit edge `edgeIndex` (an index into Cfg::edges) ends
+    // at; null when there is none.
+    QRectF exitRect(int edgeIndex) const;
+    // Scene point the arrow head of edge `edgeIndex` points at; nullopt when it was not drawn.
+    std::optional<QPointF> edgeTip(int edgeIndex) const;
 
     void setAllCollapsed(bool collapsed); // relayouts
     void setBlockCollapsed(int id, bool collapsed);
@@ -68,6 +76,8 @@ private:
     QSet<int> m_collapsed;
     std::vector<CfgBlockItem*> m_blocks; // by block id order of the CFG
     int m_edgeItems = 0;
+    std::map<int, QRectF> m_exitRects;           // Exit edge index → its stub's scene rect
+    std::vector<std::optional<QPointF>> m_edgeTips; // per Cfg edge: its arrow tip, when drawn
     quint64 m_job = 0;
     bool m_pending = false;
     QString m_error;

@@ -398,6 +398,35 @@ private slots:
 
 
     // ---- CFG pane
+private:
+    // Every Exit edge ends at a drawn exit stub of its own: the layout gives each one a stub (all
+    // with id -1), and the view once kept only one of them, leaving the other exits' edges
+    // pointing at nothing. Every other edge ends at its target block.
+    static void exitEdgesAttached(const CfgView& v, const Cfg& cfg) {
+        int exits = 0;
+        std::set<std::pair<int, int>> stubs; // rounded centres: no two exits share one stub
+        for (size_t i = 0; i < cfg.edges.size(); ++i) {
+            const CfgEdge& e = cfg.edges[i];
+            const auto tip = v.edgeTip(int(i));
+            QVERIFY2(tip, qPrintable(QStringLiteral("edge %1 not drawn").arg(i)));
+            if (e.kind != CfgEdgeKind::Exit) {
+                QVERIFY(v.exitRect(int(i)).isNull());
+                QVERIFY2(v.blockRect(e.to).adjusted(-3, -3, 3, 3).contains(*tip),
+                         qPrintable(QStringLiteral("edge %1 B%2->B%3 ends off its target").arg(i).arg(e.from).arg(e.to)));
+                continue;
+            }
+            ++exits;
+            const QRectF stub = v.exitRect(int(i));
+            QVERIFY2(!stub.isNull(), qPrintable(QStringLiteral("exit edge %1 (from B%2) has no stub").arg(i).arg(e.from)));
+            QVERIFY2(stub.adjusted(-3, -3, 3, 3).contains(*tip),
+                     qPrintable(QStringLiteral("exit edge %1 (from B%2) ends off its stub").arg(i).arg(e.from)));
+            QVERIFY(stubs.insert({qRound(stub.center().x()), qRound(stub.center().y())}).second);
+        }
+        QVERIFY(exits > 1); // reduction.cu has several EXITs: the case the view got wrong
+        QCOMPARE(v.exitCount(), exits);
+    }
+
+private slots:
     void cfgViewShowsEveryBlockAndEdge() {
         const Cfg& cfg = kernel()->cfg;
         QVERIFY(cfg.blocks.size() > 3);
@@ -414,6 +443,8 @@ private slots:
         QCOMPARE(v.nodeCount(), int(cfg.blocks.size()));
         QCOMPARE(v.edgeCount(), int(cfg.edges.size()));
         for (const auto& b : cfg.blocks) QVERIFY(!v.blockRect(b.id).isNull());
+        exitEdgesAttached(v, cfg);
+        if (QTest::currentTestFailed()) return;
         QVERIFY(!v.grab().isNull());
 
         // Two layouts in a row: only the newest one's result is applied (and reported).
@@ -433,6 +464,8 @@ private slots:
         QVERIFY(v.blockRect(cfg.blocks.front().id).height() < expanded.height());
         QCOMPARE(v.nodeCount(), int(cfg.blocks.size()));
         QCOMPARE(v.edgeCount(), int(cfg.edges.size()));
+        exitEdgesAttached(v, cfg);
+        if (QTest::currentTestFailed()) return;
 
         // A click on a block header asks to jump to the block's first instruction.
         const BasicBlock& b = cfg.blocks[1];
