@@ -32,6 +32,7 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QSaveFile>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
@@ -169,7 +170,18 @@ QDockWidget* MainWindow::registerPane(const QString& id, const QString& title, Q
                                       Qt::DockWidgetArea area) {
     auto* dock = new QDockWidget(title, this);
     dock->setObjectName(QStringLiteral("pane.") + id);
-    dock->setWidget(widget);
+    // A pane wider than a third of the default window would force the window wider than the
+    // screen (dock minimum sizes add up); such panes scroll instead of squeezing the others.
+    if (widget->minimumSizeHint().width() > 600) {
+        auto* scroll = new QScrollArea(dock);
+        scroll->setObjectName(QStringLiteral("paneScroll.") + id);
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        scroll->setWidget(widget);
+        dock->setWidget(scroll);
+    } else {
+        dock->setWidget(widget);
+    }
     dock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(area, dock);
     m_panes.insert(id, dock);
@@ -183,7 +195,12 @@ QStringList MainWindow::visiblePaneIds() const {
     for (const QString& id : m_paneOrder) {
         QDockWidget* d = m_panes.value(id);
         // A pane behind another tab, or closed, is not visible; before show() only closing counts.
-        if (d && (isVisible() ? d->isVisible() : !d->isHidden())) out << id;
+        if (!d) continue;
+        if (!isVisible()) {
+            if (!d->isHidden()) out << id;
+        } else if (d->isVisible() && !d->visibleRegion().isEmpty()) {
+            out << id;
+        }
     }
     return out;
 }
@@ -225,6 +242,15 @@ void MainWindow::defaultLayout() {
     resizeDocks({src, ptx, sass}, {540, 380, 680}, Qt::Horizontal);
     resizeDocks({out, res, opt}, {640, 380, 580}, Qt::Horizontal);
     resizeDocks({src, out}, {660, 270}, Qt::Vertical);
+    // Panes plugged in later (registerPane) that asked for the right-hand area become tabs behind
+    // the SASS pane: 1600 px has no room for a fourth column, and they all read the SASS listing.
+    for (const QString& id : std::as_const(m_paneOrder)) {
+        QDockWidget* d = m_panes.value(id);
+        if (d == src || d == ptx || d == sass || d == out || d == res || d == opt) continue;
+        if (dockWidgetArea(d) == Qt::RightDockWidgetArea && !d->isFloating()) tabifyDockWidget(sass, d);
+    }
+    sass->raise();
+    out->raise();
 }
 
 void MainWindow::createActions() {

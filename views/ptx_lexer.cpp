@@ -5,6 +5,7 @@
 #include <Qsci/qsciscintilla.h>
 #include <QFontDatabase>
 
+#include <algorithm>
 #include <cctype>
 
 namespace lowerscope {
@@ -55,7 +56,8 @@ void PtxLexer::styleText(int start, int end) {
     start = int(ed->SendScintilla(QsciScintilla::SCI_POSITIONFROMLINE, (unsigned long)firstLine));
     const QByteArray text = ed->bytes(start, end);
     startStyling(start);
-    const int n = text.size();
+    // QsciScintilla::bytes() appends a terminating NUL: style exactly end - start bytes.
+    const int n = std::min<int>(int(text.size()), end - start);
     int i = 0;
     bool lineStart = true;     // no token yet on this line
     bool opcodeSeen = false;
