@@ -71,6 +71,10 @@ void CodeEditor::applyTheme() {
     mono.setPointSize(10);
     setMarginsFont(mono);
     setCaretForegroundColor(Theme::editorText());
+    // A translucent caret line, so the colour band / highlight of that line still shows through
+    // (QScintilla's default is an opaque yellow that hides them and is unreadable when dark).
+    setCaretLineBackgroundColor(Theme::isDark() ? QColor(255, 255, 255) : QColor(0, 0, 80));
+    SendScintilla(SCI_SETCARETLINEBACKALPHA, Theme::isDark() ? 28 : 22);
     setSelectionBackgroundColor(Theme::isDark() ? QColor(38, 79, 120) : QColor(173, 205, 245));
     setMatchedBraceBackgroundColor(Theme::isDark() ? QColor(70, 70, 90) : QColor(220, 220, 255));
     setBandsDimmed(m_bandsDimmed);
