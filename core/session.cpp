@@ -1,5 +1,7 @@
 #include "core/session.h"
 
+#include "core/json_io.h"
+
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -92,32 +94,12 @@ int tri(const json& obj, const std::string& key, const std::string& path) {
     if (!v.is_boolean()) wrongType(join(path, key), "true, false or null", v);
     return v.get<bool>() ? 1 : 0;
 }
-json triJson(int v) { return v < 0 ? json(nullptr) : json(v != 0); }
 
 // ------------------------------------------------------------------------------ BuildOptions
 
-// Same keys as core/json_io.h's to_json(BuildOptions), written here with strict type checks and
-// path-naming errors (json_io fills defaults and throws nlohmann's own exceptions).
-json optionsToJson(const BuildOptions& o) {
-    return json{{"arch", o.arch},
-                {"host_opt", o.hostOpt},
-                {"ptxas_opt", o.ptxasOpt},
-                {"lineinfo", o.lineinfo},
-                {"device_debug", o.deviceDebug},
-                {"fast_math", o.fastMath},
-                {"ftz", triJson(o.ftz)},
-                {"prec_div", triJson(o.precDiv)},
-                {"prec_sqrt", triJson(o.precSqrt)},
-                {"fmad", triJson(o.fmad)},
-                {"max_reg_count", o.maxRegCount},
-                {"extra_device_vectorization", o.extraDeviceVectorization},
-                {"std", o.cppStd},
-                {"defines", o.defines},
-                {"include_dirs", o.includeDirs},
-                {"extra_nvcc_flags", o.extraNvccFlags},
-                {"extra_ptxas_flags", o.extraPtxasFlags}};
-}
-
+// Written by core/json_io.h's to_json(BuildOptions) (one writer for both formats). Read here with
+// strict type checks and path-naming errors instead of json_io's from_json, which fills defaults
+// for nulls, accepts numbers for tri-states and throws nlohmann's own exceptions.
 BuildOptions optionsFromJson(const json& j, const std::string& path) {
     BuildOptions o;
     ifPresent(j, "arch", [&] { o.arch = string(j, "arch", path); });
@@ -152,7 +134,7 @@ SourceFile sourceFromJson(const json& j, const std::string& path) {
 json configToJson(const BuildConfig& c) {
     return json{{"label", c.label},
                 {"kernel", c.kernel},
-                {"options", optionsToJson(c.options)},
+                {"options", json(c.options)},
                 {"source", c.ownSource ? sourceToJson(c.source) : json(nullptr)}};
 }
 
