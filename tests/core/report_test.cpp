@@ -6,6 +6,7 @@
 #include "core/run/stats.h"
 #include "core/sass_parser.h"
 #include "golden_util.h"
+#include "json_pointers.h"
 
 #include <gtest/gtest.h>
 
@@ -227,18 +228,7 @@ TEST(Report, MinimalSessionStillRenders) {
     EXPECT_NE(renderMarkdownReport(in).find("No session"), std::string::npos);
 }
 
-
-namespace {
-// Every JSON pointer inside `j` (objects and arrays included), for mutation tests.
-void allPointers(const nlohmann::json& j, const nlohmann::json::json_pointer& at,
-                 std::vector<nlohmann::json::json_pointer>& out) {
-    out.push_back(at);
-    if (j.is_object())
-        for (const auto& [k, v] : j.items()) allPointers(v, at / k, out);
-    else if (j.is_array())
-        for (size_t i = 0; i < j.size(); ++i) allPointers(j[i], at / i, out);
-}
-} // namespace
+using lowerscope::testutil::allPointers;
 
 TEST(Report, MangledMeasurementsNeverThrow) {
     // Every value of a runner result and of a CLI compare document replaced by each JSON type:

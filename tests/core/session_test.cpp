@@ -3,6 +3,8 @@
 #include "core/json_io.h"
 #include "core/session.h"
 
+#include "json_pointers.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -333,18 +335,7 @@ TEST(ExperimentSession, TrustPromptForFlagsThatCanRunPrograms) {
     EXPECT_EQ(trustFingerprint(b).size(), 16u);
 }
 
-
-namespace {
-// Every JSON pointer inside `j` (objects and arrays included), for mutation tests.
-void allPointers(const nlohmann::json& j, const nlohmann::json::json_pointer& at,
-                 std::vector<nlohmann::json::json_pointer>& out) {
-    out.push_back(at);
-    if (j.is_object())
-        for (const auto& [k, v] : j.items()) allPointers(v, at / k, out);
-    else if (j.is_array())
-        for (size_t i = 0; i < j.size(); ++i) allPointers(j[i], at / i, out);
-}
-} // namespace
+using lowerscope::testutil::allPointers;
 
 TEST(ExperimentSession, AnyTypeAtAnyPathGivesASessionErrorOrASession) {
     // Replace every value of a valid document, one at a time, by each JSON type: loading must
