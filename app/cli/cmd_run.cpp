@@ -2,6 +2,7 @@
 // lowerscope-runner (a separate process: the CLI never loads the CUDA driver), report timings.
 #include "app/cli/build_flags.h"
 #include "app/cli/commands.h"
+#include "app/cli/compare_run.h"
 
 #include "core/build.h"
 #include "core/demangle.h"
@@ -28,26 +29,6 @@ namespace {
 
 using nlohmann::json;
 
-// Launch and measurement flags shared by run and compare.
-struct LaunchArgs {
-    std::string kernel;
-    std::string grid, block, shared;
-    std::vector<std::string> args;
-    std::vector<std::string> outputs;
-    std::string bytes, flops;
-    std::string mode = "auto";
-    size_t minSamples = 10;
-    double minTimeS = 0.5;
-    double maxNoisePct = 0.5;
-    double maxTimeS = 15;
-    double timeoutS = 10;
-    bool graph = false;
-    std::string keepOutputs;
-    std::string runner;
-    std::string jsonOut;
-    double atol = 1e-5, rtol = 1e-4;
-    int profileLaunches = 0;
-};
 
 struct RunArgs {
     std::string file;
@@ -55,12 +36,6 @@ struct RunArgs {
     LaunchArgs launch;
 };
 
-struct CompareArgs {
-    std::string file, fileB;
-    std::string optsA, optsB;
-    std::string kernelB;
-    LaunchArgs launch;
-};
 
 struct CompareOutputsArgs {
     std::string dirA, dirB;
@@ -71,10 +46,7 @@ struct CompareOutputsArgs {
 // Exit codes (commands.h): 0 ok, 1 kernel or build error, 2 usage / missing tool / no GPU.
 constexpr int kOk = 0, kKernelError = 1, kUsage = 2;
 
-struct Failure {
-    int code;
-    std::string message;
-};
+using Failure = CliFailure;
 
 bool writeJson(const json& j, const std::string& path) {
     std::string text = j.dump(2, ' ', false, json::error_handler_t::replace);
@@ -604,74 +576,90 @@ int runRun(const RunArgs& a) {
     }
 }
 
+// Builds, measures and writes the compare document (shared with `experiment` via compare_run.h).
+CompareRun compareDocument(const CompareArgs& a) {
+    BuildOptions optsA, optsB;
+    try {
+        optsA = parseBuildOptionString(a.optsA);
+        optsB = parseBuildOptionString(a.optsB);
+    } catch (const std::invalid_argument& e) {
+        throw Failure{kUsage, std::string("--a/--b: ") + e.what()};
+    }
+    Toolchain tc = discoverToolchain();
+    const std::string fileB = a.fileB.empty() ? a.file : a.fileB;
+    const std::string kernelB = a.kernelB.empty() ? a.launch.kernel : a.kernelB;
+    BuiltLaunch ba = buildLaunch(tc, a.file, optsA, a.launch.kernel, a.launch);
+    // With a different kernel or file, B takes its own sidecar entry (flags still override).
+    BuiltLaunch bb = buildLaunch(tc, fileB, optsB, kernelB.empty() ? ba.spec.kernel : kernelB, a.launch);
+    auto runner = makeRunner(a.launch);
+    RunRequest req = baseRequest(a.launch);
+    req.variants.push_back(makeVariant(ba.resolved, ba.cubin, ba.mangled, "A"));
+    req.variants.push_back(makeVariant(bb.resolved, bb.cubin, bb.mangled, "B"));
+    RunResult r = execute(*runner, req);
+    json docA = runDocument(ba, r.variants.at(0), r.device);
+    json docB = runDocument(bb, r.variants.at(1), r.device);
+    RatioStats ratio = compareSamples(r.variants[0].samplesMs, r.variants[1].samplesMs);
+    bool agree = true;
+    json agreement = json::array();
+    for (const auto& g : r.agreement) {
+        agree = agree && g.agree;
+        agreement.push_back(toJson(g));
+    }
+    if (r.agreement.empty()) {
+        agree = false;  // nothing to compare counts as "not shown to agree"
+    }
+    std::string verdict = !ratio.significant ? "no significant difference"
+                          : ratio.ratio < 1  ? "B is faster"
+                                             : "A is faster";
+    json doc{{"schema", "lowerscope.compare/1"},
+             {"a", docA},
+             {"b", docB},
+             {"build_options_a", a.optsA},
+             {"build_options_b", a.optsB},
+             {"ratio",
+              {{"b_over_a", ratio.ratio},
+               {"ci95", {ratio.ciLow, ratio.ciHigh}},
+               {"pairs", ratio.pairs},
+               {"significant", ratio.significant},
+               {"verdict", verdict}}},
+             {"outputs_agree", agree},
+             {"agreement", agreement},
+             {"tolerance", {{"atol", a.launch.atol}, {"rtol", a.launch.rtol}}}};
+    if (!a.launch.keepOutputs.empty()) {
+        keepOutputs((std::filesystem::path(a.launch.keepOutputs) / "a").string(), r.variants[0]);
+        keepOutputs((std::filesystem::path(a.launch.keepOutputs) / "b").string(), r.variants[1]);
+    }
+    if (!a.launch.jsonOut.empty() && !writeJson(doc, a.launch.jsonOut)) {
+        throw Failure{kUsage, "cannot write " + a.launch.jsonOut};
+    }
+    return CompareRun{std::move(doc), ba.spec, bb.spec};
+}
+
+// Prints from the document alone, so a saved document prints the same.
+void printCompare(const json& doc) {
+    printRun(doc["a"], "A [" + doc.value("build_options_a", std::string()) + "]");
+    printRun(doc["b"], "B [" + doc.value("build_options_b", std::string()) + "]");
+    const json& ratio = doc["ratio"];
+    std::printf("B/A = %.4f  [%.4f, %.4f] 95%% CI over %zu interleaved pairs: %s\n", ratio["b_over_a"].get<double>(),
+                ratio["ci95"][0].get<double>(), ratio["ci95"][1].get<double>(), ratio["pairs"].get<size_t>(),
+                ratio["verdict"].get<std::string>().c_str());
+    const double atol = doc["tolerance"]["atol"].get<double>(), rtol = doc["tolerance"]["rtol"].get<double>();
+    for (const auto& gj : doc["agreement"]) {
+        OutputAgreement g;
+        fromJson(gj, g);
+        std::printf("output %s: %s (max abs error %.3g, max rel error %.3g, %lld of %lld beyond atol %.1g + "
+                    "rtol %.1g)\n",
+                    g.name.c_str(), g.sameDigest ? "identical" : g.agree ? "agree within tolerance" : "DIFFER",
+                    g.maxAbsError, g.maxRelError, static_cast<long long>(g.mismatches),
+                    static_cast<long long>(g.count), atol, rtol);
+    }
+}
+
 int runCompare(const CompareArgs& a) {
     try {
-        BuildOptions optsA, optsB;
-        try {
-            optsA = parseBuildOptionString(a.optsA);
-            optsB = parseBuildOptionString(a.optsB);
-        } catch (const std::invalid_argument& e) {
-            throw Failure{kUsage, std::string("--a/--b: ") + e.what()};
-        }
-        Toolchain tc = discoverToolchain();
-        const std::string fileB = a.fileB.empty() ? a.file : a.fileB;
-        const std::string kernelB = a.kernelB.empty() ? a.launch.kernel : a.kernelB;
-        BuiltLaunch ba = buildLaunch(tc, a.file, optsA, a.launch.kernel, a.launch);
-        // With a different kernel or file, B takes its own sidecar entry (flags still override).
-        BuiltLaunch bb = buildLaunch(tc, fileB, optsB, kernelB.empty() ? ba.spec.kernel : kernelB, a.launch);
-        auto runner = makeRunner(a.launch);
-        RunRequest req = baseRequest(a.launch);
-        req.variants.push_back(makeVariant(ba.resolved, ba.cubin, ba.mangled, "A"));
-        req.variants.push_back(makeVariant(bb.resolved, bb.cubin, bb.mangled, "B"));
-        RunResult r = execute(*runner, req);
-        json docA = runDocument(ba, r.variants.at(0), r.device);
-        json docB = runDocument(bb, r.variants.at(1), r.device);
-        RatioStats ratio = compareSamples(r.variants[0].samplesMs, r.variants[1].samplesMs);
-        bool agree = true;
-        json agreement = json::array();
-        for (const auto& g : r.agreement) {
-            agree = agree && g.agree;
-            agreement.push_back(toJson(g));
-        }
-        if (r.agreement.empty()) {
-            agree = false;  // nothing to compare counts as "not shown to agree"
-        }
-        std::string verdict = !ratio.significant ? "no significant difference"
-                              : ratio.ratio < 1  ? "B is faster"
-                                                 : "A is faster";
-        json doc{{"schema", "lowerscope.compare/1"},
-                 {"a", docA},
-                 {"b", docB},
-                 {"build_options_a", a.optsA},
-                 {"build_options_b", a.optsB},
-                 {"ratio",
-                  {{"b_over_a", ratio.ratio},
-                   {"ci95", {ratio.ciLow, ratio.ciHigh}},
-                   {"pairs", ratio.pairs},
-                   {"significant", ratio.significant},
-                   {"verdict", verdict}}},
-                 {"outputs_agree", agree},
-                 {"agreement", agreement},
-                 {"tolerance", {{"atol", a.launch.atol}, {"rtol", a.launch.rtol}}}};
-        if (!a.launch.keepOutputs.empty()) {
-            keepOutputs((std::filesystem::path(a.launch.keepOutputs) / "a").string(), r.variants[0]);
-            keepOutputs((std::filesystem::path(a.launch.keepOutputs) / "b").string(), r.variants[1]);
-        }
-        if (!a.launch.jsonOut.empty() && !writeJson(doc, a.launch.jsonOut)) {
-            return kUsage;
-        }
+        CompareRun run = compareDocument(a);
         if (a.launch.jsonOut != "-") {
-            printRun(docA, "A [" + a.optsA + "]");
-            printRun(docB, "B [" + a.optsB + "]");
-            std::printf("B/A = %.4f  [%.4f, %.4f] 95%% CI over %zu interleaved pairs: %s\n", ratio.ratio, ratio.ciLow,
-                        ratio.ciHigh, ratio.pairs, verdict.c_str());
-            for (const auto& g : r.agreement) {
-                std::printf("output %s: %s (max abs error %.3g, max rel error %.3g, %lld of %lld beyond atol %.1g + "
-                            "rtol %.1g)\n",
-                            g.name.c_str(), g.sameDigest ? "identical" : g.agree ? "agree within tolerance" : "DIFFER",
-                            g.maxAbsError, g.maxRelError, static_cast<long long>(g.mismatches),
-                            static_cast<long long>(g.count), a.launch.atol, a.launch.rtol);
-            }
+            printCompare(run.doc);
         }
         return kOk;
     } catch (const Failure& f) {
@@ -812,6 +800,12 @@ void addLaunchFlags(CLI::App& cmd, LaunchArgs& a, bool compare) {
 }
 
 } // namespace
+
+CompareRun runCompareDocument(const CompareArgs& args) { return compareDocument(args); }
+
+void printCompareSummary(const nlohmann::json& compareDoc) { printCompare(compareDoc); }
+
+void addLaunchFlagsTo(CLI::App& cmd, LaunchArgs& args, bool compare) { addLaunchFlags(cmd, args, compare); }
 
 void registerRunCommands(CLI::App& app, int& exitCode) {
     auto runArgs = std::make_shared<RunArgs>();

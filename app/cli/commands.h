@@ -7,4 +7,5 @@ namespace lowerscope::cli {
 void registerBuildCommands(CLI::App& app, int& exitCode);   // build, doctor
 void registerInspectCommand(CLI::App& app, int& exitCode);  // inspect
 void registerRunCommands(CLI::App& app, int& exitCode);     // run, compare
+void registerExperimentCommand(CLI::App& app, int& exitCode); // experiment
 } // namespace lowerscope::cli

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
     lowerscope::cli::registerBuildCommands(app, exitCode);
     lowerscope::cli::registerInspectCommand(app, exitCode);
     lowerscope::cli::registerRunCommands(app, exitCode);
+    lowerscope::cli::registerExperimentCommand(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

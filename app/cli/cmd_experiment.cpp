@@ -1,0 +1,415 @@
+// `lowerscope-cli experiment`: one A/B experiment end to end. Runs the interleaved comparison of
+// `compare` (or reads a compare document saved earlier, --from-json), records it with both build
+// configurations, the launch and the experiment card in a `.lowerscope` session, and writes the
+// Markdown report of core/report.h next to it (with the aligned SASS diff when nvcc is available).
+#include "app/cli/build_flags.h"
+#include "app/cli/commands.h"
+#include "app/cli/compare_run.h"
+
+#include "core/build.h"
+#include "core/report.h"
+#include "core/run/stats.h"
+#include "core/sass_parser.h"
+#include "core/session.h"
+#include "core/toolchain.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+namespace lowerscope::cli {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr int kOk = 0, kUsage = 2;
+
+struct ExperimentArgs {
+    CompareArgs compare;
+    std::string fromJson;
+    std::string out;
+    std::string title;
+    std::string cardFile;
+    std::string hypothesis, implementation, interpretation;
+    bool noDiff = false;
+};
+
+std::optional<std::string> readText(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        return std::nullopt;
+    }
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+json readJsonFile(const std::string& path, const char* what) {
+    auto text = readText(path);
+    if (!text) {
+        throw CliFailure{kUsage, "cannot read " + std::string(what) + " " + path};
+    }
+    json j = json::parse(*text, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+        throw CliFailure{kUsage, path + " is not a JSON object"};
+    }
+    return j;
+}
+
+// "ffma_dependent(float*, int, float, float)" → "ffma_dependent" (the sidecar's name).
+std::string baseName(const std::string& kernel) { return kernel.substr(0, kernel.find('(')); }
+
+// A string field of a JSON object, or a usage error naming the path.
+std::string stringAt(const json& j, const char* key, const std::string& where) {
+    if (!j.contains(key) || !j[key].is_string()) {
+        throw CliFailure{kUsage, where + ": \"" + key + "\" is missing or not a string"};
+    }
+    return j[key].get<std::string>();
+}
+
+// The launch of a compare document read back (--from-json): the sidecar entry of A's kernel when
+// there is one (the expressions, as the comparison resolved them unless flags overrode them), else
+// the resolved numbers recorded in the document.
+SessionLaunch launchFromDocument(const json& side, const std::string& file, const std::string& kernel) {
+    const std::string sidecar = sidecarPathFor(file);
+    if (std::filesystem::exists(sidecar)) {
+        try {
+            for (const auto& s : loadSidecar(sidecar)) {
+                if (s.kernel == kernel) {
+                    return sessionLaunchFrom(s);
+                }
+            }
+        } catch (const ArgSpecError& e) {
+            std::cerr << "warning: " << e.what() << " (taking the launch from the document)\n";
+        }
+    }
+    SessionLaunch l;
+    try {
+        const json& launch = side.at("launch");
+        l.grid.clear();
+        l.block.clear();
+        for (const auto& v : launch.at("grid")) {
+            l.grid.push_back(std::to_string(v.get<long long>()));
+        }
+        for (const auto& v : launch.at("block")) {
+            l.block.push_back(std::to_string(v.get<long long>()));
+        }
+        l.sharedBytes = std::to_string(launch.value("shared_bytes", 0LL));
+        for (const auto& a : launch.at("args")) {
+            l.args.push_back(a.at("name").get<std::string>() + "=" + a.at("value").get<std::string>());
+        }
+    } catch (const std::exception& e) {
+        throw CliFailure{kUsage, std::string("the compare document's launch is unreadable: ") + e.what()};
+    }
+    return l;
+}
+
+BuildConfig sideConfig(const std::string& label, const std::string& kernel, const std::string& optionString,
+                       const std::string& file, const std::string& sessionFile) {
+    BuildConfig c = BuildConfig::named(label);
+    c.kernel = kernel;
+    try {
+        c.options = parseBuildOptionString(optionString);
+    } catch (const std::invalid_argument& e) {
+        throw CliFailure{kUsage, "build options of " + label + " (\"" + optionString + "\"): " + e.what()};
+    }
+    if (file != sessionFile) {
+        c.ownSource = true;
+        c.source.name = file;
+        auto text = readText(file);
+        if (!text) {
+            throw CliFailure{kUsage, "cannot read " + file + " (the source of " + label + ")"};
+        }
+        c.source.text = *text;
+    }
+    return c;
+}
+
+std::string fmtNum(const char* format, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, v);
+    return buf;
+}
+
+// The card's "measurement": how the numbers were taken, from the document itself.
+std::string measurementText(const json& doc) {
+    const json& a = doc.at("a");
+    const json& b = doc.at("b");
+    const json& d = a.at("device");
+    std::string text = "Interleaved A/B timing through lowerscope-runner (`lowerscope-cli experiment`, the "
+                       "`compare` path): A and B alternate A B, B A, ... so neither always runs second; " +
+                       d.value("name", std::string("unnamed device")) + " (compute capability " +
+                       d.value("compute_capability", std::string("?")) + ", " +
+                       std::to_string(d.value("sm_count", 0)) + " SMs), " + a["launch"].value("mode", "?") +
+                       " mode";
+    if (a["launch"].value("mode", "") == "cold") {
+        text += " (L2 flushed by a read pass before every sample, one launch per sample, events behind a spin gate)";
+    } else if (a["launch"].value("mode", "") == "hot") {
+        text += " (CUDA graph of " + std::to_string(a["launch"].value("launches_per_sample", 1)) +
+                " launches per sample)";
+    }
+    text += "; " + std::to_string(a["stats"].value("count", 0)) + " samples of A and " +
+            std::to_string(b["stats"].value("count", 0)) + " of B (" +
+            std::to_string(doc["ratio"].value("pairs", 0)) + " pairs; stop: " +
+            a["stats"].value("stop_reason", std::string("?")) + "), mean SM clock " +
+            fmtNum("%.0f", a.value("clock_mhz", 0.0)) + " / " + fmtNum("%.0f", b.value("clock_mhz", 0.0)) +
+            " MHz, " + std::to_string(a.value("throttled_samples", 0) + b.value("throttled_samples", 0)) +
+            " throttled samples discarded. Outputs compared element-wise with atol " +
+            fmtNum("%.1g", doc["tolerance"].value("atol", 0.0)) + " + rtol " +
+            fmtNum("%.1g", doc["tolerance"].value("rtol", 0.0)) + " × |A|.";
+    return text;
+}
+
+// The card's "result": the numbers and the verdict.
+std::string resultText(const json& doc) {
+    std::string error;
+    auto result = runResultOf(doc, &error);
+    if (!result) {
+        throw CliFailure{kUsage, "the compare document has no usable result: " + error};
+    }
+    const TimingVerdict v = timingVerdict(*result);
+    const json& a = doc.at("a");
+    const json& b = doc.at("b");
+    const json& r = doc.at("ratio");
+    std::string text = "Median A " + reportDuration(a["stats"].value("median_ms", 0.0)) + ", B " +
+                       reportDuration(b["stats"].value("median_ms", 0.0)) + "; B/A = " +
+                       fmtNum("%.4f", r.value("b_over_a", 0.0)) + " (95 % CI " +
+                       fmtNum("%.4f", r["ci95"].at(0).get<double>()) + "–" +
+                       fmtNum("%.4f", r["ci95"].at(1).get<double>()) + "), verdict: " +
+                       r.value("verdict", std::string("?")) + ".";
+    if (v.valid) {
+        text += " " + v.sentence + ".";
+    }
+    const double cyclesA = a["stats"].value("median_cycles", 0.0), cyclesB = b["stats"].value("median_cycles", 0.0);
+    if (cyclesA > 0 && cyclesB > 0) {
+        text += " That is " + fmtNum("%.0f", cyclesA) + " vs " + fmtNum("%.0f", cyclesB) + " SM cycles.";
+    }
+    auto gflops = [](const json& side) { return side["throughput"].value("gflops", 0.0); };
+    if (gflops(a) > 0 && gflops(b) > 0) {
+        text += " " + fmtNum("%.0f", gflops(a)) + " vs " + fmtNum("%.0f", gflops(b)) + " GFLOP/s (declared FLOPs).";
+    }
+    auto gbs = [](const json& side) { return side["throughput"].value("gbs", 0.0); };
+    if (gbs(a) > 0 && gbs(b) > 0) {
+        text += " " + fmtNum("%.0f", gbs(a)) + " vs " + fmtNum("%.0f", gbs(b)) + " GB/s (declared bytes).";
+    }
+    text += std::string(" Outputs ") + (doc.value("outputs_agree", false) ? "agree" : "do not agree") +
+            " within tolerance";
+    for (const auto& g : doc.value("agreement", json::array())) {
+        text += "; " + g.value("name", std::string("?")) + ": max abs error " +
+                fmtNum("%.3g", g.value("max_abs_error", 0.0)) + ", max rel error " +
+                fmtNum("%.3g", g.value("max_rel_error", 0.0)) + ", " +
+                std::to_string(g.value("mismatches", 0LL)) + " of " + std::to_string(g.value("count", 0LL)) +
+                " elements beyond tolerance";
+    }
+    return text + ".";
+}
+
+// The SASS of one side, rebuilt here (the cache makes this cheap after the comparison built it).
+struct SideSass {
+    SassListing listing;
+    const SassFunction* function = nullptr;
+    Resources resources;
+};
+
+std::optional<SideSass> sassOf(const Toolchain& tc, const std::string& file, const BuildOptions& options,
+                               const std::string& kernel) {
+    BuildResult r = buildFile(tc, file, options);
+    if (!r.ok) {
+        std::cerr << "warning: rebuilding " << file << " for the SASS diff failed"
+                  << (r.error.empty() ? "" : ": " + r.error) << " (the report leaves the diff out)\n";
+        return std::nullopt;
+    }
+    for (const auto& k : r.kernels) {
+        if (k.mangled == kernel || k.name == kernel || baseName(k.name) == kernel) {
+            SideSass s;
+            s.listing = parseSassTexts(k.sass, k.sassPtxLines, k.sassLive);
+            s.resources = k.resources;
+            for (const auto& f : s.listing.functions) {
+                if (f.name == k.mangled) {
+                    s.function = &f;
+                }
+            }
+            if (!s.function && !s.listing.functions.empty()) {
+                s.function = &s.listing.functions.front();
+            }
+            if (s.function) {
+                return s;
+            }
+        }
+    }
+    std::cerr << "warning: no SASS for kernel " << kernel << " in " << file << " (the report leaves the diff out)\n";
+    return std::nullopt;
+}
+
+int runExperiment(const ExperimentArgs& a) {
+    const char* const prefix = "lowerscope-cli experiment: ";
+    try {
+        if (a.out.empty()) {
+            throw CliFailure{kUsage, "give --out OUT (writes OUT.lowerscope and OUT.md)"};
+        }
+        // The card text first: a bad card file should fail before minutes of measuring.
+        ExperimentCard card;
+        if (!a.cardFile.empty()) {
+            json c = readJsonFile(a.cardFile, "card file");
+            if (c.contains("card") && c["card"].is_object()) {
+                c = c["card"];  // a whole session file works too
+            }
+            auto field = [&](const char* key, std::string& into) {
+                if (c.contains(key)) {
+                    if (!c[key].is_string()) {
+                        throw CliFailure{kUsage, a.cardFile + ": \"" + key + "\" is not a string"};
+                    }
+                    into = c[key].get<std::string>();
+                }
+            };
+            field("hypothesis", card.hypothesis);
+            field("implementation", card.implementation);
+            field("interpretation", card.interpretation);
+        }
+        if (!a.hypothesis.empty()) card.hypothesis = a.hypothesis;
+        if (!a.implementation.empty()) card.implementation = a.implementation;
+        if (!a.interpretation.empty()) card.interpretation = a.interpretation;
+
+        json doc;
+        std::optional<LaunchSpec> specA;
+        if (!a.fromJson.empty()) {
+            doc = readJsonFile(a.fromJson, "compare document");
+            if (doc.value("schema", std::string()) != "lowerscope.compare/1") {
+                throw CliFailure{kUsage, a.fromJson + " is not a lowerscope.compare/1 document (from `compare --json`)"};
+            }
+        } else {
+            if (a.compare.file.empty()) {
+                throw CliFailure{kUsage, "give FILE.cu to measure, or --from-json COMPARE.json"};
+            }
+            CompareRun run = runCompareDocument(a.compare);
+            doc = std::move(run.doc);
+            specA = run.specA;
+            printCompareSummary(doc);
+        }
+        if (!doc.contains("a") || !doc["a"].is_object() || !doc.contains("b") || !doc["b"].is_object() ||
+            !doc.contains("ratio") || !doc["ratio"].is_object() || !doc.contains("tolerance")) {
+            throw CliFailure{kUsage, "the compare document lacks a, b, ratio or tolerance"};
+        }
+
+        const std::string fileA = stringAt(doc["a"], "file", "a"), fileB = stringAt(doc["b"], "file", "b");
+        const std::string kernelA = baseName(stringAt(doc["a"], "kernel", "a"));
+        const std::string kernelB = baseName(stringAt(doc["b"], "kernel", "b"));
+        const std::string optsA = doc.value("build_options_a", std::string());
+        const std::string optsB = doc.value("build_options_b", std::string());
+
+        ExperimentSession s;
+        s.source.name = fileA;
+        if (auto text = readText(fileA)) {
+            s.source.text = *text;
+        } else {
+            throw CliFailure{kUsage, "cannot read " + fileA + " (paths in the document are relative to where "
+                                     "compare ran; run from there)"};
+        }
+        s.a = sideConfig("A", kernelA, optsA, fileA, fileA);
+        s.b = sideConfig("B", kernelB, optsB, fileB, fileA);
+        s.hasB = true;
+        s.launch = specA ? sessionLaunchFrom(*specA) : launchFromDocument(doc["a"], fileA, kernelA);
+        s.title = !a.title.empty() ? a.title
+                  : kernelA != kernelB ? kernelA + " vs " + kernelB
+                                       : kernelA + ": " + (optsA.empty() ? std::string("defaults") : optsA) +
+                                             " vs " + (optsB.empty() ? std::string("defaults") : optsB);
+        s.measurements.push_back(doc);
+        s.card = card;
+        s.card.measurement = measurementText(doc);
+        s.card.result = resultText(doc);
+
+        const std::string sessionPath = a.out + ".lowerscope";
+        const std::string reportPath = a.out + ".md";
+        saveSession(s, sessionPath);
+        // Read back what was written: the report is rendered from the saved session.
+        const ExperimentSession saved = loadSession(sessionPath);
+
+        ReportInputs in;
+        in.session = &saved;
+        in.diffOptions.naming = RegisterNaming::PerAnchor;  // robust when B is more than a renaming (diff.h)
+        const json& la = doc["a"]["launch"];
+        if (la.contains("block") && la["block"].is_array()) {
+            long long threads = 1;
+            for (const auto& v : la["block"]) {
+                threads *= v.is_number() ? v.get<long long>() : 1;
+            }
+            in.blockThreads = static_cast<int>(threads);
+        }
+        in.dynamicSharedBytes = static_cast<int>(la.value("shared_bytes", 0LL));
+        std::optional<SideSass> sassA, sassB;
+        if (!a.noDiff) {
+            Toolchain tc = discoverToolchain();
+            sassA = sassOf(tc, fileA, saved.a.options, kernelA);
+            sassB = sassA ? sassOf(tc, fileB, saved.b.options, kernelB) : std::nullopt;
+        }
+        if (sassA && sassB) {
+            in.sassA = sassA->function;
+            in.sassB = sassB->function;
+            in.resourcesA = sassA->resources;
+            in.resourcesB = sassB->resources;
+        }
+        std::string md = renderMarkdownReport(in);
+        {
+            std::ofstream out(reportPath, std::ios::binary | std::ios::trunc);
+            out << md;
+            out.flush();
+            if (!out) {
+                throw CliFailure{kUsage, "cannot write " + reportPath};
+            }
+        }
+        std::printf("%s\nsession: %s\nreport:  %s%s\n", s.card.result.c_str(), sessionPath.c_str(),
+                    reportPath.c_str(), in.sassA ? "" : " (without the SASS diff)");
+        return kOk;
+    } catch (const CliFailure& f) {
+        std::cerr << prefix << f.message << '\n';
+        return f.code;
+    } catch (const SessionError& e) {
+        std::cerr << prefix << e.what() << '\n';
+        return kUsage;
+    } catch (const std::exception& e) {
+        // A malformed document that passed the checks above: still a clear message, not a crash.
+        std::cerr << prefix << "unreadable compare document: " << e.what() << '\n';
+        return kUsage;
+    }
+}
+
+} // namespace
+
+void registerExperimentCommand(CLI::App& app, int& exitCode) {
+    auto args = std::make_shared<ExperimentArgs>();
+    CLI::App* cmd = app.add_subcommand(
+        "experiment",
+        "Run an A/B experiment (the interleaved comparison of `compare`) and record it: OUT.lowerscope (session with "
+        "both builds, the launch, the measurement and the experiment card) and OUT.md (the Markdown report with the "
+        "aligned SASS diff). The card's measurement and result are written from the numbers. With --from-json, "
+        "the session and report are made from a compare document saved earlier (no GPU needed).\n"
+        "Exit: 0 recorded, 1 build error or kernel fault/timeout, 2 usage error, missing tool or no GPU.");
+    CompareArgs& c = args->compare;
+    cmd->add_option("file", c.file, "CUDA source file (A)")->type_name("FILE.cu");
+    cmd->add_option("file_b", c.fileB, "CUDA source file for B (default: the same file)")->type_name("FILE_B.cu");
+    cmd->add_option("--file-b", c.fileB, "CUDA source file for B")->type_name("FILE.cu");
+    cmd->add_option("--a", c.optsA, "build options of A, e.g. \"--arch sm_90 -O3\"")->type_name("OPTS");
+    cmd->add_option("--b", c.optsB, "build options of B, e.g. \"--fast-math\"")->type_name("OPTS");
+    cmd->add_option("--kernel-b", c.kernelB, "kernel of B (default: the same as A)")->type_name("NAME");
+    addLaunchFlagsTo(*cmd, c.launch, true);
+    cmd->add_option("--out,-o", args->out, "write OUT.lowerscope and OUT.md")->required()->type_name("OUT");
+    cmd->add_option("--from-json", args->fromJson, "make the session and report from this compare document "
+                                                   "instead of measuring")
+        ->type_name("COMPARE.json");
+    cmd->add_option("--title", args->title, "report title (default: the kernels or the option strings)");
+    cmd->add_option("--card", args->cardFile, "experiment card: JSON with hypothesis/implementation/interpretation "
+                                              "(or a .lowerscope session, whose card is used)")
+        ->type_name("FILE.json");
+    cmd->add_option("--hypothesis", args->hypothesis, "what you expect and why (overrides --card)");
+    cmd->add_option("--implementation", args->implementation, "what A and B are (overrides --card)");
+    cmd->add_option("--interpretation", args->interpretation, "what the numbers mean (overrides --card)");
+    cmd->add_flag("--no-diff", args->noDiff, "do not rebuild for the SASS diff");
+    cmd->callback([args, &exitCode] { exitCode = runExperiment(*args); });
+}
+
+} // namespace lowerscope::cli
