@@ -209,6 +209,23 @@ std::string resultText(const json& doc) {
     return text + ".";
 }
 
+// `path` relative to the current directory when it is absolute and lies below it; else unchanged.
+std::string relativeToHere(const std::string& path) {
+    if (path.empty() || path.front() != '/') {
+        return path;
+    }
+    std::error_code ec;
+    const std::filesystem::path here = std::filesystem::current_path(ec);
+    if (ec) {
+        return path;
+    }
+    const std::filesystem::path rel = std::filesystem::path(path).lexically_relative(here);
+    if (rel.empty() || *rel.begin() == "..") {
+        return path;
+    }
+    return rel.generic_string();
+}
+
 // The SASS of one side, rebuilt here (the cache makes this cheap after the comparison built it).
 struct SideSass {
     SassListing listing;
@@ -228,6 +245,16 @@ std::optional<SideSass> sassOf(const Toolchain& tc, const std::string& file, con
         if (k.mangled == kernel || k.name == kernel || baseName(k.name) == kernel) {
             SideSass s;
             s.listing = parseSassTexts(k.sass, k.sassPtxLines, k.sassLive);
+            // nvcc records the absolute source path in the line info; the report names files as
+            // the session does (relative to where the command runs), not this machine's paths.
+            for (auto& f : s.listing.functions) {
+                for (auto& ins : f.instructions) {
+                    ins.source.file = relativeToHere(ins.source.file);
+                    for (auto& frame : ins.source.inlinedAt) {
+                        frame.file = relativeToHere(frame.file);
+                    }
+                }
+            }
             s.resources = k.resources;
             for (const auto& f : s.listing.functions) {
                 if (f.name == k.mangled) {

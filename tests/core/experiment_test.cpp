@@ -99,6 +99,9 @@ TEST(Experiment, FromJsonWithSassDiff) {
     const std::string md = readFile(out + ".md");
     EXPECT_NE(md.find("## SASS diff"), std::string::npos);
     EXPECT_NE(md.find("MUFU"), std::string::npos);  // fast math's approximations appear in B
+    // Line info names the file as the session does, never this machine's absolute path.
+    EXPECT_NE(md.find("| kernels/fast_math.cu:"), std::string::npos);
+    EXPECT_EQ(md.find(LOWERSCOPE_SOURCE_DIR), std::string::npos);
     EXPECT_NE(md.find("**Verdict:**"), std::string::npos);
 }
 
