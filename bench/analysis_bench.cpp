@@ -13,41 +13,18 @@
 #include "core/ptx_parser.h"
 #include "core/sass_parser.h"
 
+#include "bench_data.h"
+
 #include <benchmark/benchmark.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <map>
-#include <sstream>
 #include <string>
 
 namespace {
 
 using namespace lowerscope;
 
-std::filesystem::path dataDir() {
-    if (const char* d = std::getenv("LOWERSCOPE_BENCH_DATA")) return d;
-    return std::filesystem::path(LOWERSCOPE_BINARY_DIR) / "bench" / "data";
-}
-
-const std::string& text(const std::string& name) {
-    static std::map<std::string, std::string> cache;
-    auto it = cache.find(name);
-    if (it != cache.end()) return it->second;
-    std::ifstream f(dataDir() / ("unrolled." + name), std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return cache[name] = s.str();
-}
-
-bool haveData(benchmark::State& state) {
-    if (text("sass").empty()) {
-        state.SkipWithError("no listing: run scripts/gen-bench-listing <build-dir>");
-        return false;
-    }
-    return true;
-}
+using lowerscope::benchdata::haveData;
+using lowerscope::benchdata::text;
 
 // The part of an nvdisasm listing for one function: from its `//---- .text.NAME` header to the
 // next header, as the build pipeline stores per kernel.

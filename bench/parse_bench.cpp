@@ -7,44 +7,21 @@
 #include "core/ptx_parser.h"
 #include "core/sass_parser.h"
 
+#include "bench_data.h"
+
 #include <benchmark/benchmark.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <map>
-#include <sstream>
 #include <string>
 
 namespace {
 
-std::filesystem::path dataDir() {
-    if (const char* d = std::getenv("LOWERSCOPE_BENCH_DATA")) return d;
-    return std::filesystem::path(LOWERSCOPE_BINARY_DIR) / "bench" / "data";
-}
-
-const std::string& text(const std::string& name) {
-    static std::map<std::string, std::string> cache;
-    auto it = cache.find(name);
-    if (it != cache.end()) return it->second;
-    std::ifstream f(dataDir() / ("unrolled." + name), std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return cache[name] = s.str();
-}
+using lowerscope::benchdata::haveData;
+using lowerscope::benchdata::text;
 
 size_t countInstructions(const lowerscope::SassListing& l) {
     size_t n = 0;
     for (const auto& f : l.functions) n += f.instructions.size();
     return n;
-}
-
-bool haveData(benchmark::State& state) {
-    if (text("sass").empty()) {
-        state.SkipWithError("no listing: run scripts/gen-bench-listing <build-dir>");
-        return false;
-    }
-    return true;
 }
 
 void BM_ParseSassHexGi(benchmark::State& state) {
