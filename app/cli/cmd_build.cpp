@@ -30,23 +30,6 @@ struct DoctorArgs {
     std::string jsonOut;
 };
 
-// Writes `j` to `path` ('-' = stdout). False (with a message on stderr) when the file cannot be written.
-bool writeJson(const nlohmann::json& j, const std::string& path) {
-    std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-    if (path == "-") {
-        std::cout << text << '\n';
-        std::cout.flush();
-        return static_cast<bool>(std::cout);
-    }
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text << '\n';
-    out.flush();
-    if (!out) {
-        std::cerr << "lowerscope-cli: error: cannot write " << path << '\n';
-        return false;
-    }
-    return true;
-}
 
 std::string resourceCell(int v) { return v < 0 ? "-" : std::to_string(v); }
 
@@ -135,6 +118,24 @@ int runDoctor(const DoctorArgs& a) {
 }
 
 } // namespace
+
+// Writes `j` to `path` ('-' = stdout). False (with a message on stderr) when the file cannot be written.
+bool writeJson(const nlohmann::json& j, const std::string& path) {
+    std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (path == "-") {
+        std::cout << text << '\n';
+        std::cout.flush();
+        return static_cast<bool>(std::cout);
+    }
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text << '\n';
+    out.flush();
+    if (!out) {
+        std::cerr << "lowerscope-cli: error: cannot write " << path << '\n';
+        return false;
+    }
+    return true;
+}
 
 void registerBuildCommands(CLI::App& app, int& exitCode) {
     auto buildArgs = std::make_shared<BuildArgs>();

@@ -48,22 +48,6 @@ constexpr int kOk = 0, kKernelError = 1, kUsage = 2;
 
 using Failure = CliFailure;
 
-bool writeJson(const json& j, const std::string& path) {
-    std::string text = j.dump(2, ' ', false, json::error_handler_t::replace);
-    if (path == "-") {
-        std::cout << text << '\n';
-        std::cout.flush();
-        return static_cast<bool>(std::cout);
-    }
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text << '\n';
-    out.flush();
-    if (!out) {
-        std::cerr << "lowerscope-cli: error: cannot write " << path << '\n';
-        return false;
-    }
-    return true;
-}
 
 // Splits on commas outside parentheses: "ceil(N/16), max(a, b)" → {"ceil(N/16)", "max(a, b)"}.
 std::vector<std::string> splitDims(const std::string& text) {

@@ -2,8 +2,14 @@
 // Each subcommand file registers its subcommands; a callback stores the process exit code in
 // `exitCode` (0 success, 1 compile/kernel error, 2 usage error or missing tool, per command docs).
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <string>
 
 namespace lowerscope::cli {
+// Writes `j` (indented) to `path`, '-' = stdout. False, with a message on stderr, when it cannot.
+bool writeJson(const nlohmann::json& j, const std::string& path);
+
 void registerBuildCommands(CLI::App& app, int& exitCode);   // build, doctor
 void registerInspectCommand(CLI::App& app, int& exitCode);  // inspect
 void registerRunCommands(CLI::App& app, int& exitCode);     // run, compare
