@@ -1,6 +1,11 @@
 // SASS parser unit tests on excerpts of real nvdisasm 13.2 output (sm_90) and on bad input.
 
 #include "core/sass_parser.h"
+#include "core/listing_json.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -217,4 +222,46 @@ TEST(SassParser, SurvivesGarbage) {
     }
     EXPECT_TRUE(parseSass("").functions.empty());
     EXPECT_TRUE(parseSass("\n\n\n").functions.empty());
+}
+
+// parseSassTexts parses the -gi -gp text alone when it is given; it must yield exactly what parsing
+// the -gi text and merging the -gp and -lrm variants into it yields, for every golden kernel/arch.
+TEST(SassParser, EveryGoldenKernelGpAloneEqualsMergedTexts) {
+    namespace fs = std::filesystem;
+    auto slurp = [](const fs::path& p) {
+        std::ifstream in(p, std::ios::binary);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        return ss.str();
+    };
+    int compared = 0;
+    for (const auto& archDir : fs::directory_iterator(fs::path(LOWERSCOPE_SOURCE_DIR) / "tests/data")) {
+        if (!archDir.is_directory() || archDir.path().filename().string().rfind("sm_", 0) != 0) continue;
+        for (const auto& f : fs::directory_iterator(archDir.path())) {
+            const std::string name = f.path().filename().string();
+            if (name.size() < 6 || name.substr(name.size() - 5) != ".sass" || name.find('.') != name.size() - 5)
+                continue;
+            const std::string stem = name.substr(0, name.size() - 5);
+            const std::string gi = slurp(f.path());
+            const std::string gp = slurp(archDir.path() / (stem + ".gp.sass"));
+            const std::string lrm = slurp(archDir.path() / (stem + ".lrm.sass"));
+            ASSERT_FALSE(gp.empty()) << f.path();
+            SassListing reference = parseSass(gi);
+            mergeSass(reference, parseSass(gp));
+            mergeSass(reference, parseSass(lrm));
+            const SassListing fast = parseSassTexts(gi, gp, lrm);
+            ASSERT_EQ(reference.functions.size(), fast.functions.size()) << f.path();
+            for (size_t i = 0; i < fast.functions.size(); ++i) {
+                ASSERT_EQ(reference.functions[i].instructions.size(), fast.functions[i].instructions.size());
+                for (size_t k = 0; k < fast.functions[i].instructions.size(); ++k) {
+                    nlohmann::json a = reference.functions[i].instructions[k];
+                    nlohmann::json b = fast.functions[i].instructions[k];
+                    ASSERT_EQ(a.dump(), b.dump()) << f.path() << " function " << i << " instruction " << k;
+                }
+                EXPECT_EQ(reference.functions[i].labels, fast.functions[i].labels);
+            }
+            ++compared;
+        }
+    }
+    EXPECT_GE(compared, 18);
 }
