@@ -371,8 +371,7 @@ void MainWindow::applyTheme(bool dark) {
     }
     m_source->applyTheme();
     m_ptx->applyTheme();
-    // Models colour by Theme: repaint them.
-    m_sass->view()->viewport()->update();
+    m_sass->applyTheme(); // the SASS model colours by Theme: this repaints it too
     m_ptx->editor()->setBandsDimmed(m_session->isStale());
     m_source->editor()->setBandsDimmed(m_session->isStale());
     updateStatus();

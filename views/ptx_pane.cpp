@@ -4,7 +4,7 @@
 #include "views/ptx_lexer.h"
 #include "views/ptx_model.h"
 #include "views/session.h"
-#include "views/theme.h"
+#include "views/stale_banner.h"
 
 #include <QLabel>
 #include <QShortcut>
@@ -12,25 +12,11 @@
 
 namespace lowerscope {
 
-QString staleBannerText(const Session& session) {
-    if (!session.snapshot()) return {};
-    const SnapshotPtr last = session.lastAttempt();
-    if (last && !last->ok())
-        return QObject::tr("Build failed: showing the last good listing (stale). Fix the errors and rebuild.");
-    if (session.isStale())
-        return QObject::tr("Source edited since the last build: correlation dimmed. Ctrl+B rebuilds.");
-    return {};
-}
-
 PtxPane::PtxPane(Session* session, QWidget* parent) : QWidget(parent), m_session(session) {
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->setSpacing(0);
-    m_banner = new QLabel(this);
-    m_banner->setObjectName(QStringLiteral("staleBanner"));
-    m_banner->setWordWrap(true);
-    m_banner->setContentsMargins(6, 3, 6, 3);
-    m_banner->hide();
+    m_banner = createStaleBanner(this);
     m_editor = new CodeEditor(this);
     m_editor->setObjectName(QStringLiteral("ptxEditor"));
     m_lexer = new PtxLexer(m_editor);
@@ -64,8 +50,7 @@ PtxPane::PtxPane(Session* session, QWidget* parent) : QWidget(parent), m_session
 void PtxPane::applyTheme() {
     m_lexer->applyTheme();
     m_editor->applyTheme();
-    m_banner->setStyleSheet(QStringLiteral("QLabel#staleBanner { background: %1; color: %2; }")
-                                .arg(Theme::warningPaper().name(), Theme::editorText().name()));
+    styleStaleBanner(m_banner);
     m_editor->recolor();
 }
 
@@ -118,11 +103,9 @@ void PtxPane::onSelectionChanged() {
 
 void PtxPane::onStale() {
     if (!m_session) return;
-    const QString text = staleBannerText(*m_session);
-    m_banner->setText(text);
-    m_banner->setVisible(!text.isEmpty());
-    m_editor->setBandsDimmed(!text.isEmpty());
-    m_model->setStale(!text.isEmpty());
+    const bool stale = refreshStaleBanner(m_banner, *m_session);
+    m_editor->setBandsDimmed(stale);
+    m_model->setStale(stale);
 }
 
 } // namespace lowerscope

@@ -2,6 +2,8 @@
 // The PTX pane: the module PTX, read-only, with colour bands per source line and the highlight of
 // the current selection. Its data lives in a PtxModel.
 
+#include "views/stale_banner.h"
+
 #include <QPointer>
 #include <QWidget>
 
@@ -39,8 +41,5 @@ private:
     FindBar* m_find;
     bool m_updating = false;
 };
-
-// Text of the stale/failed banner shared by the listing panes; "" when the listing is current.
-QString staleBannerText(const Session& session);
 
 } // namespace lowerscope

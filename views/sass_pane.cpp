@@ -1,10 +1,9 @@
 #include "views/sass_pane.h"
 
-#include "views/ptx_pane.h"
+#include "views/stale_banner.h"
 #include "views/sass_delegate.h"
 #include "views/sass_model.h"
 #include "views/session.h"
-#include "views/theme.h"
 
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -19,13 +18,7 @@ SassPane::SassPane(Session* session, QWidget* parent) : QWidget(parent), m_sessi
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->setSpacing(0);
-    m_banner = new QLabel(this);
-    m_banner->setObjectName(QStringLiteral("staleBanner"));
-    m_banner->setWordWrap(true);
-    m_banner->setContentsMargins(6, 3, 6, 3);
-    m_banner->setStyleSheet(QStringLiteral("QLabel#staleBanner { background: %1; color: %2; }")
-                                .arg(Theme::warningPaper().name(), Theme::editorText().name()));
-    m_banner->hide();
+    m_banner = createStaleBanner(this);
     lay->addWidget(m_banner);
     m_body = new QHBoxLayout;
     m_body->setContentsMargins(0, 0, 0, 0);
@@ -120,12 +113,14 @@ void SassPane::onSelectionChanged() {
     m_updating = false;
 }
 
+void SassPane::applyTheme() {
+    styleStaleBanner(m_banner);
+    m_view->viewport()->update();
+}
+
 void SassPane::onStale() {
     if (!m_session) return;
-    const QString text = staleBannerText(*m_session);
-    m_banner->setText(text);
-    m_banner->setVisible(!text.isEmpty());
-    m_model->setStale(!text.isEmpty());
+    m_model->setStale(refreshStaleBanner(m_banner, *m_session));
 }
 
 bool SassPane::jumpToRun(int direction) {

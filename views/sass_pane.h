@@ -21,6 +21,7 @@ public:
     QTableView* view() const { return m_view; }
     SassModel* model() const { return m_model; }
     QLabel* banner() const { return m_banner; }
+    void applyTheme(); // recolours the stale banner (rows repaint from Theme by themselves)
     // Installs a widget left of the table (e.g. an arrows gutter that follows view()'s scrolling).
     // The pane takes ownership; a previous gutter is deleted.
     void setGutter(QWidget* gutter);
