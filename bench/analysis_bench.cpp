@@ -5,14 +5,11 @@
 // nvdisasm variants, merged) + analysis; and buildLoweringModel (PTX parse, SASS parse, analysis,
 // correlation) — the whole path behind `inspect` and the GUI panes, minus the compiler.
 
-#include "core/aggregate.h"
-#include "core/cfg.h"
-#include "core/defuse.h"
-#include "core/deps.h"
 #include "core/lowering.h"
 #include "core/ptx_parser.h"
 #include "core/sass_parser.h"
 
+#include "analysis_common.h"
 #include "bench_data.h"
 
 #include <benchmark/benchmark.h>
@@ -36,26 +33,8 @@ std::string functionText(const std::string& listing, const std::string& name) {
     return listing.substr(b, e == std::string::npos ? std::string::npos : e + 1 - b);
 }
 
-struct Counts {
-    size_t instructions = 0, edges = 0, blocks = 0;
-};
-
-Counts analyse(SassListing& l) {
-    Counts c;
-    for (auto& f : l.functions) {
-        analyseDefUse(f);
-        const Cfg cfg = buildCfg(f);
-        const auto deps = computeDependencies(f, cfg);
-        const auto lines = aggregateByLine(f);
-        const auto total = aggregateFunction(f);
-        benchmark::DoNotOptimize(lines);
-        benchmark::DoNotOptimize(total);
-        c.instructions += f.instructions.size();
-        c.edges += deps.size();
-        c.blocks += cfg.blocks.size();
-    }
-    return c;
-}
+using lowerscope::benchdata::analyse;
+using lowerscope::benchdata::Counts;
 
 void report(benchmark::State& state, const Counts& c) {
     state.counters["instructions"] = static_cast<double>(c.instructions);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 
 namespace lowerscope {
 
@@ -17,16 +18,27 @@ void accumulate(LineAggregate& a, const SassInstruction& ins) {
 }
 
 std::vector<LineAggregate> aggregateByLine(const SassFunction& fn, InlineAttribution attribution) {
-    std::map<std::pair<std::string, int>, LineAggregate> byLine;
+    // Keyed by views of the instructions' own file strings (no copy per instruction); consecutive
+    // instructions mostly share a line, so the last entry is tried before the map.
+    std::map<std::pair<std::string_view, int>, LineAggregate> byLine;
+    LineAggregate* last = nullptr;
+    std::pair<std::string_view, int> lastKey;
     for (const auto& ins : fn.instructions) {
         if (!ins.source.valid()) continue;
-        const SourceFrame f = attribution == InlineAttribution::CallSite
-                                  ? ins.source.callSite()
-                                  : SourceFrame{ins.source.file, ins.source.line, ins.source.column};
-        auto& a = byLine[{f.file, f.line}];
-        a.file = f.file;
-        a.line = f.line;
-        accumulate(a, ins);
+        const bool outer = attribution == InlineAttribution::CallSite && !ins.source.inlinedAt.empty();
+        const std::pair<std::string_view, int> key =
+            outer ? std::pair<std::string_view, int>{ins.source.inlinedAt.back().file, ins.source.inlinedAt.back().line}
+                  : std::pair<std::string_view, int>{ins.source.file, ins.source.line};
+        if (!last || key != lastKey) {
+            auto [it, added] = byLine.try_emplace(key);
+            if (added) {
+                it->second.file = std::string(key.first);
+                it->second.line = key.second;
+            }
+            last = &it->second;
+            lastKey = key;
+        }
+        accumulate(*last, ins);
     }
     std::vector<LineAggregate> out;
     out.reserve(byLine.size());

@@ -23,6 +23,20 @@ std::string resourceName(int id) {
     return registerName(static_cast<RegClass>(id / kClassStride), id % kClassStride);
 }
 
+// Position of each resource id's name in the string order of all names (for sorting by name).
+const std::vector<int>& resourceRanks() {
+    static const std::vector<int> ranks = [] {
+        std::vector<std::pair<std::string, int>> names;
+        names.reserve(kResourceCount);
+        for (int id = 0; id < kResourceCount; ++id) names.emplace_back(resourceName(id), id);
+        std::sort(names.begin(), names.end());
+        std::vector<int> r(kResourceCount);
+        for (size_t k = 0; k < names.size(); ++k) r[static_cast<size_t>(names[k].second)] = static_cast<int>(k);
+        return r;
+    }();
+    return ranks;
+}
+
 DepKind kindOf(int id) {
     if (id >= kScoreboardBase) return DepKind::Scoreboard;
     switch (static_cast<RegClass>(id / kClassStride)) {
@@ -76,15 +90,13 @@ std::vector<DepEdge> computeDependencies(const SassFunction& fn, const Cfg& cfg)
     const size_t nb = cfg.blocks.size();
     if (ins.empty() || nb == 0) return edges;
 
-    auto emit = [&](int from, int to, int res) {
-        DepEdge e;
-        e.from = ins[static_cast<size_t>(from)].address;
-        e.to = ins[static_cast<size_t>(to)].address;
-        e.resource = resourceName(res);
-        e.kind = kindOf(res);
-        e.distance = to - from;
-        edges.push_back(std::move(e));
+    // Edges are gathered as instruction indices and resource ids, sorted and deduplicated, and only
+    // then given their names: sorting 12-byte records instead of DepEdges with strings.
+    struct RawEdge {
+        int from, to, res;
     };
+    std::vector<RawEdge> raw;
+    auto emit = [&](int from, int to, int res) { raw.push_back({from, to, res}); };
 
     // ---- Pass 1: inside each block. Local edges are emitted directly; uses not covered by an
     // unguarded local definition are remembered for the global pass; each block's downward-exposed
@@ -249,12 +261,27 @@ std::vector<DepEdge> computeDependencies(const SassFunction& fn, const Cfg& cfg)
         }
     }
 
-    std::sort(edges.begin(), edges.end(), [](const DepEdge& a, const DepEdge& b) {
+    // Order: producer, consumer (addresses grow with the index), then resource name as a string
+    // ("P0" < "R10" < "R2" < "SB0" < "UR4"), through each id's rank among all names.
+    const auto& rank = resourceRanks();
+    std::sort(raw.begin(), raw.end(), [&](const RawEdge& a, const RawEdge& b) {
         if (a.from != b.from) return a.from < b.from;
         if (a.to != b.to) return a.to < b.to;
-        return a.resource < b.resource;
+        return rank[static_cast<size_t>(a.res)] < rank[static_cast<size_t>(b.res)];
     });
-    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+    raw.erase(std::unique(raw.begin(), raw.end(),
+                          [](const RawEdge& a, const RawEdge& b) { return a.from == b.from && a.to == b.to && a.res == b.res; }),
+              raw.end());
+    edges.reserve(raw.size());
+    for (const RawEdge& r : raw) {
+        DepEdge e;
+        e.from = ins[static_cast<size_t>(r.from)].address;
+        e.to = ins[static_cast<size_t>(r.to)].address;
+        e.resource = resourceName(r.res);
+        e.kind = kindOf(r.res);
+        e.distance = r.to - r.from;
+        edges.push_back(std::move(e));
+    }
     return edges;
 }
 

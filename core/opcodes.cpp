@@ -10,8 +10,14 @@ namespace lowerscope {
 
 namespace {
 
+// Hash for lookups by string_view without building a std::string (one per instruction analysed).
+struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
 struct Table {
-    std::unordered_map<std::string, OpcodeInfo> sass;
+    std::unordered_map<std::string, OpcodeInfo, StringHash, std::equal_to<>> sass;
     std::unordered_map<std::string, std::string> ptx;
     std::unordered_map<std::string, std::string> modifiers;
 };
@@ -114,7 +120,7 @@ bool allDigits(std::string_view s) {
 
 const OpcodeInfo* lookupSassOpcode(std::string_view mnemonic) {
     const auto& t = table();
-    auto it = t.sass.find(std::string(mnemonic));
+    auto it = t.sass.find(mnemonic);
     return it == t.sass.end() ? nullptr : &it->second;
 }
 

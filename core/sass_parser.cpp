@@ -21,8 +21,10 @@ int hexValue(char c) {
 }
 
 std::string_view trimLeft(std::string_view s) {
+    // nvdisasm pads with long runs of blanks (85 before every encoding's high word): test for the
+    // common ' ' first.
     size_t i = 0;
-    while (i < s.size() && isSpace(s[i])) ++i;
+    while (i < s.size() && (s[i] == ' ' || isSpace(s[i]))) ++i;
     return s.substr(i);
 }
 std::string_view trimRight(std::string_view s) {
@@ -192,6 +194,83 @@ std::string_view labelName(std::string_view s) {
     return {};
 }
 
+// Splits a `-lrm` table row `// | 12 |    | 3 |` into its trimmed cells.
+void splitCells(std::string_view s, std::vector<std::string_view>& cells) {
+    const size_t first = s.find('|');
+    if (first == std::string_view::npos) return;
+    s.remove_prefix(first + 1);
+    while (!s.empty()) {
+        const size_t bar = s.find('|');
+        if (bar == std::string_view::npos) break;
+        cells.push_back(trim(s.substr(0, bar)));
+        s.remove_prefix(bar + 1);
+    }
+}
+
+// Reads the `-lrm count` cells of one instruction row into `live`, given the column names of the
+// function's header row (`// | GPR | PRED | UGPR |`; empty when none was seen). `scratch` is reused.
+void parseLiveCells(std::string_view s, const std::vector<std::string_view>& columns,
+                    std::vector<std::string_view>& scratch, LiveCounts& live) {
+    scratch.clear();
+    splitCells(s, scratch);
+    if (scratch.empty()) return;
+    // nvdisasm leaves out the column of a class with no live register in the whole function
+    // (e.g. no PRED column): that class counts 0 on every row.
+    if (!columns.empty()) live.gpr = live.pred = live.ugpr = 0;
+    for (size_t c = 0; c < scratch.size(); ++c) {
+        const auto cell = scratch[c];
+        int v = 0;
+        if (!cell.empty()) {
+            if (parseDec(cell, v) != cell.size()) { // not a count table (-lrm narrow/wide)
+                live = LiveCounts{};
+                return;
+            }
+        }
+        std::string_view name;
+        if (c < columns.size()) name = columns[c];
+        else name = c == 0 ? "GPR" : c == 1 ? "PRED" : c == 2 ? "UGPR" : "";
+        // An empty cell means no register of that class is live.
+        if (name == "GPR") live.gpr = v;
+        else if (name == "PRED") live.pred = v;
+        else if (name == "UGPR") live.ugpr = v;
+    }
+}
+
+// `/*0170*/` at the start of a trimmed line: the instruction address and the characters consumed
+// (0 when the line is not an instruction, e.g. the `/* 0x... */` high word of an encoding).
+size_t parseAddressComment(std::string_view s, uint64_t& addr) {
+    if (s.size() < 5 || s[0] != '/' || s[1] != '*') return 0;
+    const size_t n = parseHex(s.substr(2), addr);
+    if (n == 0 || 2 + n + 1 >= s.size() || s[2 + n] != '*' || s[3 + n] != '/') return 0;
+    return n + 4;
+}
+
+// The function named by a `.section .text.NAME,...` directive or a `//---- .text.NAME ----`
+// header; `isText` false for another section (which ends the current function). Returns false
+// when `s` is neither.
+bool sectionName(std::string_view s, std::string_view& name, bool& isText) {
+    constexpr std::string_view kSection = ".section";
+    constexpr std::string_view kHeader = "//---";
+    constexpr std::string_view kText = ".text.";
+    std::string_view v;
+    if (s.substr(0, kSection.size()) == kSection && s.size() > kSection.size() && isSpace(s[kSection.size()])) {
+        v = trim(s.substr(kSection.size()));
+        size_t e = 0;
+        while (e < v.size() && v[e] != ',' && !isSpace(v[e])) ++e;
+        v = v.substr(0, e);
+    } else if (s.substr(0, kHeader.size()) == kHeader) {
+        v = s;
+        while (!v.empty() && (v.front() == '/' || v.front() == '-')) v.remove_prefix(1);
+        while (!v.empty() && v.back() == '-') v.remove_suffix(1);
+        v = trim(v);
+    } else {
+        return false;
+    }
+    isText = v.substr(0, kText.size()) == kText;
+    name = isText ? v.substr(kText.size()) : std::string_view{};
+    return true;
+}
+
 struct ParsedSource {
     std::string_view file;
     int line = 0;
@@ -238,17 +317,38 @@ int archNumber(std::string_view arch) {
     return v;
 }
 
+// How many instructions the function whose header ends at `from` has, judged from the address of
+// its last instruction (16-byte instructions from 0, Volta and later), so its vector is allocated
+// once: growing it by doubling would hold up to twice the final size at the peak. Bounded by the
+// section's size so a garbage address cannot reserve more than the text could hold; 0 when unknown.
+size_t expectedInstructions(std::string_view text, size_t from) {
+    size_t end = text.find("\n//---------------------", from);
+    if (end == std::string_view::npos) end = text.size();
+    // Walk back over the section's last lines (labels, the high word) to its last instruction.
+    size_t lineEnd = end;
+    for (int guard = 0; guard < 16 && lineEnd > from; ++guard) {
+        const size_t nl = text.rfind('\n', lineEnd - 1);
+        const size_t start = nl == std::string_view::npos || nl < from ? from : nl + 1;
+        uint64_t addr = 0;
+        if (parseAddressComment(trimLeft(text.substr(start, lineEnd - start)), addr) > 0) {
+            const uint64_t bySize = (end - from) / 32; // an instruction line is longer than 32 bytes
+            return static_cast<size_t>(std::min<uint64_t>(addr / 16 + 1, bySize));
+        }
+        if (start == from) break;
+        lineEnd = start - 1;
+    }
+    return 0;
+}
+
 class Parser {
 public:
-    // light: only addresses, PTX lines and live counts (what a merge takes from the -gp and -lrm
-    // variants); skips operands, text and source chains, which dominate the cost.
-    explicit Parser(bool light = false) : m_light(light) {}
-
     SassListing run(std::string_view text) {
+        m_text = text;
         size_t pos = 0;
         while (pos < text.size()) {
             size_t end = text.find('\n', pos);
             if (end == std::string_view::npos) end = text.size();
+            m_next = end;
             line(text.substr(pos, end - pos));
             pos = end + 1;
         }
@@ -257,7 +357,8 @@ public:
     }
 
 private:
-    bool m_light = false;
+    std::string_view m_text;
+    size_t m_next = 0;                     // end of the line being read
     SassListing m_listing;
     SassFunction* m_fn = nullptr;
     std::vector<std::string_view> m_pendingLabels;
@@ -274,6 +375,7 @@ private:
         m_listing.functions.emplace_back();
         m_fn = &m_listing.functions.back();
         m_fn->name = std::string(name);
+        m_fn->instructions.reserve(expectedInstructions(m_text, m_next));
         m_source = SourceLoc{};
         m_chain.clear();
         m_inSourceBlock = false;
@@ -303,6 +405,11 @@ private:
             }
         }
         m_fn = nullptr;
+    }
+
+    void section(std::string_view name, bool isText) {
+        if (!isText) finishFunction();
+        else if (!m_fn || m_fn->name != name) startFunction(name);
     }
 
     void ensureFunction() {
@@ -350,7 +457,6 @@ private:
     // Returns true when the directive was consumed.
     bool directive(std::string_view s) {
         constexpr std::string_view kTarget = ".target";
-        constexpr std::string_view kSection = ".section";
         if (s.substr(0, kTarget.size()) == kTarget && s.size() > kTarget.size() && isSpace(s[kTarget.size()])) {
             auto v = trim(s.substr(kTarget.size()));
             size_t e = 0;
@@ -358,18 +464,10 @@ private:
             if (m_listing.arch.empty()) m_listing.arch = std::string(v.substr(0, e));
             return true;
         }
-        if (s.substr(0, kSection.size()) == kSection && s.size() > kSection.size() && isSpace(s[kSection.size()])) {
-            auto v = trim(s.substr(kSection.size()));
-            size_t e = 0;
-            while (e < v.size() && v[e] != ',' && !isSpace(v[e])) ++e;
-            v = v.substr(0, e);
-            constexpr std::string_view kText = ".text.";
-            if (v.substr(0, kText.size()) == kText) {
-                const auto name = v.substr(kText.size());
-                if (!m_fn || m_fn->name != name) startFunction(name);
-            } else {
-                finishFunction();
-            }
+        std::string_view name;
+        bool isText = false;
+        if (sectionName(s, name, isText)) {
+            section(name, isText);
             return true;
         }
         return false;
@@ -388,26 +486,16 @@ private:
             // A block of consecutive File lines is one inline chain, innermost first; every frame
             // but the outermost says "inlined at". A frame without it closes the chain, so a
             // further line starts a new chain (the later position wins).
-            if (m_light) return;
             if (!m_inSourceBlock || (!m_chain.empty() && !m_chain.back().inlined)) m_chain.clear();
             m_chain.push_back(src);
             m_inSourceBlock = true;
             return;
         }
         // `//------ .text.NAME ------` section headers.
-        constexpr std::string_view kHeader = "//---";
-        if (s.substr(0, kHeader.size()) == kHeader) {
-            auto v = s;
-            while (!v.empty() && (v.front() == '/' || v.front() == '-')) v.remove_prefix(1);
-            while (!v.empty() && v.back() == '-') v.remove_suffix(1);
-            v = trim(v);
-            constexpr std::string_view kText = ".text.";
-            if (v.substr(0, kText.size()) == kText) {
-                const auto name = v.substr(kText.size());
-                if (!m_fn || m_fn->name != name) startFunction(name);
-            } else {
-                finishFunction();
-            }
+        std::string_view name;
+        bool isText = false;
+        if (sectionName(s, name, isText)) {
+            section(name, isText);
             return;
         }
         // -lrm header: `// | GPR   | PRED   | UGPR   |`.
@@ -416,18 +504,6 @@ private:
             m_scratch.clear();
             splitCells(s, m_scratch);
             for (auto c : m_scratch) m_columns.push_back(c);
-        }
-    }
-
-    static void splitCells(std::string_view s, std::vector<std::string_view>& cells) {
-        const size_t first = s.find('|');
-        if (first == std::string_view::npos) return;
-        s.remove_prefix(first + 1);
-        while (!s.empty()) {
-            const size_t bar = s.find('|');
-            if (bar == std::string_view::npos) break;
-            cells.push_back(trim(s.substr(0, bar)));
-            s.remove_prefix(bar + 1);
         }
     }
 
@@ -446,13 +522,9 @@ private:
 
     void instruction(std::string_view s) {
         // `/*0170*/   [@P0] OPCODE operands ;   /* 0x... */   // | live |`
-        size_t i = 2;
         uint64_t addr = 0;
-        const size_t n = parseHex(s.substr(i), addr);
-        if (n == 0) return;
-        i += n;
-        if (i + 1 >= s.size() || s[i] != '*' || s[i + 1] != '/') return;
-        i += 2;
+        const size_t i = parseAddressComment(s, addr);
+        if (i == 0) return;
         ensureFunction();
         m_inSourceBlock = false;
         applyChain();
@@ -479,18 +551,6 @@ private:
         m_fn->instructions.emplace_back();
         SassInstruction& ins = m_fn->instructions.back();
         ins.address = static_cast<uint32_t>(addr);
-        if (m_light) {
-            ins.ptxLine = m_ptxLine;
-            for (auto l : m_pendingLabels) m_fn->labels.emplace(std::string(l), ins.address);
-            m_pendingLabels.clear();
-            tail = trimLeft(tail);
-            uint64_t lo = 0;
-            const size_t enc = parseEncodingComment(tail, lo);
-            m_awaitHi = false; // encodings come from the base listing
-            if (enc > 0) tail = trimLeft(tail.substr(enc));
-            if (tail.size() > 2 && tail[0] == '/' && tail[1] == '/') liveColumn(tail, ins.live);
-            return;
-        }
         ins.text = std::string(stmt);
         ins.source = m_source;
         ins.ptxLine = m_ptxLine;
@@ -527,33 +587,7 @@ private:
         if (tail.size() > 2 && tail[0] == '/' && tail[1] == '/') liveColumn(tail, ins.live);
     }
 
-    void liveColumn(std::string_view s, LiveCounts& live) {
-        m_scratch.clear();
-        splitCells(s, m_scratch);
-        if (m_scratch.empty()) return;
-        // nvdisasm leaves out the column of a class with no live register in the whole function
-        // (e.g. no PRED column): that class counts 0 on every row.
-        if (!m_columns.empty()) {
-            live.gpr = live.pred = live.ugpr = 0;
-        }
-        for (size_t c = 0; c < m_scratch.size(); ++c) {
-            const auto cell = m_scratch[c];
-            int v = 0;
-            if (!cell.empty()) {
-                if (parseDec(cell, v) != cell.size()) { // not a count table (-lrm narrow/wide)
-                    live = LiveCounts{};
-                    return;
-                }
-            }
-            std::string_view name;
-            if (c < m_columns.size()) name = m_columns[c];
-            else name = c == 0 ? "GPR" : c == 1 ? "PRED" : c == 2 ? "UGPR" : "";
-            // An empty cell means no register of that class is live.
-            if (name == "GPR") live.gpr = v;
-            else if (name == "PRED") live.pred = v;
-            else if (name == "UGPR") live.ugpr = v;
-        }
-    }
+    void liveColumn(std::string_view s, LiveCounts& live) { parseLiveCells(s, m_columns, m_scratch, live); }
 };
 
 } // namespace
@@ -669,18 +703,66 @@ void mergeSass(SassListing& into, const SassListing& other) {
     }
 }
 
+void applyLiveCounts(SassListing& into, std::string_view live) {
+    std::unordered_map<std::string_view, SassFunction*> byName;
+    for (auto& f : into.functions) byName.emplace(f.name, &f);
+    SassFunction* fn = nullptr;
+    size_t cursor = 0;                       // instructions are in address order in both texts
+    std::vector<std::string_view> columns, scratch;
+    size_t pos = 0;
+    while (pos < live.size()) {
+        size_t end = live.find('\n', pos);
+        if (end == std::string_view::npos) end = live.size();
+        const std::string_view s = trimLeft(live.substr(pos, end - pos));
+        pos = end + 1;
+        if (s.size() < 2) continue;
+        uint64_t addr = 0;
+        const size_t n = s[0] == '/' && s[1] == '*' ? parseAddressComment(s, addr) : 0;
+        if (n > 0) {
+            if (!fn) continue;
+            const size_t semi = s.find(';', n);
+            const size_t cells = s.find("//", semi == std::string_view::npos ? n : semi);
+            if (cells == std::string_view::npos) continue;
+            auto& ins = fn->instructions;
+            while (cursor < ins.size() && ins[cursor].address < addr) ++cursor;
+            if (cursor == ins.size() || ins[cursor].address != addr) continue;
+            LiveCounts counts;
+            parseLiveCells(s.substr(cells), columns, scratch, counts);
+            LiveCounts& to = ins[cursor].live;
+            if (to.gpr < 0) to.gpr = counts.gpr;
+            if (to.pred < 0) to.pred = counts.pred;
+            if (to.ugpr < 0) to.ugpr = counts.ugpr;
+            continue;
+        }
+        std::string_view name;
+        bool isText = false;
+        if ((s[0] == '.' || s[0] == '/') && sectionName(s, name, isText)) {
+            auto it = isText ? byName.find(name) : byName.end();
+            SassFunction* next = it == byName.end() ? nullptr : it->second;
+            if (next != fn) {
+                fn = next;
+                cursor = 0;
+                columns.clear();
+            }
+            continue;
+        }
+        if (s[0] == '/' && s.find("| GPR") != std::string_view::npos) {
+            columns.clear();
+            splitCells(s, columns);
+        }
+    }
+}
+
 SassListing parseSassTexts(std::string_view hexGi, std::string_view hexGiGp, std::string_view live) {
     // The -gi -gp text is the -gi text plus `.nv_debug_ptx_txt` PTX-line comments, so when present
     // it alone gives everything of both: parsing one text instead of two and merging saves about a
     // third of the parse time on large listings (test: EveryGoldenKernelGpAloneEqualsMergedTexts).
     SassListing result = parseSass(hexGiGp.empty() ? hexGi : hexGiGp);
     if (!live.empty()) {
-        if (result.functions.empty()) {
-            result = parseSass(live);
-        } else {
-            const SassListing other = Parser(true).run(live);
-            mergeSass(result, other);
-        }
+        // The live counts alone are read straight into the instructions (applyLiveCounts) rather
+        // than parsed into a second listing and merged.
+        if (result.functions.empty()) result = parseSass(live);
+        else applyLiveCounts(result, live);
     }
     return result;
 }

@@ -22,6 +22,12 @@ SassListing parseSass(std::string_view text);
 // Functions or instructions only in `other` are ignored.
 void mergeSass(SassListing& into, const SassListing& other);
 
+// Fills the live GPR/PRED/UGPR counts of `into`'s instructions from an `nvdisasm -c -lrm count`
+// listing of the same cubin, matching functions by name and instructions by address; counts
+// already present are kept. The same result as merging parseSass(live), without building the
+// second listing: only the addresses and the `// | ... |` column are read.
+void applyLiveCounts(SassListing& into, std::string_view live);
+
 // Convenience for the build pipeline's three variants: `hexGi` (-c -hex -gi) is the base,
 // `hexGiGp` (-c -hex -gi -gp) adds PTX lines, `live` (-c -lrm count) adds live counts.
 // Any of the texts may be empty.

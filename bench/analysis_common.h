@@ -1,0 +1,40 @@
+#pragma once
+
+// What the analysis benchmarks time on a parsed listing: def/use, CFG, dependencies and the
+// per-line and per-function aggregates of every function (shared by analysis_bench and
+// analysis_peak so both measure the same work).
+
+#include "core/aggregate.h"
+#include "core/cfg.h"
+#include "core/defuse.h"
+#include "core/deps.h"
+#include "core/model.h"
+
+#include <cstddef>
+
+namespace lowerscope::benchdata {
+
+struct Counts {
+    size_t instructions = 0, edges = 0, blocks = 0, lines = 0, aggregated = 0;
+};
+
+// Analyses every function of `l`; the results are counted and dropped per function, as a caller
+// that streams them to JSON or a view would.
+inline Counts analyse(SassListing& l) {
+    Counts c;
+    for (auto& f : l.functions) {
+        analyseDefUse(f);
+        const Cfg cfg = buildCfg(f);
+        const auto deps = computeDependencies(f, cfg);
+        const auto lines = aggregateByLine(f);
+        const auto total = aggregateFunction(f);
+        c.instructions += f.instructions.size();
+        c.edges += deps.size();
+        c.blocks += cfg.blocks.size();
+        c.lines += lines.size();
+        c.aggregated += static_cast<size_t>(total.instructions);
+    }
+    return c;
+}
+
+} // namespace lowerscope::benchdata
