@@ -265,3 +265,53 @@ TEST(SassParser, EveryGoldenKernelGpAloneEqualsMergedTexts) {
     }
     EXPECT_GE(compared, 18);
 }
+
+// applyLiveCounts matches by function name and address, whatever the order of functions in the
+// -lrm text; a function or address only there is ignored; a class without a column counts 0.
+TEST(SassParser, ApplyLiveCountsMatchesFunctionsAndAddresses) {
+    const char* base = R"(	.target	sm_90
+//--------------------- .text.f --------------------------
+	.section	.text.f,"ax",@progbits
+        /*0000*/                   MOV R1, R2 ;
+        /*0010*/                   MOV R3, R4 ;
+        /*0020*/                   EXIT ;
+//--------------------- .text.g --------------------------
+	.section	.text.g,"ax",@progbits
+        /*0000*/                   MOV R5, R6 ;
+        /*0010*/                   EXIT ;
+)";
+    const char* live = R"(//--------------------- .text.h --------------------------
+	.section	.text.h,"ax",@progbits
+                                                       // | GPR   | PRED   | UGPR   |
+        /*0000*/                   MOV R9, R9 ;        // |   9   |   9    |   9    |
+//--------------------- .text.g --------------------------
+	.section	.text.g,"ax",@progbits
+                                                       // | GPR   | UGPR   |
+        /*0000*/                   MOV R5, R6 ;        // |   7   |   2    |
+        /*0010*/                   EXIT ;              // |       |        |
+//--------------------- .text.f --------------------------
+	.section	.text.f,"ax",@progbits
+                                                       // | GPR   | PRED   | UGPR   |
+        /*0000*/                   MOV R1, R2 ;        // |   3   |   1    |        |
+        /*0020*/                   EXIT ;              // |   1   |        |   4    |
+        /*0030*/                   NOP ;               // |  11   |   1    |   1    |
+)";
+    SassListing l = parseSass(base);
+    ASSERT_EQ(l.functions.size(), 2u);
+    l.functions[0].instructions[0].live.gpr = 42; // present counts are kept
+    applyLiveCounts(l, live);
+    const auto& f = l.functions[0].instructions;
+    EXPECT_EQ(f[0].live, (LiveCounts{42, 1, 0}));
+    EXPECT_EQ(f[1].live, LiveCounts{}); // no row for 0x10
+    EXPECT_EQ(f[2].live, (LiveCounts{1, 0, 4}));
+    const auto& g = l.functions[1].instructions;
+    EXPECT_EQ(g[0].live, (LiveCounts{7, 0, 2})); // no PRED column: 0
+    EXPECT_EQ(g[1].live, (LiveCounts{0, 0, 0}));
+    // The same as parsing the live text and merging it.
+    SassListing merged = parseSass(base);
+    merged.functions[0].instructions[0].live.gpr = 42;
+    mergeSass(merged, parseSass(live));
+    for (size_t fi = 0; fi < 2; ++fi)
+        for (size_t k = 0; k < merged.functions[fi].instructions.size(); ++k)
+            EXPECT_EQ(merged.functions[fi].instructions[k].live, l.functions[fi].instructions[k].live) << fi << ":" << k;
+}
