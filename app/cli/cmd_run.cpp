@@ -274,6 +274,7 @@ RunRequest baseRequest(const LaunchArgs& a) {
     req.atol = a.atol;
     req.rtol = a.rtol;
     req.profileLaunches = a.profileLaunches;
+    req.shareBuffers = !a.separateBuffers;
     return req;
 }
 
@@ -608,6 +609,7 @@ CompareRun compareDocument(const CompareArgs& a) {
                {"verdict", verdict}}},
              {"outputs_agree", agree},
              {"agreement", agreement},
+             {"buffers_shared", r.buffersShared},
              {"tolerance", {{"atol", a.launch.atol}, {"rtol", a.launch.rtol}}}};
     if (!a.launch.keepOutputs.empty()) {
         keepOutputs((std::filesystem::path(a.launch.keepOutputs) / "a").string(), r.variants[0]);
@@ -627,6 +629,9 @@ void printCompare(const json& doc) {
     std::printf("B/A = %.4f  [%.4f, %.4f] 95%% CI over %zu interleaved pairs: %s\n", ratio["b_over_a"].get<double>(),
                 ratio["ci95"][0].get<double>(), ratio["ci95"][1].get<double>(), ratio["pairs"].get<size_t>(),
                 ratio["verdict"].get<std::string>().c_str());
+    if (doc.contains("buffers_shared"))
+        std::printf("%s\n", doc["buffers_shared"].get<bool>() ? "A and B were timed on the same device buffers"
+                                                               : "A and B were timed on separate device buffers");
     const double atol = doc["tolerance"]["atol"].get<double>(), rtol = doc["tolerance"]["rtol"].get<double>();
     for (const auto& gj : doc["agreement"]) {
         OutputAgreement g;
@@ -780,6 +785,9 @@ void addLaunchFlags(CLI::App& cmd, LaunchArgs& a, bool compare) {
     if (compare) {
         cmd.add_option("--atol", a.atol, "absolute tolerance for output agreement (default 1e-5)");
         cmd.add_option("--rtol", a.rtol, "relative tolerance for output agreement (default 1e-4)");
+        cmd.add_flag("--separate-buffers", a.separateBuffers,
+                     "time A and B each on its own device buffers; by default both are timed on the same buffers "
+                     "(when their arguments match), so where the buffers landed in memory cannot bias B/A");
     }
 }
 

@@ -31,6 +31,7 @@ struct LaunchArgs {
     std::string jsonOut;
     double atol = 1e-5, rtol = 1e-4;
     int profileLaunches = 0;
+    bool separateBuffers = false; // compare: time each side on its own buffers (the old way)
 };
 
 struct CompareArgs {

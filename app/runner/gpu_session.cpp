@@ -673,6 +673,38 @@ void GpuSession::restoreInputs(Variant& v) {
     }
 }
 
+bool GpuSession::shareBuffers(std::vector<std::unique_ptr<Variant>>& vars) {
+    if (vars.size() < 2) {
+        return false;
+    }
+    const auto& first = vars[0]->spec->buffers;
+    for (size_t k = 1; k < vars.size(); ++k) {
+        const auto& other = vars[k]->spec->buffers;
+        if (other.size() != first.size()) {
+            return false;
+        }
+        for (size_t i = 0; i < first.size(); ++i) {
+            if (other[i].type != first[i].type || other[i].count != first[i].count || !(other[i].init == first[i].init) ||
+                other[i].output != first[i].output) {
+                return false;
+            }
+        }
+    }
+    // Two allocations of the same size can still differ in speed (placement across memory
+    // channels, TLB reach): timing every variant on the same buffers takes that out of the ratio.
+    // Variant 0's buffers hold the declared inputs again (restored after its poison check).
+    for (size_t k = 1; k < vars.size(); ++k) {
+        Variant& v = *vars[k];
+        for (const ParamSlot& p : v.spec->params) {
+            if (p.buffer >= 0) {
+                CUdeviceptr addr = vars[0]->buffers[static_cast<size_t>(p.buffer)];
+                std::memcpy(v.paramBuf.data() + p.offset, &addr, 8);
+            }
+        }
+    }
+    return true;
+}
+
 void GpuSession::firstLaunchAndOutputs(Variant& v, const RunRequest& req) {
     const LaunchVariant& s = *v.spec;
     const std::string& label = s.label;
@@ -985,6 +1017,7 @@ RunResult GpuSession::run(const RunRequest& req, const ProgressFn& progressFn) {
     for (auto& v : vars) {
         firstLaunchAndOutputs(*v, req);
     }
+    result.buffersShared = req.shareBuffers && shareBuffers(vars);
 
     // Warm-up (≥ 3 runs and ≥ 25 ms), which also gives the estimate that picks the mode.
     for (auto& v : vars) {

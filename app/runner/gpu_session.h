@@ -64,6 +64,10 @@ private:
     void setupVariant(Variant& v, const RunRequest& req);
     void firstLaunchAndOutputs(Variant& v, const RunRequest& req);
     void restoreInputs(Variant& v);
+    // Points every variant's buffer parameters at variant 0's device buffers when all variants
+    // declare the same buffers (type, count, initial data, output flag, in order); returns whether
+    // it did. Called after each variant's outputs were read from its own buffers.
+    bool shareBuffers(std::vector<std::unique_ptr<Variant>>& vars);
     // One gated cold sample batch: times `count` launches each after an L2 flush. Appends
     // (ms, clock MHz) pairs.
     void coldSamples(Variant& v, int count, std::vector<std::pair<double, double>>& out, const std::string& stage);

@@ -384,6 +384,7 @@ json toJson(const RunRequest& v) {
                 {"stop", toJson(v.stop)},
                 {"kernel_timeout_s", v.kernelTimeoutS},
                 {"measure_graph", v.measureGraph},
+                {"share_buffers", v.shareBuffers},
                 {"return_outputs", v.returnOutputs},
                 {"atol", v.atol},
                 {"rtol", v.rtol},
@@ -482,7 +483,7 @@ json toJson(const RunResult& v) {
         agreement.push_back(toJson(x));
     }
     return json{{"id", v.id}, {"device", toJson(v.device)}, {"variants", variants},
-                {"agreement", agreement}, {"wall_s", v.wallS}};
+                {"agreement", agreement}, {"buffers_shared", v.buffersShared}, {"wall_s", v.wallS}};
 }
 
 json toJson(const RunError& v) {
@@ -633,6 +634,7 @@ void fromJson(const json& j, RunRequest& v) {
     }
     v.kernelTimeoutS = getD(j, "kernel_timeout_s", 30);
     v.measureGraph = getB(j, "measure_graph", false);
+    v.shareBuffers = getB(j, "share_buffers", true);
     v.returnOutputs = getB(j, "return_outputs", false);
     v.atol = getD(j, "atol", 1e-5);
     v.rtol = getD(j, "rtol", 1e-4);
@@ -742,6 +744,7 @@ void fromJson(const json& j, RunResult& v) {
     }
     v.variants = getObjects<VariantResult>(j, "variants");
     v.agreement = getObjects<OutputAgreement>(j, "agreement");
+    v.buffersShared = getB(j, "buffers_shared", false);
     v.wallS = getD(j, "wall_s", 0);
 }
 

@@ -102,6 +102,9 @@ struct RunRequest {
     StopOptions stop;
     double kernelTimeoutS = 30;            // the runner's own watchdog per wait (the client's deadline is shorter)
     bool measureGraph = false;             // graph costs also in cold mode (always measured in hot mode)
+    bool shareBuffers = true;              // compare: time every variant on variant 0's device buffers
+                                           // (when their layouts match), so placement cannot bias the
+                                           // ratio; outputs still come from each variant's own buffers
     bool returnOutputs = false;            // include output bytes (base64) in the result
     double atol = 1e-5, rtol = 1e-4;       // output agreement between variants
     int profileLaunches = 0;               // > 0: no measurement procedure, just this many plain
@@ -197,6 +200,7 @@ struct RunResult {
     DeviceInfo device;
     std::vector<VariantResult> variants;
     std::vector<OutputAgreement> agreement;  // compare requests only
+    bool buffersShared = false;              // the variants were timed on the same device buffers
     double wallS = 0;                        // the whole request on the runner
     bool operator==(const RunResult&) const = default;
 };

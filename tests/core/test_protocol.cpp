@@ -63,6 +63,7 @@ TEST(Protocol, RequestRoundTrip) {
     r.stop.wallLimitS = 3;
     r.kernelTimeoutS = 12;
     r.measureGraph = true;
+    r.shareBuffers = false;
     r.returnOutputs = true;
     r.atol = 1e-3;
     r.rtol = 0;
@@ -117,6 +118,7 @@ TEST(Protocol, ResultRoundTrip) {
     a.maxAbsError = 0.5;
     r.agreement = {a};
     r.wallS = 1.5;
+    r.buffersShared = true;
     EXPECT_EQ(roundTrip(r), r);
     // Through a result line and the client-side parser.
     RunnerMessage m = parseRunnerMessage(resultLine(r));

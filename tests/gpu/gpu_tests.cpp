@@ -319,6 +319,24 @@ int testCompare() {
                 r.ciLow, r.ciHigh, r.significant,
                 o.result.agreement[0].sameDigest ? "identical" : "agree within tolerance");
     CHECK(r.ratio > 0.8 && r.ratio < 1.25, "ratio %.3f for the same memory-bound kernel", r.ratio);
+    // Same arguments: both sides were timed on the same device buffers; outputs above still come
+    // from each side's own buffers (they were read before the sharing).
+    CHECK(o.result.buffersShared, "identical buffer declarations were not shared");
+    // Different arguments (n) cannot share buffers; --separate-buffers (shareBuffers false) neither.
+    RunRequest other = quickRequest(MeasureMode::Cold);
+    other.variants.push_back(req.variants[0]);
+    LaunchSpec half = s;
+    half.args[0] = "n=1<<21";
+    other.variants.push_back(variantFor(src("kernels/saxpy.cu"), half, BuildOptions{}, "B"));
+    RunOutcome o2 = runner.run(other);
+    CHECK(o2.ok && !o2.result.buffersShared, "different n: ok %d, shared %d", o2.ok, o2.ok && o2.result.buffersShared);
+    RunRequest separate = req;
+    separate.shareBuffers = false;
+    RunOutcome o3 = runner.run(separate);
+    CHECK(o3.ok && !o3.result.buffersShared, "shareBuffers=false: ok %d, shared %d", o3.ok,
+          o3.ok && o3.result.buffersShared);
+    std::printf("compare buffers: same args shared %d, different n shared %d, opted out shared %d\n",
+                o.result.buffersShared, o2.ok && o2.result.buffersShared, o3.ok && o3.result.buffersShared);
     return g_failures ? 1 : 0;
 }
 
