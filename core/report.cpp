@@ -204,6 +204,7 @@ TimingVerdict timingVerdict(const json& runResult) {
     v.ratioLow = rs.ciLow;
     v.ratioHigh = rs.ciHigh;
     v.significant = rs.significant;
+    v.notCalledBecause = insignificanceReason(rs);
 
     if (!r.agreement.empty()) {
         bool allSame = true, allAgree = true;
@@ -234,7 +235,7 @@ TimingVerdict timingVerdict(const json& runResult) {
     if (!v.significant) {
         v.sentence = "no significant difference between " + v.labelA + " and " + v.labelB + ": " + v.labelB + "/" +
                      v.labelA + " = " + ratioText(v.ratio) + " (95 % CI " + ratioText(v.ratioLow) + "–" +
-                     ratioText(v.ratioHigh) + ")";
+                     ratioText(v.ratioHigh) + "; " + v.notCalledBecause + ")";
     } else if (v.ratio < 1) {
         v.sentence = v.labelB + " is " + ratioText(1 / v.ratio) + "× faster (95 % CI " + ci + ")";
     } else {

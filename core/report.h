@@ -44,7 +44,9 @@ struct TimingVerdict {
     double medianA = 0, medianB = 0;  // ms
     double ratio = 0;                 // B/A of paired samples (median), with its 95 % CI
     double ratioLow = 0, ratioHigh = 0;
-    bool significant = false;         // the two medians' 95 % CIs do not overlap (TIMING.md)
+    bool significant = false;         // the two medians' 95 % CIs do not overlap (TIMING.md) and
+                                      // |ratio − 1| ≥ the minimum effect (core/run/stats.h)
+    std::string notCalledBecause;     // when not significant: "the medians' intervals overlap", ...
     std::string outputs;              // "outputs match within 1e-6", "outputs are bit-identical",
                                       // "outputs DIFFER: ...", or "" when not compared
     std::string sentence;             // "B is 1.42× faster (95 % CI 1.40–1.44), outputs match within 1e-6"

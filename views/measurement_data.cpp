@@ -276,7 +276,7 @@ std::string verdictText(const Measurement& m) {
     std::string s;
     if (!r.significant) {
         s = "No significant difference: " + b.label + "/" + a.label + " time ratio " + ratioText(r.ratio) + ", 95 % CI " +
-            ratioText(r.ciLow) + "–" + ratioText(r.ciHigh) + " (the medians' intervals overlap)";
+            ratioText(r.ciLow) + "–" + ratioText(r.ciHigh) + " (" + insignificanceReason(r) + ")";
     } else if (r.ratio < 1) {
         // B takes r of A's time: B is 1/r times faster; the interval inverts.
         s = b.label + " is " + ratioText(1 / r.ratio) + "× faster, 95 % CI " + ratioText(1 / r.ciHigh) + "–" +

@@ -606,6 +606,8 @@ CompareRun compareDocument(const CompareArgs& a) {
                {"ci95", {ratio.ciLow, ratio.ciHigh}},
                {"pairs", ratio.pairs},
                {"significant", ratio.significant},
+               {"intervals_overlap", ratio.intervalsOverlap},
+               {"min_effect", ratio.minEffect},
                {"verdict", verdict}}},
              {"outputs_agree", agree},
              {"agreement", agreement},
@@ -626,9 +628,12 @@ void printCompare(const json& doc) {
     printRun(doc["a"], "A [" + doc.value("build_options_a", std::string()) + "]");
     printRun(doc["b"], "B [" + doc.value("build_options_b", std::string()) + "]");
     const json& ratio = doc["ratio"];
-    std::printf("B/A = %.4f  [%.4f, %.4f] 95%% CI over %zu interleaved pairs: %s\n", ratio["b_over_a"].get<double>(),
+    std::string why;
+    if (!ratio.value("significant", false) && ratio.contains("intervals_overlap"))
+        why = " (" + insignificanceReason(ratio["intervals_overlap"].get<bool>(), ratio.value("min_effect", kMinEffect)) + ")";
+    std::printf("B/A = %.4f  [%.4f, %.4f] 95%% CI over %zu interleaved pairs: %s%s\n", ratio["b_over_a"].get<double>(),
                 ratio["ci95"][0].get<double>(), ratio["ci95"][1].get<double>(), ratio["pairs"].get<size_t>(),
-                ratio["verdict"].get<std::string>().c_str());
+                ratio["verdict"].get<std::string>().c_str(), why.c_str());
     if (doc.contains("buffers_shared"))
         std::printf("%s\n", doc["buffers_shared"].get<bool>() ? "A and B were timed on the same device buffers"
                                                                : "A and B were timed on separate device buffers");

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 namespace lowerscope {
@@ -147,7 +148,18 @@ StopReason StopRule::decide(double wallS) const {
     return StopReason::Continue;
 }
 
-RatioStats compareSamples(const std::vector<double>& a, const std::vector<double>& b) {
+std::string insignificanceReason(bool intervalsOverlap, double minEffect) {
+    if (intervalsOverlap) return "the medians' intervals overlap";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "under the %g %% minimum effect", minEffect * 100);
+    return buf;
+}
+
+std::string insignificanceReason(const RatioStats& r) {
+    return r.significant ? std::string() : insignificanceReason(r.intervalsOverlap, r.minEffect);
+}
+
+RatioStats compareSamples(const std::vector<double>& a, const std::vector<double>& b, double minEffect) {
     RatioStats r;
     size_t n = std::min(a.size(), b.size());
     std::vector<double> ratios;
@@ -170,7 +182,9 @@ RatioStats compareSamples(const std::vector<double>& a, const std::vector<double
         r.ciLow = sr.ciLow;
         r.ciHigh = sr.ciHigh;
     }
-    r.significant = sa.count > 0 && sb.count > 0 && (sa.ciHigh < sb.ciLow || sb.ciHigh < sa.ciLow);
+    r.intervalsOverlap = !(sa.count > 0 && sb.count > 0 && (sa.ciHigh < sb.ciLow || sb.ciHigh < sa.ciLow));
+    r.minEffect = minEffect;
+    r.significant = !r.intervalsOverlap && !ratios.empty() && std::fabs(r.ratio - 1) >= minEffect;
     return r;
 }
 

@@ -79,15 +79,28 @@ private:
 // Ratio B/A of interleaved samples: the median of the paired ratios b[i]/a[i] with its CI from
 // order statistics, plus both medians' CIs; `significant` follows TIMING.md: the two medians'
 // 95 % CIs do not overlap.
+// The smallest difference a comparison calls, as |B/A − 1|: below it the verdict is "no significant
+// difference" even when the two medians' intervals are apart. A/A tests of the method (the same
+// build against itself, bench/compare_bias.sh on an H200) found systematic offsets up to 0.3 %
+// with intervals far narrower than that, so non-overlap alone would call noise of the method a win.
+constexpr double kMinEffect = 0.005;
+
 struct RatioStats {
     size_t pairs = 0;
     double ratio = 0;             // median of b[i] / a[i]
     double ciLow = 0, ciHigh = 0; // 95 % CI of that median
     double medianA = 0, medianB = 0;
     double ciALow = 0, ciAHigh = 0, ciBLow = 0, ciBHigh = 0;
-    bool significant = false;
+    bool intervalsOverlap = true; // the medians' 95 % intervals overlap
+    double minEffect = kMinEffect;
+    bool significant = false;     // intervals apart and |ratio − 1| ≥ minEffect
 };
 // Pairs a[i] with b[i] for i < min(sizes). Non-positive a[i] are skipped.
-RatioStats compareSamples(const std::vector<double>& a, const std::vector<double>& b);
+RatioStats compareSamples(const std::vector<double>& a, const std::vector<double>& b, double minEffect = kMinEffect);
+
+// Why a comparison was not called, for verdict texts: "the medians' intervals overlap" or
+// "under the 0.5 % minimum effect"; "" when it is significant.
+std::string insignificanceReason(const RatioStats& r);
+std::string insignificanceReason(bool intervalsOverlap, double minEffect);
 
 } // namespace lowerscope

@@ -182,3 +182,26 @@ TEST(Compare, RatioAndSignificance) {
     EXPECT_LE(same.ciLow, 1.0);
     EXPECT_GE(same.ciHigh, 1.0);
 }
+
+// A tiny but very consistent difference (0.2 %, far beyond its interval) is real for the samples
+// yet below the method's own systematic error: not called. 1 % is.
+TEST(Compare, DifferencesBelowTheMinimumEffectAreNotCalled) {
+    std::mt19937_64 rng(5);
+    std::normal_distribution<double> noise(0, 0.0002);
+    std::vector<double> a, tiny, small;
+    for (int i = 0; i < 400; ++i) {
+        a.push_back(1.0 + noise(rng));
+        tiny.push_back(0.998 + noise(rng));
+        small.push_back(0.99 + noise(rng));
+    }
+    RatioStats t = compareSamples(a, tiny);
+    EXPECT_FALSE(t.intervalsOverlap);
+    EXPECT_NEAR(t.ratio, 0.998, 0.0005);
+    EXPECT_FALSE(t.significant);
+    EXPECT_DOUBLE_EQ(t.minEffect, kMinEffect);
+    RatioStats s = compareSamples(a, small);
+    EXPECT_FALSE(s.intervalsOverlap);
+    EXPECT_TRUE(s.significant);
+    // The threshold is a parameter: 0 gives the plain interval test.
+    EXPECT_TRUE(compareSamples(a, tiny, 0.0).significant);
+}
