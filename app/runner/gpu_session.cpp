@@ -878,6 +878,20 @@ void GpuSession::buildGraph(Variant& v, int launches) {
     v.uploadMs = msSince(t0);
 }
 
+double GpuSession::medianReplayPerNodeUs(CUgraph graph, int nodes, const std::string& label) {
+    CUgraphExec exec = nullptr;
+    check(m_d.cuGraphInstantiateWithFlags(&exec, graph, 0), "cuGraphInstantiate", "graph_costs", label);
+    check(m_d.cuGraphUpload(exec, m_stream), "cuGraphUpload", "graph_costs", label);
+    std::vector<double> t;
+    for (int i = 0; i < 5; ++i) {
+        t.push_back(gatedReplayMs(exec, "graph_costs") * 1000.0 / nodes);
+    }
+    std::sort(t.begin(), t.end());
+    m_d.cuGraphExecDestroy(exec);
+    m_d.cuGraphDestroy(graph);
+    return quantileSorted(t, 0.5);
+}
+
 void GpuSession::measureGraphCosts(Variant& v) {
     const std::string& label = v.label();
     if (!v.graphExec) {
@@ -921,7 +935,6 @@ void GpuSession::measureGraphCosts(Variant& v) {
     const int nodes = 1000;
     {
         CUgraph graph = nullptr;
-        CUgraphExec exec = nullptr;
         check(m_d.cuGraphCreate(&graph, 0), "cuGraphCreate", "graph_costs", label);
         CUgraphNode prev = nullptr;
         for (int i = 0; i < nodes; ++i) {
@@ -930,20 +943,10 @@ void GpuSession::measureGraphCosts(Variant& v) {
                   "graph_costs", label);
             prev = n;
         }
-        check(m_d.cuGraphInstantiateWithFlags(&exec, graph, 0), "cuGraphInstantiate", "graph_costs", label);
-        check(m_d.cuGraphUpload(exec, m_stream), "cuGraphUpload", "graph_costs", label);
-        std::vector<double> t;
-        for (int i = 0; i < 5; ++i) {
-            t.push_back(gatedReplayMs(exec, "graph_costs") * 1000.0 / nodes);
-        }
-        std::sort(t.begin(), t.end());
-        g.emptyNodeUs = quantileSorted(t, 0.5);
-        m_d.cuGraphExecDestroy(exec);
-        m_d.cuGraphDestroy(graph);
+        g.emptyNodeUs = medianReplayPerNodeUs(graph, nodes, label);
     }
     {
         CUgraph graph = nullptr;
-        CUgraphExec exec = nullptr;
         check(m_d.cuStreamBeginCapture(m_stream, STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture",
               "graph_costs", label);
         for (int i = 0; i < nodes; ++i) {
@@ -951,16 +954,7 @@ void GpuSession::measureGraphCosts(Variant& v) {
                   "cuLaunchKernel(empty)", "graph_costs", label);
         }
         check(m_d.cuStreamEndCapture(m_stream, &graph), "cuStreamEndCapture", "graph_costs", label);
-        check(m_d.cuGraphInstantiateWithFlags(&exec, graph, 0), "cuGraphInstantiate", "graph_costs", label);
-        check(m_d.cuGraphUpload(exec, m_stream), "cuGraphUpload", "graph_costs", label);
-        std::vector<double> t;
-        for (int i = 0; i < 5; ++i) {
-            t.push_back(gatedReplayMs(exec, "graph_costs") * 1000.0 / nodes);
-        }
-        std::sort(t.begin(), t.end());
-        g.emptyKernelUs = quantileSorted(t, 0.5);
-        m_d.cuGraphExecDestroy(exec);
-        m_d.cuGraphDestroy(graph);
+        g.emptyKernelUs = medianReplayPerNodeUs(graph, nodes, label);
     }
     v.result.graph = g;
 }

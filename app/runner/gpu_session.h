@@ -75,6 +75,9 @@ private:
     std::pair<double, double> hotSample(Variant& v, const std::string& stage);
     void buildGraph(Variant& v, int launches);
     void measureGraphCosts(Variant& v);
+    // Instantiates and uploads `graph` (taking ownership), replays it 5 times behind the gate and
+    // returns the median time per node in µs; the graph and its instance are destroyed.
+    double medianReplayPerNodeUs(CUgraph graph, int nodes, const std::string& label);
     double measureEventOverheadUs();
     double gatedReplayMs(CUgraphExec exec, const std::string& stage);
     void releaseGate();
