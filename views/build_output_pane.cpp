@@ -3,6 +3,7 @@
 #include "views/diagnostics_model.h"
 #include "views/session.h"
 
+#include <QDir>
 #include <QFontDatabase>
 #include <QHeaderView>
 #include <QPlainTextEdit>
@@ -61,13 +62,35 @@ static QString trimmedOutput(const std::string& text) {
     return s;
 }
 
+// Shell forms that still run when pasted from the same place; the log stays readable and does
+// not spell out where the tools live.
+std::string displayCommand(const std::vector<std::string>& argv) {
+    auto under = [](const std::string& a, const QString& dir, std::string& rest) {
+        if (dir.isEmpty() || dir == QLatin1String("/")) return false;
+        const std::string prefix = dir.toStdString() + "/";
+        if (a.size() <= prefix.size() || a.compare(0, prefix.size(), prefix) != 0) return false;
+        rest = a.substr(prefix.size());
+        return true;
+    };
+    const QString cwd = QDir::currentPath();
+    const QString home = QDir::homePath();
+    std::string out, rest;
+    for (const std::string& a : argv) {
+        if (!out.empty()) out.push_back(' ');
+        if (under(a, cwd, rest)) out += shellQuote({"./" + rest});
+        else if (under(a, home, rest)) out += "~/" + shellQuote({rest}); // the tilde stays unquoted
+        else out += shellQuote({a});
+    }
+    return out;
+}
+
 void BuildOutputPane::onBuildFinished(quint64 job, SnapshotPtr snap) {
     m_diagnostics->setDiagnostics(snap->result.diagnostics);
     m_diagView->setVisible(!snap->result.diagnostics.empty());
     if (!snap->result.diagnostics.empty()) m_diagView->resizeColumnToContents(DiagnosticsModel::LocationColumn);
     QString out;
     for (const CommandRecord& c : snap->result.commands) {
-        out += QStringLiteral("$ %1\n").arg(QString::fromStdString(shellQuote(c.argv)));
+        out += QStringLiteral("$ %1\n").arg(QString::fromStdString(displayCommand(c.argv)));
         const bool listing = c.stage == "sass" || c.stage == "sass-ptx-lines" || c.stage == "sass-live";
         if (!listing && !c.stdoutText.empty()) out += trimmedOutput(c.stdoutText) + QLatin1Char('\n');
         if (!c.stderrText.empty()) out += trimmedOutput(c.stderrText) + QLatin1Char('\n');

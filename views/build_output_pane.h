@@ -7,6 +7,9 @@
 #include <QPointer>
 #include <QWidget>
 
+#include <string>
+#include <vector>
+
 class QPlainTextEdit;
 class QTableView;
 
@@ -14,6 +17,10 @@ namespace lowerscope {
 
 class Session;
 class DiagnosticsModel;
+
+// A command line as the pane shows it: shell-quoted, with paths under the working directory
+// written `./…` and under the home folder `~/…`.
+std::string displayCommand(const std::vector<std::string>& argv);
 
 class BuildOutputPane : public QWidget {
     Q_OBJECT

@@ -1,5 +1,6 @@
 // Models of the explorer under QAbstractItemModelTester, their lookups, and the occupancy
 // calculator. Fixture listings only (no tools needed).
+#include "views/build_output_pane.h"
 #include "views/diagnostics_model.h"
 #include "views/occupancy.h"
 #include "views/ptx_model.h"
@@ -7,6 +8,7 @@
 #include "views/sass_model.h"
 
 #include <QAbstractItemModelTester>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace lowerscope;
@@ -38,6 +40,25 @@ SassFunction fixtureFunction(int n) {
 class ModelsTest : public QObject {
     Q_OBJECT
 private slots:
+    // The build log shows tool paths under the working directory and home folder in short forms
+    // that a shell still runs from there; other paths and quoting stay as they are.
+    void buildLogCommandForm() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString before = QDir::currentPath();
+        QVERIFY(QDir::setCurrent(dir.path()));
+        const std::string cwd = QDir::currentPath().toStdString();
+        const std::string home = QDir::homePath().toStdString();
+        const std::string shown = displayCommand({cwd + "/.tools/bin/nvdisasm", "-c", "/tmp/x y/a.cubin",
+                                                  home + "/cuda/bin/nvcc", cwd + "/it's"});
+        QVERIFY(QDir::setCurrent(before));
+        QCOMPARE(QString::fromStdString(shown),
+                 QStringLiteral("./.tools/bin/nvdisasm -c '/tmp/x y/a.cubin' %1 './it'\\''s'")
+                     .arg(home == "/" ? QString::fromStdString(shellQuote({home + "/cuda/bin/nvcc"}))
+                                                      : QStringLiteral("~/cuda/bin/nvcc")));
+        QVERIFY(shown.find(cwd) == std::string::npos);
+    }
+
     void sassModel() {
         auto fn = std::make_shared<SassFunction>(fixtureFunction(40));
         SassModel model;
