@@ -131,8 +131,10 @@ PressureStrip::PressureStrip(QWidget* parent) : QWidget(parent) {
     setToolTip(tr("Register pressure (live GPRs): click to jump"));
 }
 
-void PressureStrip::setValues(std::vector<int> liveGpr, int scaleMax) {
-    m_values = std::move(liveGpr);
+void PressureStrip::setValues(std::vector<int> live, int scaleMax, const QString& unit) {
+    m_values = std::move(live);
+    m_unit = unit;
+    setToolTip(tr("Register pressure (live %1): click to jump").arg(m_unit));
     const int top = argMax(m_values);
     m_scaleMax = scaleMax > 0 ? scaleMax : (top >= 0 ? m_values[size_t(top)] : 0);
     // A peak must rise a few registers above its surroundings to be worth a keystroke.
@@ -220,8 +222,8 @@ bool PressureStrip::event(QEvent* event) {
         const int row = rowAtY(help->pos().y());
         if (row >= 0 && m_values[size_t(row)] >= 0) {
             QToolTip::showText(help->globalPos(),
-                               tr("instruction %1: %2 live GPRs (max %3) \u2014 click to jump")
-                                   .arg(row).arg(m_values[size_t(row)]).arg(m_scaleMax), this);
+                               tr("instruction %1: %2 live %3 (max %4) \u2014 click to jump")
+                                   .arg(row).arg(m_values[size_t(row)]).arg(m_unit).arg(m_scaleMax), this);
             return true;
         }
     }

@@ -1,5 +1,6 @@
 #pragma once
-// Register pressure: a heat strip of live GPRs per instruction (nvdisasm -lrm count), drawn
+// Register pressure: a heat strip of live registers per instruction (nvdisasm -lrm count: GPRs,
+// predicates or uniform GPRs, one class at a time), drawn
 // beside the SASS table's scrollbar, max-pooled to the strip's pixel height; click to jump.
 // Plus the pure helpers behind it (pooling, peak finding) and the per-source-line margin text
 // ("which lines cost registers / stall cycles?").
@@ -49,9 +50,11 @@ class PressureStrip : public QWidget {
 public:
     explicit PressureStrip(QWidget* parent = nullptr);
 
-    // Live GPR per instruction (-1 unknown) and the scale's top (e.g. the registers allocated;
-    // 0 = the maximum of the values).
-    void setValues(std::vector<int> liveGpr, int scaleMax = 0);
+    // Live registers per instruction (-1 unknown), the scale's top (e.g. the registers allocated;
+    // 0 = the maximum of the values) and what is counted, for tooltips ("GPRs", "predicates").
+    void setValues(std::vector<int> live, int scaleMax = 0, const QString& unit = QStringLiteral("GPRs"));
+    const QString& unit() const { return m_unit; }
+    int scaleMax() const { return m_scaleMax; }
     const std::vector<int>& values() const { return m_values; }
     const std::vector<int>& peaks() const { return m_peaks; }
     // Follows this view's scrolling to draw the visible range.
@@ -86,6 +89,7 @@ private:
     std::vector<int> m_peaks;
     std::vector<int> m_pooled;
     int m_scaleMax = 0;
+    QString m_unit = QStringLiteral("GPRs");
     int m_current = -1;
 };
 

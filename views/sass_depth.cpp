@@ -19,6 +19,7 @@
 #include <Qsci/qscistyle.h>
 
 #include <QAction>
+#include <QActionGroup>
 #include <QFontDatabase>
 #include <QBoxLayout>
 #include <QHeaderView>
@@ -148,7 +149,19 @@ SassDepthWidgets installSassDepthFeatures(MainWindow* window) {
     QObject::connect(w.maxPressure, &QAction::triggered, strip, &PressureStrip::jumpToMax);
     QObject::connect(w.nextPeak, &QAction::triggered, strip, &PressureStrip::jumpToNextPeak);
     QObject::connect(w.previousPeak, &QAction::triggered, strip, &PressureStrip::jumpToPreviousPeak);
-    for (QAction* a : {w.allEdges, w.maxPressure, w.nextPeak, w.previousPeak}) {
+    // The strip shows one class of live registers; scales: the kernel's allocated GPRs, the 7
+    // usable predicates (P0–P6), the 63 uniform registers (UR0–UR62).
+    auto* pressureClasses = new QActionGroup(sassPane);
+    auto pressureAction = [&](const QString& text) {
+        auto* a = new QAction(text, pressureClasses);
+        a->setCheckable(true);
+        return a;
+    };
+    w.pressureGpr = pressureAction(QObject::tr("Pressure strip: live GPRs"));
+    w.pressurePred = pressureAction(QObject::tr("Pressure strip: live predicates"));
+    w.pressureUgpr = pressureAction(QObject::tr("Pressure strip: live uniform registers"));
+    w.pressureGpr->setChecked(true);
+    for (QAction* a : {w.allEdges, w.maxPressure, w.nextPeak, w.previousPeak, w.pressureGpr, w.pressurePred, w.pressureUgpr}) {
         a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
         sassPane->addAction(a);
         view->addAction(a);
@@ -180,7 +193,27 @@ SassDepthWidgets installSassDepthFeatures(MainWindow* window) {
     // Shared by the reload lambda (a plain value class, not a QObject).
     auto marginStyle = std::make_shared<QsciStyle>(-1, QStringLiteral("sass-depth margin"), QColor(90, 90, 90),
                                                    Theme::marginPaper(), marginFont, false);
-    auto reload = [session, gutter, strip, cfg, filter, editor, marginStyle] {
+    auto showPressure = [session, strip, pred = w.pressurePred, ugpr = w.pressureUgpr] {
+        const KernelModel* k = session->kernel();
+        if (!session->snapshot() || !k) {
+            strip->setValues({});
+            return;
+        }
+        std::vector<int> live;
+        live.reserve(k->sass.instructions.size());
+        if (pred->isChecked()) {
+            for (const SassInstruction& ins : k->sass.instructions) live.push_back(ins.live.pred);
+            strip->setValues(std::move(live), 7, QObject::tr("predicates"));
+        } else if (ugpr->isChecked()) {
+            for (const SassInstruction& ins : k->sass.instructions) live.push_back(ins.live.ugpr);
+            strip->setValues(std::move(live), 63, QObject::tr("uniform registers"));
+        } else {
+            for (const SassInstruction& ins : k->sass.instructions) live.push_back(ins.live.gpr);
+            strip->setValues(std::move(live), k->resources.registers > 0 ? k->resources.registers : 0, QObject::tr("GPRs"));
+        }
+    };
+    QObject::connect(pressureClasses, &QActionGroup::triggered, strip, showPressure);
+    auto reload = [session, gutter, strip, cfg, filter, editor, marginStyle, showPressure] {
         const SnapshotPtr snap = session->snapshot();
         const KernelModel* k = session->kernel();
         if (!snap || !k) {
@@ -192,14 +225,11 @@ SassDepthWidgets installSassDepthFeatures(MainWindow* window) {
             return;
         }
         gutter->setKernel(snap, &k->sass, &k->deps);
-        std::vector<int> live, lines;
-        live.reserve(k->sass.instructions.size());
+        std::vector<int> lines;
         lines.reserve(k->sass.instructions.size());
-        for (const SassInstruction& ins : k->sass.instructions) {
-            live.push_back(ins.live.gpr);
+        for (const SassInstruction& ins : k->sass.instructions)
             lines.push_back(session->sourceLineForLoc(k->correlation.sourceForSass(ins.address)));
-        }
-        strip->setValues(std::move(live), k->resources.registers > 0 ? k->resources.registers : 0);
+        showPressure();
         cfg->setKernel(snap, &k->sass, &k->cfg, std::move(lines));
         filter->setMix(&k->total, nullptr);
         if (editor) {

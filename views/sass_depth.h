@@ -5,7 +5,7 @@
 //  - the control-code graphic in the Control column, opcode/control tooltips in the SASS table
 //    and instruction tooltips in the PTX pane;
 //  - the register-pressure strip right of the SASS table (click to jump; F7 / Shift+F7 next /
-//    previous peak, Ctrl+F7 maximum);
+//    previous peak, Ctrl+F7 maximum; GPRs, predicates or uniform GPRs from the context menu);
 //  - per-line "R<max live> S<stall sum>" text in the Source pane's margin;
 //  - the CFG pane (id "cfg") and the SASS filter pane (id "sass-filter") with the instruction mix.
 // Everything talks to the session facade; no pane calls another.
@@ -29,6 +29,10 @@ struct SassDepthWidgets {
     QAction* maxPressure = nullptr;
     QAction* nextPeak = nullptr;
     QAction* previousPeak = nullptr;
+    // Which live-register class the pressure strip shows (exclusive; GPRs by default).
+    QAction* pressureGpr = nullptr;
+    QAction* pressurePred = nullptr;
+    QAction* pressureUgpr = nullptr;
 };
 
 // Call once, while the window's panes exist (e.g. at the end of MainWindow::createPanes()).

@@ -6,6 +6,7 @@
 #include "views/code_editor.h"
 #include "views/diagnostics_model.h"
 #include "views/main_window.h"
+#include "views/pressure_strip.h"
 #include "views/ptx_model.h"
 #include "views/ptx_pane.h"
 #include "views/resources_model.h"
@@ -102,6 +103,41 @@ private slots:
             }
         QVERIFY(sawRegs);
         QVERIFY(rm->occupancy().warpsPerSm > 0);
+    }
+
+    // The pressure strip shows one live-register class at a time, picked from the SASS table's
+    // context menu: exactly the counts of the model, with the class's scale.
+    void pressureStripFollowsRegisterClass() {
+        auto* strip = m_w->findChild<PressureStrip*>();
+        QVERIFY(strip);
+        auto classAction = [&](const QString& text) -> QAction* {
+            for (QAction* a : m_w->sassPane()->actions())
+                if (a->text() == text) return a;
+            return nullptr;
+        };
+        QAction* gpr = classAction(QStringLiteral("Pressure strip: live GPRs"));
+        QAction* pred = classAction(QStringLiteral("Pressure strip: live predicates"));
+        QAction* ugpr = classAction(QStringLiteral("Pressure strip: live uniform registers"));
+        QVERIFY(gpr && pred && ugpr);
+        QVERIFY(gpr->isChecked());
+        auto counts = [&](int LiveCounts::*field) {
+            std::vector<int> v;
+            for (const auto& ins : kernel()->sass.instructions) v.push_back(ins.live.*field);
+            return v;
+        };
+        QCOMPARE(strip->values(), counts(&LiveCounts::gpr));
+        QCOMPARE(strip->scaleMax(), kernel()->resources.registers);
+        pred->trigger();
+        QVERIFY(pred->isChecked() && !gpr->isChecked());
+        QCOMPARE(strip->values(), counts(&LiveCounts::pred));
+        QCOMPARE(strip->unit(), QStringLiteral("predicates"));
+        QCOMPARE(strip->scaleMax(), 7);
+        QVERIFY(argMax(strip->values()) >= 0); // the reduction uses predicates: not all zero/unknown
+        ugpr->trigger();
+        QCOMPARE(strip->values(), counts(&LiveCounts::ugpr));
+        QCOMPARE(strip->scaleMax(), 63);
+        gpr->trigger();
+        QCOMPARE(strip->values(), counts(&LiveCounts::gpr));
     }
 
     void sourceToPtxAndSass_data() {
