@@ -5,6 +5,7 @@
 #include "views/opcode_tooltip.h"
 #include "views/sass_model.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -12,6 +13,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -107,9 +109,13 @@ SassFilterPane::SassFilterPane(QWidget* parent) : QWidget(parent) {
     for (int c = 0; c <= int(InstrCategory::Misc); ++c)
         m_category->addItem(QLatin1String(categoryName(InstrCategory(c))), 1u << c);
     m_count = new QLabel;
+    m_fadeOthers = new QCheckBox(tr("Fade others"));
+    m_fadeOthers->setChecked(true);
+    m_fadeOthers->setToolTip(tr("While a filter is active, draw the non-matching rows of the SASS pane faded"));
     bar->addWidget(m_edit, 1);
     bar->addWidget(m_category);
     bar->addWidget(m_count);
+    bar->addWidget(m_fadeOthers);
     lay->addLayout(bar);
 
     m_proxy = new SassFilterProxy(this);
@@ -143,10 +149,18 @@ SassFilterPane::SassFilterPane(QWidget* parent) : QWidget(parent) {
     connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, &SassFilterPane::updateCount);
     connect(m_proxy, &QAbstractItemModel::modelReset, this, &SassFilterPane::updateCount);
     connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &SassFilterPane::updateCount);
+    connect(m_fadeOthers, &QCheckBox::toggled, this, &SassFilterPane::updateMatches);
+    // A new listing (the model was reset) is matched again once the proxy has settled: touching
+    // the source model from inside the proxy's own signals would corrupt its mapping.
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, [this] {
+        QTimer::singleShot(0, this, &SassFilterPane::updateMatches);
+    });
     updateCount();
 }
 
 void SassFilterPane::setSourceModel(SassModel* model) {
+    if (m_model && m_model != model) m_model->setFilterMatches({});
+    m_model = model;
     m_proxy->setSourceModel(model);
     // Only the columns a search result needs.
     for (int c = 0; c < m_proxy->columnCount(); ++c)
@@ -162,11 +176,28 @@ void SassFilterPane::applyFilter() {
     m_edit->setToolTip(ok ? QString() : m_proxy->errorString());
     m_proxy->setCategoryMask(m_category->currentData().toUInt());
     updateCount();
+    updateMatches();
 }
 
 void SassFilterPane::updateCount() {
     const int total = m_proxy->sourceModel() ? m_proxy->sourceModel()->rowCount() : 0;
     m_count->setText(tr("%1 / %2").arg(m_proxy->rowCount()).arg(total));
+}
+
+void SassFilterPane::updateMatches() {
+    if (!m_model) return;
+    if (!m_proxy->isActive() || !m_fadeOthers->isChecked() || m_proxy->sourceModel() != m_model) {
+        m_model->setFilterMatches({});
+        return;
+    }
+    std::vector<char> matches(size_t(m_model->rowCount()), 0);
+    for (int r = 0; r < m_proxy->rowCount(); ++r) {
+        const int source = m_proxy->mapToSource(m_proxy->index(r, 0)).row();
+        if (source >= 0 && size_t(source) < matches.size()) matches[size_t(source)] = 1;
+    }
+    // Called only once the proxy is done filtering (never from its row signals); unchanged
+    // matches emit nothing.
+    m_model->setFilterMatches(std::move(matches));
 }
 
 void SassFilterPane::setMix(const LineAggregate* kernel, const LineAggregate* line) {

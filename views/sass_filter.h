@@ -10,6 +10,7 @@
 #include <QSortFilterProxyModel>
 #include <QWidget>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -56,9 +57,11 @@ QString instructionMixText(const LineAggregate& aggregate);
 // Same for the instructions at `rows` of `function` (e.g. the filtered rows).
 LineAggregate aggregateRows(const SassFunction& function, const std::vector<int>& rows);
 
-// A filter bar (regex field, category menu, match count) and the filtered table, plus the mix of
-// the kernel and of the selected source line. Double-clicking (or Enter on) a row emits
-// addressActivated for the main listing to jump to it.
+// A filter bar (regex field, category menu, match count, "fade others") and the filtered table,
+// plus the mix of the kernel and of the selected source line. Double-clicking (or Enter on) a row
+// emits addressActivated for the main listing to jump to it. While a filter is active and "fade
+// others" is on, the SASS table itself draws the rows that do not match faded
+// (SassModel::setFilterMatches), so the matches stand out in their context.
 class SassFilterPane : public QWidget {
     Q_OBJECT
 public:
@@ -70,6 +73,7 @@ public:
     QComboBox* categoryCombo() const { return m_category; }
     QTableView* view() const { return m_view; }
     QLabel* mixLabel() const { return m_mix; }
+    QCheckBox* fadeOthersBox() const { return m_fadeOthers; }
     // Mix of the whole kernel and (when non-null) of the selected source line `line`.
     void setMix(const LineAggregate* kernel, const LineAggregate* line);
 
@@ -79,7 +83,10 @@ signals:
 private:
     void applyFilter();
     void updateCount();
+    void updateMatches(); // the source model's faded rows
     SassFilterProxy* m_proxy;
+    QPointer<SassModel> m_model;
+    QCheckBox* m_fadeOthers;
     QLineEdit* m_edit;
     QComboBox* m_category;
     QLabel* m_count;

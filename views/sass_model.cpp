@@ -22,6 +22,7 @@ void SassModel::setFunction(std::shared_ptr<const void> owner, const SassFunctio
     m_sourceLines.resize(n, 0);
     m_categories.assign(n, uint8_t(InstrCategory::Misc));
     m_highlighted.assign(n, 0);
+    m_filterMatches.clear();
     m_currentRow = -1;
     m_maxLive = 0;
     for (size_t i = 0; i < n; ++i) {
@@ -56,6 +57,13 @@ void SassModel::setStale(bool stale) {
     if (stale == m_stale) return;
     m_stale = stale;
     if (rowCount() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+}
+
+void SassModel::setFilterMatches(std::vector<char> matches) {
+    if (matches.size() != size_t(rowCount())) matches.clear();
+    if (matches == m_filterMatches) return;
+    m_filterMatches = std::move(matches);
+    if (rowCount() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1), {Qt::ForegroundRole, FilterMatchRole});
 }
 
 const SassInstruction* SassModel::instruction(int row) const {
@@ -145,9 +153,15 @@ QVariant SassModel::data(const QModelIndex& index, int role) const {
             return QStringLiteral("live: %1 GPR, %2 predicate, %3 uniform").arg(ins.live.gpr).arg(ins.live.pred).arg(ins.live.ugpr);
         if (ins.source.valid()) return chainText(ins.source);
         return {};
-    case Qt::ForegroundRole:
-        if (index.column() == OpcodeColumn) return Theme::categoryColor(InstrCategory(m_categories[row]));
-        return {};
+    case Qt::ForegroundRole: {
+        QColor c = index.column() == OpcodeColumn ? Theme::categoryColor(InstrCategory(m_categories[row])) : QColor();
+        if (fadedRow(row)) {
+            // Filtered out: the text stays legible but recedes (a third of its normal contrast).
+            if (!c.isValid()) c = Theme::editorText();
+            c.setAlphaF(0.35f);
+        }
+        return c.isValid() ? QVariant(c) : QVariant();
+    }
     case Qt::BackgroundRole:
         if (m_highlighted[row])
             return int(row) == m_currentRow ? Theme::current_() : Theme::highlight();
@@ -168,6 +182,7 @@ QVariant SassModel::data(const QModelIndex& index, int role) const {
     case MaxLiveGprRole: return m_maxLive;
     case InlineChainRole: return chainText(ins.source);
     case StallRole: return ins.hasEncoding ? ins.control.stall : -1;
+    case FilterMatchRole: return !fadedRow(row);
     }
     return {};
 }

@@ -30,6 +30,7 @@ public:
         MaxLiveGprRole,     // int, the kernel's maximum (for the bar's scale)
         InlineChainRole,    // QString "file:line ← file:line …"
         StallRole,          // int control stall cycles, -1 when no encoding
+        FilterMatchRole,    // bool: matches the SASS filter (true when no filter is active)
     };
 
     explicit SassModel(QObject* parent = nullptr);
@@ -42,6 +43,10 @@ public:
     void setHighlighted(const std::vector<uint32_t>& addresses, std::optional<uint32_t> current);
     void setStale(bool stale);
     bool isStale() const { return m_stale; }
+    // Rows that match the SASS filter (one flag per row); the others are drawn faded. Empty = no
+    // filter: every row as usual. A size other than rowCount() counts as empty.
+    void setFilterMatches(std::vector<char> matches);
+    bool isFiltered() const { return !m_filterMatches.empty(); }
 
     const SassFunction* function() const { return m_function; }
     const SassInstruction* instruction(int row) const;
@@ -67,6 +72,8 @@ private:
     int m_currentRow = -1;
     int m_maxLive = 0;
     bool m_stale = false;
+    std::vector<char> m_filterMatches;
+    bool fadedRow(size_t row) const { return !m_filterMatches.empty() && !m_filterMatches[row]; }
 };
 
 } // namespace lowerscope

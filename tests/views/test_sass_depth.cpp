@@ -11,8 +11,10 @@
 #include "views/pressure_strip.h"
 #include "views/sass_filter.h"
 #include "views/sass_model.h"
+#include "views/theme.h"
 
 #include <QAbstractItemModelTester>
+#include <QCheckBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QImage>
@@ -532,6 +534,48 @@ private slots:
         auto it = count.globalMatch(mix);
         while (it.hasNext()) sum += it.next().captured(1).toInt();
         QCOMPARE(sum, kernel()->total.instructions);
+    }
+    // While a filter is active, the main table (the shared SassModel) fades exactly the rows the
+    // filter rejects; clearing the filter or "Fade others" restores every row.
+    void filterFadesOtherRowsInTheTable() {
+        SassModel model;
+        model.setFunction(m_model, &kernel()->sass, sourceLines());
+        SassFilterPane pane;
+        pane.setSourceModel(&model);
+        const int n = model.rowCount();
+        auto fadedRows = [&] {
+            std::vector<int> rows;
+            for (int r = 0; r < n; ++r)
+                if (!model.index(r, 0).data(SassModel::FilterMatchRole).toBool()) rows.push_back(r);
+            return rows;
+        };
+        QVERIFY(fadedRows().empty());
+        pane.patternEdit()->setText(QStringLiteral("^LDG|^STG"));
+        std::vector<int> expected;
+        for (int r = 0; r < n; ++r) {
+            const std::string& m = kernel()->sass.instructions[size_t(r)].mnemonic;
+            if (m != "LDG" && m != "STG") expected.push_back(r);
+        }
+        QVERIFY(!expected.empty() && int(expected.size()) < n);
+        QCOMPARE(fadedRows(), expected);
+        // A faded row's text is translucent; a matching row's opcode keeps its category colour.
+        const int faded = expected.front();
+        const QColor fc = model.index(faded, SassModel::OperandsColumn).data(Qt::ForegroundRole).value<QColor>();
+        QVERIFY(fc.isValid() && fc.alpha() < 128);
+        int match = 0;
+        while (std::find(expected.begin(), expected.end(), match) != expected.end()) ++match;
+        QCOMPARE(model.index(match, SassModel::OpcodeColumn).data(Qt::ForegroundRole).value<QColor>(),
+                 Theme::categoryColor(InstrCategory(model.index(match, 0).data(SassModel::CategoryRole).toInt())));
+        QVERIFY(!model.index(match, SassModel::OperandsColumn).data(Qt::ForegroundRole).isValid());
+        pane.fadeOthersBox()->setChecked(false);
+        QVERIFY(fadedRows().empty());
+        pane.fadeOthersBox()->setChecked(true);
+        QCOMPARE(fadedRows(), expected);
+        // A rebuilt listing (model reset) is matched again once the proxy has settled.
+        model.setFunction(m_model, &kernel()->sass, sourceLines());
+        QTRY_COMPARE(fadedRows(), expected);
+        pane.patternEdit()->clear();
+        QVERIFY(fadedRows().empty());
     }
 };
 
