@@ -1,8 +1,18 @@
 // Background builds never block the UI thread, and Cancel / a superseding build kill the tools.
 // A fake nvcc (a shell script that records its pid and sleeps) is selected via LOWERSCOPE_NVCC
-// before the toolchain is discovered, so this test needs no CUDA at all.
+// before the toolchain is discovered, so this test needs no CUDA at all. Also: the start-up offer
+// to recover an orphaned autosave.
+#include "views/code_editor.h"
 #include "views/main_window.h"
 #include "views/session.h"
+#include "views/source_pane.h"
+
+#include <QApplication>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMessageBox>
+#include <QProcess>
+#include <QPushButton>
 
 #include <QtTest>
 
@@ -56,6 +66,66 @@ private slots:
         qputenv("LOWERSCOPE_AUTOSAVE_DIR", g_dir->filePath(QStringLiteral("autosave")).toLocal8Bit());
     }
     void cleanupTestCase() { delete g_dir; }
+
+    // An autosave left by a process that is gone is offered at start: Yes loads its text as an
+    // unsaved edit of the original path, No drops it; either way the entry is removed.
+    void orphanedAutosaveIsOfferedForRecovery_data() {
+        QTest::addColumn<bool>("accept");
+        QTest::newRow("recover") << true;
+        QTest::newRow("decline") << false;
+    }
+    void orphanedAutosaveIsOfferedForRecovery() {
+        QFETCH(bool, accept);
+        QProcess gone; // a pid that surely ran and no longer does
+        gone.start(QStringLiteral("true"), {});
+        QVERIFY(gone.waitForStarted());
+        const qint64 deadPid = gone.processId();
+        QVERIFY(gone.waitForFinished());
+        QVERIFY(!alive(deadPid));
+
+        const QDir dir(g_dir->filePath(QStringLiteral("autosave")));
+        QVERIFY(QDir().mkpath(dir.path()));
+        const QString stem = QStringLiteral("%1-1").arg(deadPid);
+        const QString text = QStringLiteral("// edited, never saved\n__global__ void k(float* x) { x[1] = 2.0f; }\n");
+        const QString original = g_dir->filePath(QStringLiteral("kernel.cu"));
+        {
+            QFile cu(dir.filePath(stem + QStringLiteral(".cu")));
+            QVERIFY(cu.open(QIODevice::WriteOnly));
+            cu.write(text.toUtf8());
+            QFile meta(dir.filePath(stem + QStringLiteral(".json")));
+            QVERIFY(meta.open(QIODevice::WriteOnly));
+            meta.write(QJsonDocument(QJsonObject{{QStringLiteral("path"), original},
+                                                 {QStringLiteral("pid"), deadPid},
+                                                 {QStringLiteral("saved"), QDateTime::currentDateTime().toString(Qt::ISODate)}})
+                           .toJson());
+        }
+        QString asked;
+        QTimer answer;
+        connect(&answer, &QTimer::timeout, [&] {
+            auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+            if (!box) return;
+            asked = box->text();
+            box->button(accept ? QMessageBox::Yes : QMessageBox::No)->click();
+            answer.stop();
+        });
+        answer.start(20);
+        MainWindow::Options o;
+        o.useSettings = false;
+        o.autoBuildOnOpen = false; // offerRecovery stays on
+        MainWindow w(o);
+        w.show();
+        QTRY_VERIFY_WITH_TIMEOUT(!asked.isEmpty(), 10000);
+        QVERIFY2(asked.contains(original), qPrintable(asked));
+        QTRY_VERIFY(!QFile::exists(dir.filePath(stem + QStringLiteral(".cu"))));
+        QVERIFY(!QFile::exists(dir.filePath(stem + QStringLiteral(".json"))));
+        if (accept) {
+            QCOMPARE(w.sourcePane()->editor()->text(), text);
+            QCOMPARE(w.session()->sourcePath(), original);
+            QVERIFY(w.windowTitle().contains(QStringLiteral("\u2022")));
+        } else {
+            QVERIFY(w.sourcePane()->editor()->text() != text);
+        }
+    }
 
     void buildDoesNotBlockAndCancelKills() {
         MainWindow::Options o;
