@@ -4,6 +4,8 @@
 //   sass-arrows-all.png  the SASS pane in all-edges mode
 //   pressure.png         Source (per-line R/S margin) + SASS with the pressure strip, at the maximum
 //   cfg.png              the CFG pane's whole scene
+//   sass-filter.png      SASS + the filter pane: global/shared memory instructions found, the
+//                        rest of the SASS pane faded
 // Usage: sass_depth_shots OUT_DIR   (offscreen by default)
 #include "sass_depth_fixture.h"
 #include "views/arrow_gutter.h"
@@ -11,6 +13,7 @@
 #include "views/main_window.h"
 #include "views/pressure_strip.h"
 #include "views/sass_depth.h"
+#include "views/sass_filter.h"
 #include "views/sass_pane.h"
 #include "views/session.h"
 #include "views/theme.h"
@@ -21,6 +24,7 @@
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QGraphicsScene>
+#include <QLineEdit>
 #include <QPainter>
 #include <QTableView>
 
@@ -114,6 +118,31 @@ int main(int argc, char** argv) {
     strip->jumpToMax();
     settle();
     ok &= save(window.grab().toImage(), out + QStringLiteral("/pressure.png"));
+
+    // The filter: memory instructions found; the SASS pane fades everything else.
+    if (auto* filter = window.findChild<SassFilterPane*>()) {
+        for (const QString& id : window.paneIds())
+            window.pane(id)->setVisible(id == QLatin1String("sass") || id == QLatin1String("sass-filter"));
+        // Side by side: they share a tab stack by default, which a split would only extend.
+        QDockWidget* sassDock = window.pane(QStringLiteral("sass"));
+        QDockWidget* filterDock = window.pane(QStringLiteral("sass-filter"));
+        window.removeDockWidget(filterDock);
+        window.removeDockWidget(sassDock);
+        window.addDockWidget(Qt::LeftDockWidgetArea, sassDock);
+        window.addDockWidget(Qt::LeftDockWidgetArea, filterDock);
+        window.splitDockWidget(sassDock, filterDock, Qt::Horizontal);
+        sassDock->show();
+        filterDock->show();
+        window.resizeDocks({sassDock, filterDock}, {1000, 600}, Qt::Horizontal);
+        filter->patternEdit()->setText(QStringLiteral("^(LDG|STG|LDS|STS|RED|ATOM)"));
+        window.sassPane()->view()->scrollToTop();
+        settle();
+        ok &= save(window.grab().toImage(), out + QStringLiteral("/sass-filter.png"));
+        filter->patternEdit()->clear();
+    } else {
+        std::fprintf(stderr, "no SASS filter pane\n");
+        ok = false;
+    }
 
     // The CFG: the whole scene, at 1:1, once its layout job has landed.
     wait.restart();
