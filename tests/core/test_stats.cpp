@@ -161,15 +161,20 @@ TEST(StopRule, WallLimitAndMaxSamples) {
     EXPECT_EQ(stopReasonName(StopReason::NoiseStable), "noise_stable");
 }
 
+// Interleaved sample series, one per mean, each value mean + N(0, sd) from one seeded generator
+// (drawn i-th sample of every series in turn, like an A B A B run).
+static std::vector<std::vector<double>> noisySeries(uint64_t seed, double sd, int n, const std::vector<double>& means) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> noise(0, sd);
+    std::vector<std::vector<double>> out(means.size());
+    for (int i = 0; i < n; ++i)
+        for (size_t k = 0; k < means.size(); ++k) out[k].push_back(means[k] + noise(rng));
+    return out;
+}
+
 TEST(Compare, RatioAndSignificance) {
-    std::mt19937_64 rng(3);
-    std::normal_distribution<double> noise(0, 0.005);
-    std::vector<double> a, b, c;
-    for (int i = 0; i < 200; ++i) {
-        a.push_back(1.0 + noise(rng));
-        b.push_back(0.8 + noise(rng));
-        c.push_back(1.0 + noise(rng));
-    }
+    const auto series = noisySeries(3, 0.005, 200, {1.0, 0.8, 1.0});
+    const auto &a = series[0], &b = series[1], &c = series[2];
     RatioStats r = compareSamples(a, b);
     EXPECT_EQ(r.pairs, 200u);
     EXPECT_NEAR(r.ratio, 0.8, 0.01);
@@ -186,14 +191,8 @@ TEST(Compare, RatioAndSignificance) {
 // A tiny but very consistent difference (0.2 %, far beyond its interval) is real for the samples
 // yet below the method's own systematic error: not called. 1 % is.
 TEST(Compare, DifferencesBelowTheMinimumEffectAreNotCalled) {
-    std::mt19937_64 rng(5);
-    std::normal_distribution<double> noise(0, 0.0002);
-    std::vector<double> a, tiny, small;
-    for (int i = 0; i < 400; ++i) {
-        a.push_back(1.0 + noise(rng));
-        tiny.push_back(0.998 + noise(rng));
-        small.push_back(0.99 + noise(rng));
-    }
+    const auto series = noisySeries(5, 0.0002, 400, {1.0, 0.998, 0.99});
+    const auto &a = series[0], &tiny = series[1], &small = series[2];
     RatioStats t = compareSamples(a, tiny);
     EXPECT_FALSE(t.intervalsOverlap);
     EXPECT_NEAR(t.ratio, 0.998, 0.0005);
