@@ -2,7 +2,6 @@
 
 #include "views/theme.h"
 
-#include <QFontDatabase>
 
 namespace lowerscope {
 
@@ -49,21 +48,14 @@ const char* CudaLexer::keywords(int set) const {
 }
 
 void CudaLexer::applyTheme() {
-    QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-    mono.setPointSize(10);
-    setDefaultFont(mono);
-    setFont(mono, -1);
-    setDefaultPaper(Theme::editorPaper());
-    setPaper(Theme::editorPaper(), -1);
-    setDefaultColor(Theme::editorText());
-    setColor(Theme::editorText(), -1);
+    Theme::styleLexerBase(*this);
     for (int s : {Comment, CommentLine, CommentDoc, CommentLineDoc}) setColor(Theme::commentText(), s);
     setColor(Theme::keywordText(), Keyword);
-    setColor(Theme::isDark() ? QColor(230, 150, 230) : QColor(140, 0, 140), KeywordSet2);
+    setColor(Theme::labelText(), KeywordSet2);
     setColor(Theme::typeText(), GlobalClass);
     setColor(Theme::numberText(), Number);
     for (int s : {DoubleQuotedString, SingleQuotedString, RawString}) setColor(Theme::stringText(), s);
-    setColor(Theme::isDark() ? QColor(200, 140, 90) : QColor(120, 80, 0), PreProcessor);
+    setColor(Theme::directiveText(), PreProcessor);
     setColor(Theme::editorText(), Operator);
     setColor(Theme::editorText(), Identifier);
     // Inactive (#if 0) styles share the palette with a dimmer colour.

@@ -3,7 +3,6 @@
 #include "views/theme.h"
 
 #include <Qsci/qsciscintilla.h>
-#include <QFontDatabase>
 
 #include <algorithm>
 #include <cctype>
@@ -28,21 +27,15 @@ QString PtxLexer::description(int style) const {
 }
 
 void PtxLexer::applyTheme() {
-    QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-    mono.setPointSize(10);
-    setDefaultFont(mono);
-    setFont(mono, -1);
-    setDefaultPaper(Theme::editorPaper());
-    setPaper(Theme::editorPaper(), -1);
-    setDefaultColor(Theme::editorText());
+    Theme::styleLexerBase(*this);
     const bool d = Theme::isDark();
     setColor(Theme::editorText(), Default);
     setColor(Theme::commentText(), Comment);
-    setColor(d ? QColor(200, 140, 90) : QColor(120, 80, 0), Directive);
+    setColor(Theme::directiveText(), Directive);
     setColor(Theme::keywordText(), Opcode);
     setColor(Theme::typeText(), Register);
     setColor(Theme::numberText(), Number);
-    setColor(d ? QColor(230, 150, 230) : QColor(140, 0, 140), Label);
+    setColor(Theme::labelText(), Label);
     setColor(d ? QColor(255, 130, 130) : QColor(180, 0, 0), Predicate);
     setColor(Theme::stringText(), String);
 }

@@ -1,6 +1,8 @@
 #include "views/theme.h"
 
 #include <QApplication>
+#include <QFontDatabase>
+#include <Qsci/qscilexer.h>
 #include <QPalette>
 #include <QStyle>
 #include <QStyleFactory>
@@ -101,7 +103,20 @@ QColor Theme::keywordText() { return isDark() ? QColor(100, 160, 255) : QColor(0
 QColor Theme::numberText() { return isDark() ? QColor(180, 205, 160) : QColor(150, 60, 0); }
 QColor Theme::stringText() { return isDark() ? QColor(215, 155, 120) : QColor(160, 30, 30); }
 QColor Theme::typeText() { return isDark() ? QColor(80, 200, 180) : QColor(0, 110, 120); }
+QColor Theme::directiveText() { return isDark() ? QColor(200, 140, 90) : QColor(120, 80, 0); }
+QColor Theme::labelText() { return isDark() ? QColor(230, 150, 230) : QColor(140, 0, 140); }
 QColor Theme::errorPaper() { return isDark() ? QColor(90, 30, 30) : QColor(255, 215, 215); }
 QColor Theme::warningPaper() { return isDark() ? QColor(85, 70, 20) : QColor(255, 240, 190); }
+
+void Theme::styleLexerBase(QsciLexer& lexer) {
+    QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    mono.setPointSize(10);
+    lexer.setDefaultFont(mono);
+    lexer.setFont(mono, -1);
+    lexer.setDefaultPaper(editorPaper());
+    lexer.setPaper(editorPaper(), -1);
+    lexer.setDefaultColor(editorText());
+    lexer.setColor(editorText(), -1);
+}
 
 } // namespace lowerscope

@@ -7,6 +7,7 @@
 #include <QColor>
 
 class QApplication;
+class QsciLexer;
 
 namespace lowerscope {
 
@@ -37,8 +38,13 @@ public:
     static QColor numberText();
     static QColor stringText();
     static QColor typeText();
+    static QColor directiveText();  // preprocessor lines, PTX directives
+    static QColor labelText();      // secondary keywords (CUDA built-ins), PTX labels
     static QColor errorPaper();
     static QColor warningPaper();
+    // The part of a lexer's style every editor shares: the fixed-width 10 pt font and the editor
+    // paper and text colours for every style; lexers then colour their own styles.
+    static void styleLexerBase(QsciLexer& lexer);
 };
 
 } // namespace lowerscope
