@@ -1,4 +1,5 @@
 #include "core/diff.h"
+#include "core/opcodes.h"
 
 #include <dtl/dtl.hpp>
 
@@ -355,26 +356,6 @@ char statusMark(DiffStatus s) {
     return '?';
 }
 
-const char* categoryName(InstrCategory c) {
-    switch (c) {
-    case InstrCategory::Memory: return "Memory";
-    case InstrCategory::FP32: return "FP32";
-    case InstrCategory::FP64: return "FP64";
-    case InstrCategory::FP16: return "FP16";
-    case InstrCategory::Integer: return "Integer";
-    case InstrCategory::Tensor: return "Tensor";
-    case InstrCategory::Control: return "Control";
-    case InstrCategory::Conversion: return "Conversion";
-    case InstrCategory::SpecialFunction: return "Special function";
-    case InstrCategory::Uniform: return "Uniform";
-    case InstrCategory::Synchronisation: return "Synchronisation";
-    case InstrCategory::Move: return "Move";
-    case InstrCategory::Predicate: return "Predicate";
-    case InstrCategory::Misc: return "Misc";
-    }
-    return "?";
-}
-
 } // namespace
 
 const char* diffStatusName(DiffStatus status) {
@@ -729,7 +710,7 @@ std::vector<MixRow> categoryMix(const LineAggregate& a, const LineAggregate& b) 
     std::vector<MixRow> out;
     for (auto& [c, row] : rows) {
         if (row.a == 0 && row.b == 0) continue;
-        row.name = categoryName(c);
+        row.name = categoryLabel(c);
         out.push_back(row);
     }
     return out;

@@ -189,6 +189,10 @@ const char* categoryName(InstrCategory category) {
     return "Misc";
 }
 
+const char* categoryLabel(InstrCategory category) {
+    return category == InstrCategory::SpecialFunction ? "Special function" : categoryName(category);
+}
+
 InstrCategory categoryFromName(std::string_view name) {
     for (int c = 0; c <= static_cast<int>(InstrCategory::Misc); ++c)
         if (name == categoryName(static_cast<InstrCategory>(c))) return static_cast<InstrCategory>(c);

@@ -84,7 +84,8 @@ std::string explainModifier(std::string_view mnemonic, std::string_view modifier
 std::vector<std::string> sassMnemonics();
 
 // "Memory", "FP32", ... (the JSON names); InstrCategory from such a name (Misc when unknown).
-const char* categoryName(InstrCategory category);
+const char* categoryName(InstrCategory category); // identifier, as in opcodes.json and JSON output
+const char* categoryLabel(InstrCategory category); // display wording ("Special function")
 InstrCategory categoryFromName(std::string_view name);
 
 // The memory space of an instruction: the table's space, refined where the opcode says more

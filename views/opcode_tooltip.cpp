@@ -25,7 +25,7 @@ QString sassOpcodeTooltip(const QString& opcode) {
         html += QStringLiteral("<br><i>No description of %1 in the opcode table.</i>").arg(mnemonic.toHtmlEscaped());
         return html;
     }
-    html += QStringLiteral(" &mdash; %1").arg(QLatin1String(categoryName(info->category)));
+    html += QStringLiteral(" &mdash; %1").arg(QLatin1String(categoryLabel(info->category)));
     if (!info->space.empty()) html += QStringLiteral(" (%1)").arg(QString::fromStdString(info->space).toHtmlEscaped());
     html += QStringLiteral("<br>%1").arg(QString::fromStdString(info->description).toHtmlEscaped());
     QString mods;

@@ -84,7 +84,7 @@ QString instructionMixText(const LineAggregate& a) {
     std::stable_sort(parts.begin(), parts.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
     QStringList items;
     for (const auto& [count, cat] : parts)
-        items << QStringLiteral("%1 %2 (%3%)").arg(QLatin1String(categoryName(cat))).arg(count)
+        items << QStringLiteral("%1 %2 (%3%)").arg(QLatin1String(categoryLabel(cat))).arg(count)
                      .arg(qRound(100.0 * count / a.instructions));
     return QObject::tr("%n instruction(s): ", nullptr, a.instructions) + items.join(QStringLiteral(", "));
 }
@@ -107,7 +107,7 @@ SassFilterPane::SassFilterPane(QWidget* parent) : QWidget(parent) {
     m_category = new QComboBox;
     m_category->addItem(tr("All categories"), 0u);
     for (int c = 0; c <= int(InstrCategory::Misc); ++c)
-        m_category->addItem(QLatin1String(categoryName(InstrCategory(c))), 1u << c);
+        m_category->addItem(QLatin1String(categoryLabel(InstrCategory(c))), 1u << c);
     m_count = new QLabel;
     m_fadeOthers = new QCheckBox(tr("Fade others"));
     m_fadeOthers->setChecked(true);

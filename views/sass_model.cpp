@@ -147,7 +147,7 @@ QVariant SassModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
         if (index.column() == OpcodeColumn)
             return QStringLiteral("%1 (%2)\n%3").arg(QString::fromStdString(ins.text),
-                                                      QLatin1String(categoryName(InstrCategory(m_categories[row]))),
+                                                      QLatin1String(categoryLabel(InstrCategory(m_categories[row]))),
                                                       sassDescription(ins.mnemonic));
         if (index.column() == LiveColumn && ins.live.gpr >= 0)
             return QStringLiteral("live: %1 GPR, %2 predicate, %3 uniform").arg(ins.live.gpr).arg(ins.live.pred).arg(ins.live.ugpr);

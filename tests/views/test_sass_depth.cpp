@@ -86,7 +86,7 @@ private slots:
             QVERIFY2(info, ins.mnemonic.c_str());
             const QString tip = sassOpcodeTooltip(QString::fromStdString(ins.opcode));
             QVERIFY2(tip.contains(QString::fromStdString(info->description).toHtmlEscaped()), qPrintable(tip));
-            QVERIFY(tip.contains(QLatin1String(categoryName(info->category))));
+            QVERIFY(tip.contains(QLatin1String(categoryLabel(info->category))));
             for (const auto& m : ins.modifiers) QVERIFY2(tip.contains(QStringLiteral(".%1").arg(QString::fromStdString(m))), qPrintable(tip));
         }
         const QString ldg = sassOpcodeTooltip(QStringLiteral("LDG.E.CONSTANT"));
