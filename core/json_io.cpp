@@ -2,6 +2,9 @@
 
 #include "core/diagnostics.h"
 
+#include <climits>
+#include <cstdint>
+
 namespace lowerscope {
 
 using nlohmann::json;
@@ -9,14 +12,6 @@ using nlohmann::json;
 namespace {
 
 json triToJson(int v) { return v < 0 ? json(nullptr) : json(v != 0); }
-
-int triFromJson(const json& j, const char* key) {
-    auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return -1;
-    if (it->is_boolean()) return it->get<bool>() ? 1 : 0;
-    int v = it->get<int>(); // a number: -1/0/1 accepted too
-    return v < 0 ? -1 : (v ? 1 : 0);
-}
 
 template <typename T>
 void getIf(const json& j, const char* key, T& out) {
@@ -53,26 +48,96 @@ void to_json(json& j, const BuildOptions& o) {
              {"extra_ptxas_flags", o.extraPtxasFlags}};
 }
 
+namespace {
+
+// Typed reads for readBuildOptions: each returns false (after reporting) on a wrong type.
+struct OptionsReader {
+    const json& j;
+    const std::string& path;
+    const OptionsTypeHandler& onWrongType;
+
+    const json* find(const char* key) const {
+        auto it = j.find(key);
+        return it == j.end() ? nullptr : &*it;
+    }
+    void report(const char* key, const char* expected, const json& found) const {
+        onWrongType(path.empty() ? std::string(key) : path + "." + key, expected, found);
+    }
+    void read(const char* key, std::string& out) const {
+        if (const json* v = find(key)) {
+            if (v->is_string()) out = v->get<std::string>();
+            else report(key, "a string", *v);
+        }
+    }
+    void read(const char* key, bool& out) const {
+        if (const json* v = find(key)) {
+            if (v->is_boolean()) out = v->get<bool>();
+            else report(key, "true or false", *v);
+        }
+    }
+    void read(const char* key, int& out) const {
+        if (const json* v = find(key)) {
+            if (!v->is_number_integer()) return report(key, "an integer", *v);
+            const auto x = v->get<int64_t>();
+            if (x < INT32_MIN || x > INT32_MAX) return report(key, "a 32-bit integer", *v);
+            out = static_cast<int>(x);
+        }
+    }
+    void read(const char* key, std::vector<std::string>& out) const {
+        const json* v = find(key);
+        if (!v) return;
+        if (!v->is_array()) return report(key, "an array of strings", *v);
+        std::vector<std::string> items;
+        for (size_t i = 0; i < v->size(); ++i) {
+            if (!(*v)[i].is_string())
+                return report((std::string(key) + "[" + std::to_string(i) + "]").c_str(), "a string", (*v)[i]);
+            items.push_back((*v)[i].get<std::string>());
+        }
+        out = std::move(items);
+    }
+    // Tri-state compiler switches: null = compiler default (-1), false/true = 0/1.
+    void tri(const char* key, int& out) const {
+        if (const json* v = find(key)) {
+            if (v->is_null()) out = -1;
+            else if (v->is_boolean()) out = v->get<bool>() ? 1 : 0;
+            else report(key, "true, false or null", *v);
+        }
+    }
+};
+
+} // namespace
+
+BuildOptions readBuildOptions(const json& j, const std::string& path, const OptionsTypeHandler& onWrongType) {
+    BuildOptions o;
+    if (!j.is_object()) {
+        onWrongType(path, "an object", j);
+        return o;
+    }
+    const OptionsReader r{j, path, onWrongType};
+    r.read("arch", o.arch);
+    r.read("host_opt", o.hostOpt);
+    r.read("ptxas_opt", o.ptxasOpt);
+    r.read("lineinfo", o.lineinfo);
+    r.read("device_debug", o.deviceDebug);
+    r.read("fast_math", o.fastMath);
+    r.tri("ftz", o.ftz);
+    r.tri("prec_div", o.precDiv);
+    r.tri("prec_sqrt", o.precSqrt);
+    r.tri("fmad", o.fmad);
+    r.read("max_reg_count", o.maxRegCount);
+    r.read("extra_device_vectorization", o.extraDeviceVectorization);
+    r.read("std", o.cppStd);
+    r.read("defines", o.defines);
+    r.read("include_dirs", o.includeDirs);
+    r.read("extra_nvcc_flags", o.extraNvccFlags);
+    r.read("extra_ptxas_flags", o.extraPtxasFlags);
+    return o;
+}
+
 void from_json(const json& j, BuildOptions& o) {
-    o = BuildOptions{};
-    if (!j.is_object()) throw json::type_error::create(302, "build options must be a JSON object", &j);
-    getIf(j, "arch", o.arch);
-    getIf(j, "host_opt", o.hostOpt);
-    getIf(j, "ptxas_opt", o.ptxasOpt);
-    getIf(j, "lineinfo", o.lineinfo);
-    getIf(j, "device_debug", o.deviceDebug);
-    getIf(j, "fast_math", o.fastMath);
-    o.ftz = triFromJson(j, "ftz");
-    o.precDiv = triFromJson(j, "prec_div");
-    o.precSqrt = triFromJson(j, "prec_sqrt");
-    o.fmad = triFromJson(j, "fmad");
-    getIf(j, "max_reg_count", o.maxRegCount);
-    getIf(j, "extra_device_vectorization", o.extraDeviceVectorization);
-    getIf(j, "std", o.cppStd);
-    getIf(j, "defines", o.defines);
-    getIf(j, "include_dirs", o.includeDirs);
-    getIf(j, "extra_nvcc_flags", o.extraNvccFlags);
-    getIf(j, "extra_ptxas_flags", o.extraPtxasFlags);
+    o = readBuildOptions(j, "build options", [](const std::string& keyPath, const char* expected, const json& found) {
+        throw json::type_error::create(302, keyPath + ": expected " + expected + ", found " + found.type_name(), &found);
+    });
 }
 
 void to_json(json& j, const Resources& r) {

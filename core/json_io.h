@@ -9,7 +9,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
+#include <string>
+
 namespace lowerscope {
+
+// The one reader of BuildOptions, shared by from_json, session files and the GUI's saved settings.
+// Absent keys keep the struct defaults (documents from older versions); a present key of the wrong
+// type is reported to `onWrongType(keyPath, expected, found)` and the field keeps its default.
+// keyPath is `path` + "." + key ("a.options.max_reg_count"); expected reads "an integer",
+// "true, false or null", ... The handler decides: sessions throw SessionError, from_json throws
+// nlohmann's type_error, the GUI settings ignore it. Not an object: reported with keyPath == path.
+using OptionsTypeHandler =
+    std::function<void(const std::string& keyPath, const char* expected, const nlohmann::json& found)>;
+BuildOptions readBuildOptions(const nlohmann::json& j, const std::string& path, const OptionsTypeHandler& onWrongType);
 
 void to_json(nlohmann::json& j, const BuildOptions& o);     // tri-states: -1 → null, 0/1 → false/true
 void from_json(const nlohmann::json& j, BuildOptions& o);

@@ -66,63 +66,6 @@ std::vector<std::string> strings(const json& obj, const std::string& key, const 
     return out;
 }
 
-// Optional keys of BuildOptions keep their defaults when absent (files from older versions of the
-// options), but a present key must have the right type.
-template <typename F>
-void ifPresent(const json& obj, const std::string& key, F&& read) {
-    if (obj.contains(key)) read();
-}
-
-int integer(const json& obj, const std::string& key, const std::string& path) {
-    const json& v = member(obj, key, path);
-    if (!v.is_number_integer()) wrongType(join(path, key), "an integer", v);
-    const auto x = v.get<int64_t>();
-    if (x < INT32_MIN || x > INT32_MAX) wrongType(join(path, key), "a 32-bit integer", v);
-    return static_cast<int>(x);
-}
-
-bool boolean(const json& obj, const std::string& key, const std::string& path) {
-    const json& v = member(obj, key, path);
-    if (!v.is_boolean()) wrongType(join(path, key), "true or false", v);
-    return v.get<bool>();
-}
-
-// Tri-state compiler switches: null = compiler default (-1), false/true = 0/1 (as core/json_io).
-int tri(const json& obj, const std::string& key, const std::string& path) {
-    const json& v = member(obj, key, path);
-    if (v.is_null()) return -1;
-    if (!v.is_boolean()) wrongType(join(path, key), "true, false or null", v);
-    return v.get<bool>() ? 1 : 0;
-}
-
-// ------------------------------------------------------------------------------ BuildOptions
-
-// Written by core/json_io.h's to_json(BuildOptions) (one writer for both formats). Read here with
-// strict type checks and path-naming errors instead of json_io's from_json, which fills defaults
-// for nulls, accepts numbers for tri-states and throws nlohmann's own exceptions.
-BuildOptions optionsFromJson(const json& j, const std::string& path) {
-    BuildOptions o;
-    ifPresent(j, "arch", [&] { o.arch = string(j, "arch", path); });
-    ifPresent(j, "host_opt", [&] { o.hostOpt = integer(j, "host_opt", path); });
-    ifPresent(j, "ptxas_opt", [&] { o.ptxasOpt = integer(j, "ptxas_opt", path); });
-    ifPresent(j, "lineinfo", [&] { o.lineinfo = boolean(j, "lineinfo", path); });
-    ifPresent(j, "device_debug", [&] { o.deviceDebug = boolean(j, "device_debug", path); });
-    ifPresent(j, "fast_math", [&] { o.fastMath = boolean(j, "fast_math", path); });
-    ifPresent(j, "ftz", [&] { o.ftz = tri(j, "ftz", path); });
-    ifPresent(j, "prec_div", [&] { o.precDiv = tri(j, "prec_div", path); });
-    ifPresent(j, "prec_sqrt", [&] { o.precSqrt = tri(j, "prec_sqrt", path); });
-    ifPresent(j, "fmad", [&] { o.fmad = tri(j, "fmad", path); });
-    ifPresent(j, "max_reg_count", [&] { o.maxRegCount = integer(j, "max_reg_count", path); });
-    ifPresent(j, "extra_device_vectorization",
-             [&] { o.extraDeviceVectorization = boolean(j, "extra_device_vectorization", path); });
-    ifPresent(j, "std", [&] { o.cppStd = string(j, "std", path); });
-    ifPresent(j, "defines", [&] { o.defines = strings(j, "defines", path); });
-    ifPresent(j, "include_dirs", [&] { o.includeDirs = strings(j, "include_dirs", path); });
-    ifPresent(j, "extra_nvcc_flags", [&] { o.extraNvccFlags = strings(j, "extra_nvcc_flags", path); });
-    ifPresent(j, "extra_ptxas_flags", [&] { o.extraPtxasFlags = strings(j, "extra_ptxas_flags", path); });
-    return o;
-}
-
 // ------------------------------------------------------------------------------ the parts
 
 json sourceToJson(const SourceFile& s) { return json{{"name", s.name}, {"text", s.text}}; }
@@ -142,7 +85,7 @@ BuildConfig configFromJson(const json& j, const std::string& path) {
     BuildConfig c;
     c.label = string(j, "label", path);
     c.kernel = string(j, "kernel", path);
-    c.options = optionsFromJson(object(j, "options", path), join(path, "options"));
+    c.options = readBuildOptions(object(j, "options", path), join(path, "options"), wrongType);
     const json& src = member(j, "source", path);
     if (!src.is_null()) {
         if (!src.is_object()) wrongType(join(path, "source"), "an object or null", src);

@@ -1,5 +1,6 @@
 #include "views/main_window.h"
 
+#include "core/json_io.h"
 #include "views/autosave.h"
 #include "views/build_options_pane.h"
 #include "views/build_output_pane.h"
@@ -43,43 +44,6 @@
 namespace lowerscope {
 
 namespace {
-
-nlohmann::json optionsToJson(const BuildOptions& o) {
-    return {{"arch", o.arch}, {"hostOpt", o.hostOpt}, {"ptxasOpt", o.ptxasOpt}, {"lineinfo", o.lineinfo},
-            {"deviceDebug", o.deviceDebug}, {"fastMath", o.fastMath}, {"ftz", o.ftz}, {"precDiv", o.precDiv},
-            {"precSqrt", o.precSqrt}, {"fmad", o.fmad}, {"maxRegCount", o.maxRegCount},
-            {"extraDeviceVectorization", o.extraDeviceVectorization}, {"cppStd", o.cppStd}, {"defines", o.defines},
-            {"includeDirs", o.includeDirs}, {"extraNvccFlags", o.extraNvccFlags}, {"extraPtxasFlags", o.extraPtxasFlags}};
-}
-
-BuildOptions optionsFromJson(const nlohmann::json& j) {
-    BuildOptions o;
-    // Settings written by another version may lack fields or have wrong types: keep defaults then.
-    auto get = [&](const char* key, auto& field) {
-        try {
-            if (j.contains(key)) field = j.at(key).get<std::decay_t<decltype(field)>>();
-        } catch (const nlohmann::json::exception&) {
-        }
-    };
-    get("arch", o.arch);
-    get("hostOpt", o.hostOpt);
-    get("ptxasOpt", o.ptxasOpt);
-    get("lineinfo", o.lineinfo);
-    get("deviceDebug", o.deviceDebug);
-    get("fastMath", o.fastMath);
-    get("ftz", o.ftz);
-    get("precDiv", o.precDiv);
-    get("precSqrt", o.precSqrt);
-    get("fmad", o.fmad);
-    get("maxRegCount", o.maxRegCount);
-    get("extraDeviceVectorization", o.extraDeviceVectorization);
-    get("cppStd", o.cppStd);
-    get("defines", o.defines);
-    get("includeDirs", o.includeDirs);
-    get("extraNvccFlags", o.extraNvccFlags);
-    get("extraPtxasFlags", o.extraPtxasFlags);
-    return o;
-}
 
 constexpr int kStateVersion = 1;
 
@@ -534,7 +498,8 @@ void MainWindow::restoreSettings() {
     const QByteArray opts = s.value(QStringLiteral("buildOptions")).toByteArray();
     if (!opts.isEmpty()) {
         const auto j = nlohmann::json::parse(opts.toStdString(), nullptr, false);
-        if (j.is_object()) m_session->setOptions(optionsFromJson(j));
+        // Written by another version, a field may have the wrong type: it keeps its default.
+        if (j.is_object()) m_session->setOptions(readBuildOptions(j, "buildOptions", [](auto&&...) {}));
     }
     if (s.contains(QStringLiteral("geometry"))) restoreGeometry(s.value(QStringLiteral("geometry")).toByteArray());
     if (s.contains(QStringLiteral("windowState"))) restoreState(s.value(QStringLiteral("windowState")).toByteArray(), kStateVersion);
@@ -546,7 +511,7 @@ void MainWindow::saveSettings() {
     s.setValue(QStringLiteral("windowState"), saveState(kStateVersion));
     s.setValue(QStringLiteral("darkTheme"), Theme::isDark());
     s.setValue(QStringLiteral("autoBuild"), m_autoBuildAction->isChecked());
-    s.setValue(QStringLiteral("buildOptions"), QByteArray::fromStdString(optionsToJson(m_session->options()).dump()));
+    s.setValue(QStringLiteral("buildOptions"), QByteArray::fromStdString(nlohmann::json(m_session->options()).dump()));
     s.setValue(QStringLiteral("recentFiles"), m_recent);
 }
 

@@ -245,3 +245,44 @@ TEST(BuildFlags, BadInputThrowsInvalidArgument) {
         }
     }
 }
+
+TEST(BuildOptionsJson, OneReaderReportsEachWrongTypeByPathAndKeepsTheDefault) {
+    // The lenient use (GUI settings): every wrongly typed field is reported and keeps its default,
+    // the others are read.
+    const auto j = nlohmann::json::parse(
+        R"({"arch":"sm_90","host_opt":"3","lineinfo":1,"ftz":0,"fmad":false,"defines":["A",2],"std":null,
+            "max_reg_count":4294967296,"include_dirs":["inc"]})");
+    std::vector<std::string> reports;
+    const BuildOptions o = readBuildOptions(j, "x.options", [&](const std::string& path, const char* expected,
+                                                                 const nlohmann::json& found) {
+        reports.push_back(path + ": " + expected + " / " + found.type_name());
+    });
+    const BuildOptions defaults;
+    EXPECT_EQ(o.arch, "sm_90");
+    EXPECT_EQ(o.fmad, 0);
+    EXPECT_EQ(o.includeDirs, std::vector<std::string>{"inc"});
+    EXPECT_EQ(o.hostOpt, defaults.hostOpt);
+    EXPECT_EQ(o.lineinfo, defaults.lineinfo);
+    EXPECT_EQ(o.ftz, defaults.ftz);
+    EXPECT_EQ(o.defines, defaults.defines);
+    EXPECT_EQ(o.cppStd, defaults.cppStd);
+    EXPECT_EQ(o.maxRegCount, defaults.maxRegCount);
+    const std::vector<std::string> expected = {
+        "x.options.host_opt: an integer / string",        "x.options.lineinfo: true or false / number",
+        "x.options.ftz: true, false or null / number",    "x.options.max_reg_count: a 32-bit integer / number",
+        "x.options.std: a string / null",                 "x.options.defines[1]: a string / number"};
+    std::vector<std::string> sortedReports = reports, sortedExpected = expected;
+    std::sort(sortedReports.begin(), sortedReports.end());
+    std::sort(sortedExpected.begin(), sortedExpected.end());
+    EXPECT_EQ(sortedReports, sortedExpected);
+
+    // from_json names the key in nlohmann's exception.
+    try {
+        (void)nlohmann::json::parse(R"({"fast_math":"yes"})").get<BuildOptions>();
+        ADD_FAILURE() << "no exception";
+    } catch (const nlohmann::json::type_error& e) {
+        EXPECT_NE(std::string(e.what()).find("build options.fast_math: expected true or false, found string"),
+                  std::string::npos)
+            << e.what();
+    }
+}
