@@ -173,8 +173,14 @@ QSize ArrowGutter::sizeHint() const { return {width(), 100}; }
 
 int ArrowGutter::laneX(int lane) const {
     const int spacing = m_showAll ? kLaneSpacingAll : kLaneSpacingSelected;
-    lane = std::min(lane, m_maxLanes - 1);
-    return width() - kRightMargin - 6 - lane * spacing;
+    const int innermost = width() - kRightMargin - 6;
+    const int lanes = laneCount();
+    if (lanes <= m_maxLanes) return innermost - std::min(lane, m_maxLanes - 1) * spacing;
+    // More lanes than the gutter's width holds: squeeze them all into that width, so each still has
+    // its own position as long as the pitch stays at least one pixel (≈ 5 × maxLanes lanes).
+    const int span = (m_maxLanes - 1) * spacing;
+    const double pitch = std::max(1.0, double(span) / double(lanes - 1));
+    return innermost - std::min(span, int(std::lround(std::clamp(lane, 0, lanes - 1) * pitch)));
 }
 
 int ArrowGutter::viewportOffset() const {

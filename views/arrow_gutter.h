@@ -56,7 +56,11 @@ public:
     bool showAllEdges() const { return m_showAll; }
     int laneCount() const; // lanes of the current mode's layout
     int maxLanes() const { return m_maxLanes; }
-    void setMaxLanes(int lanes); // lanes drawn side by side; further lanes share the outermost one
+    // Lanes drawn at full spacing side by side (the gutter's width). A layout with more lanes is
+    // squeezed into that width at a smaller pitch (≥ 1 px), so lanes keep distinct positions.
+    void setMaxLanes(int lanes);
+    // Horizontal position of a lane's vertical segment, in gutter coordinates (0 = innermost lane).
+    int laneX(int lane) const;
 
     // Indices into deps of the selected instruction's edges: producers of what it reads (to ==
     // selected) and consumers of what it writes (from == selected). Ascending.
@@ -101,7 +105,6 @@ protected:
 private:
     void rebuildSelection();
     void updateWidth();
-    int laneX(int lane) const;
     // Viewport y of the centre of instruction row `row`; nullopt-like INT_MIN when hidden.
     int rowCentreY(int row) const;
     int viewportOffset() const;

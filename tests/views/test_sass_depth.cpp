@@ -211,6 +211,32 @@ private slots:
             QVERIFY(!h->window.grab().isNull());
         }
     }
+    void lanesBeyondTheWidthKeepDistinctPositions() {
+        auto h = makeHarness();
+        ArrowGutter* g = h->gutter;
+        g->setShowAllEdges(true);
+        const int lanes = g->laneCount();
+        QVERIFY2(lanes >= 6, qPrintable(QString::number(lanes)));
+        g->setMaxLanes(lanes); // every lane at full spacing
+        const int fullWidth = g->width();
+        const int spacing = g->laneX(0) - g->laneX(1);
+        QVERIFY(spacing > 1);
+        // Fewer full-width lanes than the layout needs: the gutter narrows, and every lane still
+        // gets its own position inside it, innermost (lane 0) on the right.
+        g->setMaxLanes(lanes / 2);
+        QCOMPARE(g->maxLanes(), lanes / 2);
+        QVERIFY(g->width() < fullWidth);
+        for (int lane = 0; lane < lanes; ++lane) {
+            const int x = g->laneX(lane);
+            QVERIFY2(x > 0 && x < g->width(), qPrintable(QStringLiteral("lane %1 at x %2").arg(lane).arg(x)));
+            if (lane > 0) QVERIFY2(x < g->laneX(lane - 1), qPrintable(QStringLiteral("lane %1 at x %2").arg(lane).arg(x)));
+        }
+        // ... and the outermost lane is where the outermost full-spacing lane would be.
+        QCOMPARE(g->laneX(0) - g->laneX(lanes - 1), (lanes / 2 - 1) * spacing);
+        QVERIFY(!h->window.grab().isNull());
+        g->setMaxLanes(lanes);
+        QCOMPARE(g->width(), fullWidth);
+    }
     void tooltipNamesTheResource() {
         auto h = makeHarness();
         ArrowGutter* g = h->gutter;
