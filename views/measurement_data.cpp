@@ -2,6 +2,7 @@
 
 #include "core/report.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -133,9 +134,6 @@ std::string fmt(const char* format, double v) {
     return buf;
 }
 
-// Two decimals for ratios near 1, fewer significant digits lost for large ones.
-std::string ratioText(double r) { return fmt(r >= 100 ? "%.0f" : r >= 10 ? "%.1f" : "%.2f", r); }
-
 } // namespace
 
 std::optional<double> MeasuredVariant::bandwidthGBs() const {
@@ -265,46 +263,20 @@ std::string verdictText(const Measurement& m) {
         return s;
     }
     if (m.variants.empty()) return "No measurement.";
-    if (m.variants.size() == 1 || !m.ratio || m.ratio->pairs == 0) {
-        const auto& v = m.variants[0];
-        return v.label + ": median " + formatDurationMs(v.stats.median) + " (95 % CI " + formatDurationMs(v.stats.ciLow) +
-               "–" + formatDurationMs(v.stats.ciHigh) + "), noise " + fmt("%.1f %%", v.stats.noise * 100);
-    }
-    const auto& a = m.variants[0];
-    const auto& b = m.variants[1];
-    const RatioStats& r = *m.ratio;
-    std::string s;
-    if (!r.significant) {
-        s = "No significant difference: " + b.label + "/" + a.label + " time ratio " + ratioText(r.ratio) + ", 95 % CI " +
-            ratioText(r.ciLow) + "–" + ratioText(r.ciHigh) + " (" + insignificanceReason(r) + ")";
-    } else if (r.ratio < 1) {
-        // B takes r of A's time: B is 1/r times faster; the interval inverts.
-        s = b.label + " is " + ratioText(1 / r.ratio) + "× faster, 95 % CI " + ratioText(1 / r.ciHigh) + "–" +
-            ratioText(1 / r.ciLow);
-    } else {
-        s = b.label + " is " + ratioText(r.ratio) + "× slower, 95 % CI " + ratioText(r.ciLow) + "–" + ratioText(r.ciHigh);
-    }
-    if (m.agreement.empty()) {
-        bool digests = !a.outputs.empty() && a.outputs.size() == b.outputs.size();
-        for (size_t i = 0; digests && i < a.outputs.size(); ++i) digests = a.outputs[i].digest == b.outputs[i].digest;
-        if (digests) s += ", outputs identical";
-        else s += ", outputs not compared";
-    } else {
-        bool all = true, identical = true;
-        double maxAbs = 0;
-        int64_t mismatches = 0;
-        for (const auto& g : m.agreement) {
-            all = all && g.agree;
-            identical = identical && g.sameDigest;
-            maxAbs = std::max(maxAbs, g.maxAbsError);
-            mismatches += g.mismatches;
+    // Two variants: the report's verdict (core/report.h), so the pane, the exported report and the
+    // CLI's report word it the same way.
+    if (m.variants.size() >= 2 && m.ratio && m.ratio->pairs > 0)
+        if (const auto result = runResultOf(m.document)) {
+            const TimingVerdict v = timingVerdict(*result);
+            if (v.valid && !v.sentence.empty()) {
+                std::string s = v.sentence;
+                s[0] = char(std::toupper(static_cast<unsigned char>(s[0])));
+                return s;
+            }
         }
-        if (identical) s += ", outputs identical";
-        else if (all && maxAbs <= 0) s += ", outputs match exactly";
-        else if (all) s += ", outputs match within 1e" + std::to_string(int(std::ceil(std::log10(maxAbs))));
-        else s += ", outputs DIFFER (" + std::to_string(mismatches) + " mismatches, max abs error " + fmt("%.3g", maxAbs) + ")";
-    }
-    return s;
+    const auto& v = m.variants[0];
+    return v.label + ": median " + formatDurationMs(v.stats.median) + " (95 % CI " + formatDurationMs(v.stats.ciLow) +
+           "–" + formatDurationMs(v.stats.ciHigh) + "), noise " + fmt("%.1f %%", v.stats.noise * 100);
 }
 
 CostLine costLine(double medianMs, double pricePerGpuHour) {
