@@ -1,6 +1,7 @@
 // Background builds never block the UI thread, and Cancel / a superseding build kill the tools.
 // A fake nvcc (a shell script that records its pid and sleeps) is selected via LOWERSCOPE_NVCC
-// before the toolchain is discovered, so this test needs no CUDA at all. Also: the start-up offer
+// before the toolchain is discovered (with stand-ins for nvdisasm and cuobjdump), so this test
+// needs no CUDA at all. Also: the start-up offer
 // to recover an orphaned autosave.
 #include "views/code_editor.h"
 #include "views/main_window.h"
@@ -61,6 +62,18 @@ private slots:
         f.close();
         QFile::setPermissions(script, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
         qputenv("LOWERSCOPE_NVCC", script.toLocal8Bit());
+        // The disassemblers only need to be found (the compile never finishes): stand-ins that
+        // answer --version, so the test does not depend on scripts/bootstrap having run.
+        const QString other = g_dir->filePath(QStringLiteral("disassembler"));
+        QFile o(other);
+        QVERIFY(o.open(QIODevice::WriteOnly));
+        o.write("#!/bin/sh\n"
+                "[ \"$1\" = --version ] && { echo 'Cuda compilation tools, release 13.0, V13.0.88'; exit 0; }\n"
+                "echo 'stand-in disassembler: not used by this test' >&2; exit 1\n");
+        o.close();
+        QFile::setPermissions(other, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        qputenv("LOWERSCOPE_NVDISASM", other.toLocal8Bit());
+        qputenv("LOWERSCOPE_CUOBJDUMP", other.toLocal8Bit());
         qputenv("LOWERSCOPE_FAKE_DIR", g_dir->path().toLocal8Bit());
         qputenv("LOWERSCOPE_CACHE_DIR", g_dir->filePath(QStringLiteral("cache")).toLocal8Bit());
         qputenv("LOWERSCOPE_AUTOSAVE_DIR", g_dir->filePath(QStringLiteral("autosave")).toLocal8Bit());
