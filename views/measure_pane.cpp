@@ -690,7 +690,10 @@ void MeasurePane::updateCost() {
 
 void MeasurePane::updateCharts() {
     resetChart(m_distChart, tr("Sample distribution (box: quartiles, whiskers: min–max)"));
-    resetChart(m_samplesChart, tr("Samples in order, with the SM clock"));
+    const bool clocks = m_measurement && std::any_of(m_measurement->variants.begin(), m_measurement->variants.end(),
+                                                      [](const MeasuredVariant& v) { return !v.clockMhz.empty(); });
+    resetChart(m_samplesChart, clocks ? tr("Samples in order, with the SM clock")
+                                      : tr("Samples in order (this result has no per-sample SM clock)"));
     resetChart(m_speedupChart, tr("Speedup of B over A (time A / time B) with 95 % CI"));
     resetChart(m_throughputChart, tr("Achieved throughput as % of the device's peaks"));
     m_stats->clear();

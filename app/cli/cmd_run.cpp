@@ -405,6 +405,7 @@ json runDocument(const BuiltLaunch& b, const VariantResult& v, const DeviceInfo&
           {"median_cycles", st.median * 1e-3 * clock * 1e6},
           {"stop_reason", v.stopReason}}},
         {"clock_mhz", clock},
+        {"sample_clock_mhz", v.sampleClockMhz}, // per kept sample, parallel to samples_ms
         {"throttled_samples", v.throttledSamples},
         {"occupancy", toJson(v.occupancy)},
         {"throughput", throughput},

@@ -193,6 +193,19 @@ private slots:
             }
         QCOMPARE(lines, m->variants[0].clockMhz.empty() ? 2 : 4);
         QCOMPARE(points, int(m->variants[0].samplesMs.size()));
+        // The title claims a clock only when one is drawn; the synthetic fixture carries one.
+        QCOMPARE(pane.samplesChart()->chart()->title().contains(QStringLiteral("with the SM clock")),
+                 !m->variants[0].clockMhz.empty());
+        {
+            MeasurePane withClock(nullptr, nullptr, MeasurePane::Options{false});
+            QString error;
+            QVERIFY2(withClock.openMeasurementFile(repo(QStringLiteral("tests/data/measure/synthetic_compare.json")), &error),
+                     qPrintable(error));
+            QVERIFY(withClock.samplesChart()->chart()->title().contains(QStringLiteral("with the SM clock")));
+            int clockLines = 0;
+            for (auto* s : withClock.samplesChart()->chart()->series()) clockLines += s->name().endsWith(QStringLiteral("clock"));
+            QCOMPARE(clockLines, 2);
+        }
         // Speedup with its interval; throughput bars against the device's peaks.
         bool speedBox = false;
         for (auto* s : pane.speedupChart()->chart()->series()) speedBox = speedBox || qobject_cast<QBoxPlotSeries*>(s);
@@ -469,8 +482,10 @@ private slots:
             LaunchText l;
             l.grid = {"ceil(n/256)"};
             l.block = {"256"};
-            l.args = {"n=1<<24", "x=f32[n]:random", "y=f32[n]:zeros"};
-            l.bytes = "8*n";
+            // The launch of the measurement shown (kernels/fast_math.json, when the real H200
+            // compare of tests/data/run/ is there).
+            l.args = {"n=1<<24", "x=f32[n]:random(seed=1)", "decay=f32[n]:random(seed=2)", "y=f32[n]:zeros"};
+            l.bytes = "12*n";
             l.flops = "20*n";
             pane.setLaunch(l);
             pane.setRemote(QStringLiteral("gpu-box")); // shows the ssh runner command, and no local path
