@@ -116,6 +116,10 @@ VariantResult variantFromCliDocument(const json& doc, const std::string& label) 
     const json& samples = doc.at("samples_ms");
     if (!samples.is_array()) throw std::runtime_error("samples_ms is not an array");
     for (const auto& x : samples) v.samplesMs.push_back(x.get<double>());
+    // Per-sample SM clock (documents written before it was added have only the mean clock_mhz).
+    if (const auto it = doc.find("sample_clock_mhz"); it != doc.end() && it->is_array())
+        for (const auto& x : *it) v.sampleClockMhz.push_back(x.get<double>());
+    v.throttledSamples = doc.value("throttled_samples", 0);
     return v;
 }
 

@@ -158,6 +158,17 @@ TEST(Report, CliDocumentsAreRecastAsRunnerResults) {
     EXPECT_EQ(r.variants[0].resources.registers, 10);
     EXPECT_EQ(r.device.ccMajor, 9);
     EXPECT_EQ(r.device.smCount, 132);
+    EXPECT_TRUE(r.variants[0].sampleClockMhz.empty()); // older documents: the mean clock only
+
+    // The per-sample SM clock and the throttled count come through.
+    nlohmann::json clocked = runDoc("saxpy", {0.1, 0.11, 0.12}, 10);
+    clocked["sample_clock_mhz"] = {1980.0, 1975.5, 1979.0};
+    clocked["throttled_samples"] = 2;
+    auto withClock = runResultOf(clocked, &why);
+    ASSERT_TRUE(withClock) << why;
+    fromJson(*withClock, r);
+    EXPECT_EQ(r.variants.at(0).sampleClockMhz, (std::vector<double>{1980.0, 1975.5, 1979.0}));
+    EXPECT_EQ(r.variants.at(0).throttledSamples, 2);
 
     std::vector<double> a, b;
     for (int i = 0; i < 50; ++i) {
