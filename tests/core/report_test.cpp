@@ -268,7 +268,7 @@ TEST(Report, MangledMeasurementsNeverThrow) {
     int cases = 0;
     for (const auto& doc : docs) {
         std::vector<nlohmann::json::json_pointer> pointers;
-        allPointers(doc, {}, pointers);
+        allPointers(doc, nlohmann::json::json_pointer(), pointers);
         for (const auto& ptr : pointers) {
             for (const auto& r : replacements) {
                 nlohmann::json mangled = doc;

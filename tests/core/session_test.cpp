@@ -342,7 +342,7 @@ TEST(ExperimentSession, AnyTypeAtAnyPathGivesASessionErrorOrASession) {
     // either succeed or throw SessionError — never another exception, never a crash.
     const nlohmann::json base = sessionToJson(richSession());
     std::vector<nlohmann::json::json_pointer> pointers;
-    allPointers(base, {}, pointers);
+    allPointers(base, nlohmann::json::json_pointer(), pointers);
     const nlohmann::json replacements[] = {nullptr, 7, -1.5, "x", true, nlohmann::json::array(), nlohmann::json::object()};
     int errors = 0, loaded = 0;
     (void)sessionFromJson(base);
