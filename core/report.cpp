@@ -230,6 +230,12 @@ TimingVerdict timingVerdict(const json& runResult) {
         if (allSame) v.outputs = "outputs are bit-identical";
         else if (allAgree) v.outputs = "outputs match within " + powerOfTenAbove(maxAbs);
         else v.outputs = "outputs DIFFER: " + differ;
+    } else if (!a.outputs.empty() && a.outputs.size() == b.outputs.size()) {
+        // No element-wise comparison in the result: the outputs' digests still tell identical ones.
+        bool same = true;
+        for (size_t i = 0; same && i < a.outputs.size(); ++i)
+            same = !a.outputs[i].digest.empty() && a.outputs[i].digest == b.outputs[i].digest;
+        if (same) v.outputs = "outputs are bit-identical";
     }
 
     const std::string ci = [&] {

@@ -120,6 +120,17 @@ TEST(Report, VerdictSlowerAndNoDifferenceAndWrongOutputs) {
     EXPECT_FALSE(t.significant);
     EXPECT_EQ(t.sentence, "no significant difference between A and B: B/A = 0.998 (95 % CI 0.998–0.998; under the "
                           "0.5 % minimum effect), outputs match within 1e-3");
+    // No element-wise comparison: equal digests still say bit-identical; different ones say nothing.
+    RunResult digests = pairedResult(1.42, 0);
+    digests.agreement.clear();
+    OutputReport y;
+    y.name = "y";
+    y.digest = "dd63580c458cf4aa";
+    digests.variants[0].outputs = {y};
+    digests.variants[1].outputs = {y};
+    EXPECT_EQ(timingVerdict(toJson(digests)).sentence, "B is 1.42× faster (95 % CI 1.42–1.42), outputs are bit-identical");
+    digests.variants[1].outputs[0].digest = "0123456789abcdef";
+    EXPECT_EQ(timingVerdict(toJson(digests)).sentence, "B is 1.42× faster (95 % CI 1.42–1.42)");
     RunResult one = pairedResult(1.0, 0);
     one.variants.pop_back();
     EXPECT_FALSE(timingVerdict(toJson(one)).valid);
