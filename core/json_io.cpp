@@ -50,7 +50,7 @@ void to_json(json& j, const BuildOptions& o) {
 
 namespace {
 
-// Typed reads for readBuildOptions: each returns false (after reporting) on a wrong type.
+// Typed reads for readBuildOptions: a wrongly typed value is reported and the field left as it is.
 struct OptionsReader {
     const json& j;
     const std::string& path;

@@ -2,7 +2,6 @@
 
 #include "views/theme.h"
 
-
 namespace lowerscope {
 
 CudaLexer::CudaLexer(QObject* parent) : QsciLexerCPP(parent) {
