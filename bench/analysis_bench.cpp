@@ -5,9 +5,9 @@
 // nvdisasm variants, merged) + analysis; and buildLoweringModel (PTX parse, SASS parse, analysis,
 // correlation) — the whole path behind `inspect` and the GUI panes, minus the compiler.
 
-#include "core/lowering.h"
-#include "core/ptx_parser.h"
-#include "core/sass_parser.h"
+#include "core/analysis/lowering.h"
+#include "core/parse/ptx_parser.h"
+#include "core/parse/sass_parser.h"
 
 #include "analysis_common.h"
 #include "bench_data.h"

@@ -4,10 +4,10 @@
 // per-line and per-function aggregates of every function (shared by analysis_bench and
 // analysis_peak so both measure the same work).
 
-#include "core/aggregate.h"
-#include "core/cfg.h"
-#include "core/defuse.h"
-#include "core/deps.h"
+#include "core/analysis/aggregate.h"
+#include "core/analysis/cfg.h"
+#include "core/analysis/defuse.h"
+#include "core/analysis/deps.h"
 #include "core/model.h"
 
 #include <cstddef>

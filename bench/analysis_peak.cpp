@@ -5,7 +5,7 @@
 // Prints per-repetition wall and CPU milliseconds, their medians, the size of the two input texts
 // and the peak RSS (VmHWM), which includes the texts: they are what the build pipeline holds too.
 
-#include "core/sass_parser.h"
+#include "core/parse/sass_parser.h"
 
 #include "analysis_common.h"
 

@@ -2,7 +2,7 @@
 // with fall-through edges, forward conditional branches (if/else), loops (back edges) and exits.
 // Target (issue 6): a 2,000-block CFG in ≤ 2 s, run off the UI thread.
 //   build-*/bench/graph_layout_bench [--benchmark_filter=...]
-#include "core/graph_layout.h"
+#include "core/analysis/graph_layout.h"
 
 #include <benchmark/benchmark.h>
 

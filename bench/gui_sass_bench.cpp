@@ -10,7 +10,7 @@
 //   scroll: per frame, one scrollbar step (page, or 3 rows as a mouse wheel does) + a synchronous
 //           repaint of the viewport, over 300 frames each; median / p95 / max reported.
 // Usage: gui_sass_bench [instructions=100000] (runs with QT_QPA_PLATFORM=offscreen by default).
-#include "core/lowering.h"
+#include "core/analysis/lowering.h"
 #include "views/sass_model.h"
 #include "views/sass_pane.h"
 #include "views/session.h"

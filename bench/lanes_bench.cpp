@@ -2,7 +2,7 @@
 // screenful of arrows in all-edges mode ≤ 16 ms per frame). Measures the one-off lane layout and
 // the per-frame query "edges intersecting the visible rows".
 //   build-*/bench/lanes_bench
-#include "core/lanes.h"
+#include "core/analysis/lanes.h"
 
 #include <benchmark/benchmark.h>
 

@@ -4,8 +4,8 @@
 // Reported: wall time per parse of the -hex -gi listing, of all three nvdisasm variants merged
 // (parseSassTexts), and of the PTX.
 
-#include "core/ptx_parser.h"
-#include "core/sass_parser.h"
+#include "core/parse/ptx_parser.h"
+#include "core/parse/sass_parser.h"
 
 #include "bench_data.h"
 

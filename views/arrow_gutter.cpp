@@ -1,7 +1,7 @@
 #include "views/arrow_gutter.h"
 
-#include "core/defuse.h"
-#include "core/deps.h"
+#include "core/analysis/defuse.h"
+#include "core/analysis/deps.h"
 
 #include <QAbstractItemView>
 #include <QHelpEvent>

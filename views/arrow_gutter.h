@@ -1,6 +1,6 @@
 #pragma once
 // Dependency arrows beside the SASS table (hotspot's branch column idea): the core hands the edges
-// (KernelModel::deps) and the lanes (core/lanes.h); this widget only paints.
+// (KernelModel::deps) and the lanes (core/analysis/lanes.h); this widget only paints.
 //
 // Modes: the selected instruction's arrows (every producer of what it reads, every consumer of
 // what it writes), or every edge whose span meets the rows in view, each in its lane so arrows do
@@ -13,7 +13,7 @@
 // Rows here are instruction indices of the function; a row mapper translates them to the
 // attached view's rows (identity unless the view shows a filtered proxy).
 
-#include "core/lanes.h"
+#include "core/analysis/lanes.h"
 #include "core/model.h"
 
 #include <QPointer>

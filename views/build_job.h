@@ -3,8 +3,8 @@
 // and the pluggable backend that turns one into the other (the real pipeline by default; tests may
 // install their own).
 
-#include "core/build.h"
-#include "core/lowering.h"
+#include "core/build/build.h"
+#include "core/analysis/lowering.h"
 
 #include <QString>
 

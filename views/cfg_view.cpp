@@ -3,7 +3,7 @@
 #include "views/theme.h"
 
 #if defined(LOWERSCOPE_HAVE_GRAPHVIZ)
-#include "core/graph_layout.h"
+#include "core/analysis/graph_layout.h"
 #endif
 
 #include <QElapsedTimer>

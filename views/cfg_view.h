@@ -1,7 +1,7 @@
 #pragma once
 // The CFG pane: basic blocks as nodes showing their instructions (each collapsible to its header),
 // edges styled by kind (fall-through grey, taken blue, back edges dashed red, exits dotted), laid
-// out by Graphviz dot (core/graph_layout.h) on a worker thread. Each layout has a job id; a
+// out by Graphviz dot (core/analysis/graph_layout.h) on a worker thread. Each layout has a job id; a
 // result that is not the newest job's is dropped. Nodes are tinted with the source-line colour
 // bands of the other panes (Theme::band), and the blocks of the current selection are outlined.
 // Without Graphviz (LOWERSCOPE_HAVE_GRAPHVIZ unset) blocks are stacked in address order.

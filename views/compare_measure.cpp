@@ -1,6 +1,6 @@
 #include "views/compare_measure.h"
 
-#include "core/diff.h"
+#include "core/analysis/diff.h"
 #include "views/compare_panel.h"
 #include "views/diff_model.h"
 #include "views/diff_view.h"

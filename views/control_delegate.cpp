@@ -1,6 +1,6 @@
 #include "views/control_delegate.h"
 
-#include "core/control.h"
+#include "core/parse/control.h"
 #include "views/opcode_tooltip.h"
 
 #include <QApplication>

@@ -2,7 +2,7 @@
 // Paints the SASS table's control-code column: a compact graphic (one box per scoreboard 0..5:
 // filled when the instruction waits on it, W/R marks where it sets a write/read barrier; a stall
 // bar of 0..15 cycles; a yield dot; four reuse ticks) followed by the text form
-// `B0-----:R-:W2:Y:S01` (core/control.h). Works on a SassModel or any proxy chain over one.
+// `B0-----:R-:W2:Y:S01` (core/parse/control.h). Works on a SassModel or any proxy chain over one.
 
 #include "core/model.h"
 

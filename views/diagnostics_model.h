@@ -1,7 +1,7 @@
 #pragma once
 // The Build output pane's list of diagnostics (compiler errors/warnings with their location).
 
-#include "core/build.h"
+#include "core/build/build.h"
 
 #include <QAbstractTableModel>
 

@@ -1,11 +1,11 @@
 #pragma once
-// Item models of the compare (A vs B) view, all over data computed by core/diff.h:
+// Item models of the compare (A vs B) view, all over data computed by core/analysis/diff.h:
 //   * SassDiffModel   — the aligned SASS diff, one row per DiffRow (A column | B column);
 //   * LineDeltaModel  — per-source-line deltas (instruction count, stall sum, max live GPRs);
 //   * ResourceDeltaModel — registers, spills, shared, local, occupancy of A and B.
 // The views only look rows up: alignment, deltas and occupancy come from the core.
 
-#include "core/diff.h"
+#include "core/analysis/diff.h"
 
 #include <QAbstractTableModel>
 #include <QColor>

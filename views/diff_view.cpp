@@ -1,6 +1,6 @@
 #include "views/diff_view.h"
 
-#include "core/diff.h"
+#include "core/analysis/diff.h"
 #include "views/build_job.h"
 #include "views/diff_model.h"
 #include "views/theme.h"

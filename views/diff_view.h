@@ -1,12 +1,12 @@
 #pragma once
-// The compare view: two builds of a kernel side by side. An aligned SASS diff (core/diff.h) with
+// The compare view: two builds of a kernel side by side. An aligned SASS diff (core/analysis/diff.h) with
 // its modes (by opcode / full instruction, register-renaming-insensitive), a difference heat strip
 // beside it, next/previous-difference navigation, and below: per-source-line deltas, resource
 // deltas (registers, spills, shared, occupancy) and an instruction-mix chart (A vs B bars).
 //
 // The view holds copies of what it shows (CompareSide), so snapshots may go away under it.
 
-#include "core/build.h"
+#include "core/build/build.h"
 #include "core/model.h"
 
 #include <QString>

@@ -1,6 +1,6 @@
 #include "views/experiment_record.h"
 
-#include "core/session.h"
+#include "core/experiment/session.h"
 
 #include <QFormLayout>
 #include <QLabel>

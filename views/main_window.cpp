@@ -1,6 +1,6 @@
 #include "views/main_window.h"
 
-#include "core/json_io.h"
+#include "core/build/json_io.h"
 #include "views/autosave.h"
 #include "views/build_options_pane.h"
 #include "views/build_output_pane.h"

@@ -4,7 +4,7 @@
 // a status bar with build progress, the stale state and the inline chain of the selection.
 // Later panes (CFG, pressure strip, diff, measurements) plug in with registerPane().
 
-#include "core/build.h"
+#include "core/build/build.h"
 
 #include <QHash>
 #include <QMainWindow>

@@ -1,6 +1,6 @@
 #include "views/measurement_data.h"
 
-#include "core/report.h"
+#include "core/experiment/report.h"
 
 #include <cctype>
 #include <cmath>
@@ -155,7 +155,7 @@ Measurement parseMeasurement(const json& input) {
         return parseOwn(input);
     } catch (const MeasurementError& e) {
         // The CLI's own layouts (run --json with one variant, compare --json = "lowerscope.compare/1")
-        // are normalised to a runner result by core/report.h; read that when the direct form fails.
+        // are normalised to a runner result by core/experiment/report.h; read that when the direct form fails.
         std::string why;
         std::optional<json> result;
         try {
@@ -263,7 +263,7 @@ std::string verdictText(const Measurement& m) {
         return s;
     }
     if (m.variants.empty()) return "No measurement.";
-    // Two variants: the report's verdict (core/report.h), so the pane, the exported report and the
+    // Two variants: the report's verdict (core/experiment/report.h), so the pane, the exported report and the
     // CLI's report word it the same way.
     if (m.variants.size() >= 2 && m.ratio && m.ratio->pairs > 0)
         if (const auto result = runResultOf(m.document)) {

@@ -96,7 +96,7 @@ Measurement parseMeasurement(const nlohmann::json& document);
 Measurement parseMeasurementText(const std::string& text);
 Measurement loadMeasurementFile(const std::string& path);
 
-// The plain verdict. Two variants: core/report.h's TimingVerdict sentence, capitalised ("B is 1.42×
+// The plain verdict. Two variants: core/experiment/report.h's TimingVerdict sentence, capitalised ("B is 1.42×
 // faster (95 % CI 1.40–1.44), outputs match within 1e-6"). A single run: "saxpy: median 0.123 ms
 // (95 % CI 0.122–0.124), noise 0.3 %". A failed run: "Failed (kernel_fault): ...".
 std::string verdictText(const Measurement& m);

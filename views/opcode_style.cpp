@@ -1,6 +1,6 @@
 #include "views/opcode_style.h"
 
-#include "core/opcodes.h"
+#include "core/parse/opcodes.h"
 
 namespace lowerscope {
 

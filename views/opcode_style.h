@@ -2,7 +2,7 @@
 // Opcode category of a SASS instruction for colouring the SASS pane.
 
 #include "core/model.h"
-#include "core/opcodes.h" // categoryName(), categoryLabel()
+#include "core/parse/opcodes.h" // categoryName(), categoryLabel()
 
 #include <QString>
 

@@ -1,7 +1,7 @@
 #include "views/opcode_tooltip.h"
 
-#include "core/control.h"
-#include "core/opcodes.h"
+#include "core/parse/control.h"
+#include "core/parse/opcodes.h"
 #include "views/sass_model.h"
 
 #include <QAbstractItemView>
@@ -63,7 +63,7 @@ QString controlTooltip(const Control& c) {
     QString html = QStringLiteral("<b><tt>%1</tt></b>").arg(QString::fromStdString(controlText(c)).toHtmlEscaped());
     html += QStringLiteral("<br>stall: %1 cycle%2 before the next instruction of this warp may issue")
                 .arg(c.stall).arg(c.stall == 1 ? "" : "s");
-    // The text form prints Y when the encoded bit is clear (see core/control.h).
+    // The text form prints Y when the encoded bit is clear (see core/parse/control.h).
     html += c.yield ? QStringLiteral("<br>yield: keep issuing from this warp if possible")
                     : QStringLiteral("<br>yield: hint to switch to another warp");
     QStringList waits;

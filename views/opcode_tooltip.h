@@ -1,6 +1,6 @@
 #pragma once
 // Opcode documentation for the listing panes: rich-text tooltips built from the opcode reference
-// table (core/opcodes.h, resources/opcodes.json), and an event filter that shows them when the
+// table (core/parse/opcodes.h, resources/opcodes.json), and an event filter that shows them when the
 // mouse rests on an opcode in the SASS table or on an instruction in the PTX editor.
 
 #include "core/model.h"

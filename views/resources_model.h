@@ -2,7 +2,7 @@
 // The Resources pane's model: per kernel, what ptxas reported (registers, shared, local, stack,
 // spills, barriers) and the theoretical occupancy for the chosen block size.
 
-#include "core/build.h"
+#include "core/build/build.h"
 #include "views/occupancy.h"
 
 #include <QAbstractTableModel>

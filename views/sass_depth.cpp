@@ -1,6 +1,6 @@
 #include "views/sass_depth.h"
 
-#include "core/aggregate.h"
+#include "core/analysis/aggregate.h"
 #include "views/arrow_gutter.h"
 #include "views/cfg_view.h"
 #include "views/code_editor.h"

@@ -1,7 +1,7 @@
 #include "views/sass_filter.h"
 
-#include "core/aggregate.h"
-#include "core/opcodes.h"
+#include "core/analysis/aggregate.h"
+#include "core/parse/opcodes.h"
 #include "views/opcode_tooltip.h"
 #include "views/sass_model.h"
 

@@ -1,6 +1,6 @@
 #include "views/sass_model.h"
 
-#include "core/control.h"
+#include "core/parse/control.h"
 #include "views/opcode_style.h"
 #include "views/theme.h"
 

@@ -1,7 +1,7 @@
 #pragma once
 // The build flags shared by `build`, `inspect`, `run` and (as a string) `compare --a/--b`.
 
-#include "core/build.h"
+#include "core/build/build.h"
 
 #include <CLI/CLI.hpp>
 

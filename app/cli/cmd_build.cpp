@@ -2,10 +2,10 @@
 #include "app/cli/build_flags.h"
 #include "app/cli/commands.h"
 
-#include "core/build.h"
-#include "core/diagnostics.h"
-#include "core/json_io.h"
-#include "core/toolchain.h"
+#include "core/build/build.h"
+#include "core/build/diagnostics.h"
+#include "core/build/json_io.h"
+#include "core/build/toolchain.h"
 
 #include <cstdio>
 #include <fstream>

@@ -1,17 +1,17 @@
 // `lowerscope-cli experiment`: one A/B experiment end to end. Runs the interleaved comparison of
 // `compare` (or reads a compare document saved earlier, --from-json), records it with both build
 // configurations, the launch and the experiment card in a `.lowerscope` session, and writes the
-// Markdown report of core/report.h next to it (with the aligned SASS diff when nvcc is available).
+// Markdown report of core/experiment/report.h next to it (with the aligned SASS diff when nvcc is available).
 #include "app/cli/build_flags.h"
 #include "app/cli/commands.h"
 #include "app/cli/compare_run.h"
 
-#include "core/build.h"
-#include "core/report.h"
+#include "core/build/build.h"
+#include "core/experiment/report.h"
 #include "core/run/stats.h"
-#include "core/sass_parser.h"
-#include "core/session.h"
-#include "core/toolchain.h"
+#include "core/parse/sass_parser.h"
+#include "core/experiment/session.h"
+#include "core/build/toolchain.h"
 
 #include <cstdio>
 #include <filesystem>

@@ -4,11 +4,11 @@
 #include "app/cli/build_flags.h"
 #include "app/cli/commands.h"
 
-#include "core/build.h"
-#include "core/diagnostics.h"
-#include "core/inspect.h"
-#include "core/lowering.h"
-#include "core/toolchain.h"
+#include "core/build/build.h"
+#include "core/build/diagnostics.h"
+#include "core/analysis/inspect.h"
+#include "core/analysis/lowering.h"
+#include "core/build/toolchain.h"
 
 #include <fstream>
 #include <iostream>

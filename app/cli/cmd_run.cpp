@@ -4,16 +4,16 @@
 #include "app/cli/commands.h"
 #include "app/cli/compare_run.h"
 
-#include "core/build.h"
-#include "core/demangle.h"
-#include "core/diagnostics.h"
-#include "core/ptx_parser.h"
+#include "core/build/build.h"
+#include "core/build/demangle.h"
+#include "core/build/diagnostics.h"
+#include "core/parse/ptx_parser.h"
 #include "core/run/argspec.h"
 #include "core/run/buffer_data.h"
 #include "core/run/protocol.h"
 #include "core/run/runner_client.h"
 #include "core/run/stats.h"
-#include "core/toolchain.h"
+#include "core/build/toolchain.h"
 
 #include <cmath>
 #include <cstdio>

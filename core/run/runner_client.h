@@ -8,7 +8,7 @@
 // nothing for `deadline` (a kernel that does not finish), the client kills the runner's process
 // group and reports kind "deadline". The CLI/GUI process never loads the CUDA driver.
 
-#include "core/process.h"
+#include "core/build/process.h"
 #include "core/run/protocol.h"
 
 #include <atomic>

@@ -2,8 +2,8 @@
 // Shared helpers of the analysis tests: the golden tool outputs under tests/data/<arch>/ (written
 // by scripts/gen-golden from kernels/*.cu with the real nvcc/nvdisasm).
 
-#include "core/defuse.h"
-#include "core/sass_parser.h"
+#include "core/analysis/defuse.h"
+#include "core/parse/sass_parser.h"
 
 #include <algorithm>
 #include <filesystem>

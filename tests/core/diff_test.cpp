@@ -2,9 +2,9 @@
 // (tests/data/diff, from scripts/gen-diff-data: sgemm_tiled default vs -maxrregcount=24,
 // fast_math default vs --use_fast_math, sm_90). Expected files under tests/data/diff/expected/ were
 // reviewed by reading; LOWERSCOPE_UPDATE_GOLDEN=1 rewrites them (review the git diff after).
-#include "core/aggregate.h"
-#include "core/diff.h"
-#include "core/sass_parser.h"
+#include "core/analysis/aggregate.h"
+#include "core/analysis/diff.h"
+#include "core/parse/sass_parser.h"
 #include "golden_util.h"
 
 #include <gtest/gtest.h>

@@ -1,10 +1,10 @@
 // End-to-end: `lowerscope-cli experiment --from-json` on compare documents measured on a GPU
 // (tests/data/run/*.compare.json, H200, see docs/examples/): the session it saves loads back with
 // the measurement and a card filled from the numbers, and the report carries the verdict.
-#include "core/process.h"
-#include "core/report.h"
-#include "core/session.h"
-#include "core/toolchain.h"
+#include "core/build/process.h"
+#include "core/experiment/report.h"
+#include "core/experiment/session.h"
+#include "core/build/toolchain.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

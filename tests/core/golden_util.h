@@ -2,8 +2,8 @@
 // Helpers for the parser golden tests: reading tests/data, comparing with expected files (with a
 // unified diff on mismatch) and regenerating them with LOWERSCOPE_UPDATE_GOLDEN=1.
 
-#include "core/listing_json.h"
-#include "core/process.h"
+#include "core/parse/listing_json.h"
+#include "core/build/process.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // CFG layout with Graphviz dot: one node per block, one spline per edge, sane geometry, errors for
 // bad input; and the real CFG of the fast-math kernel (tests/data/diff) laid out whole.
-#include "core/cfg.h"
-#include "core/graph_layout.h"
-#include "core/sass_parser.h"
+#include "core/analysis/cfg.h"
+#include "core/analysis/graph_layout.h"
+#include "core/parse/sass_parser.h"
 #include "golden_util.h"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // Arrow lane layout: no overlaps within a lane, every edge exactly once, minimal lane count,
 // interval queries equal to a brute-force scan.
-#include "core/lanes.h"
+#include "core/analysis/lanes.h"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
 // Markdown report of a synthetic session (measurements built with the runner protocol types) plus
 // the real fast-math listing pair for the SASS sections. The full report is compared with
 // tests/data/report/fast_math.md (reviewed by reading; LOWERSCOPE_UPDATE_GOLDEN=1 rewrites it).
-#include "core/report.h"
+#include "core/experiment/report.h"
 #include "core/run/protocol.h"
 #include "core/run/stats.h"
-#include "core/sass_parser.h"
+#include "core/parse/sass_parser.h"
 #include "golden_util.h"
 #include "json_pointers.h"
 

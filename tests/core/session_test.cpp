@@ -1,7 +1,7 @@
 // .lowerscope sessions: lossless round trip, clear errors for corrupt / incomplete / future files
 // without touching the caller's session, atomic saves, and which settings need a trust prompt.
-#include "core/json_io.h"
-#include "core/session.h"
+#include "core/build/json_io.h"
+#include "core/experiment/session.h"
 
 #include "json_pointers.h"
 
@@ -116,7 +116,7 @@ TEST(ExperimentSession, RoundTripIsLossless) {
 
 TEST(ExperimentSession, OptionsUseTheKeysOfJsonIo) {
     // session.cpp reads options with its own strict, path-naming checks; the keys must stay those
-    // of core/json_io.h so build documents and sessions agree.
+    // of core/build/json_io.h so build documents and sessions agree.
     const ExperimentSession s = richSession();
     for (const BuildConfig* c : {&s.a, &s.b}) {
         const nlohmann::json viaIo = c->options;

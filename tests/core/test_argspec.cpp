@@ -1,10 +1,10 @@
 // Argument specs: expressions, buffer specs, sidecars, and matching/packing against PTX
 // parameters (from real nvcc output), including every error path.
-#include "core/build.h"
-#include "core/ptx_parser.h"
+#include "core/build/build.h"
+#include "core/parse/ptx_parser.h"
 #include "core/run/argspec.h"
 #include "core/run/buffer_data.h"
-#include "core/toolchain.h"
+#include "core/build/toolchain.h"
 
 #include <gtest/gtest.h>
 

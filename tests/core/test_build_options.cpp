@@ -1,7 +1,7 @@
 // BuildOptions → nvcc argv, option checks, JSON round trip, and the CLI flag parser that fills them.
 #include "app/cli/build_flags.h"
-#include "core/build.h"
-#include "core/json_io.h"
+#include "core/build/build.h"
+#include "core/build/json_io.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // CFG construction: unit cases on real nvdisasm excerpts, and every golden kernel checked against
 // nvdisasm's own -bbcfg graph (same block boundaries and edges among the blocks reachable from the
-// entry; nvdisasm leaves out unreachable padding and exit edges — see core/cfg.h).
+// entry; nvdisasm leaves out unreachable padding and exit edges — see core/analysis/cfg.h).
 #include "analysis_util.h"
 
-#include "core/cfg.h"
+#include "core/analysis/cfg.h"
 
 #include <gtest/gtest.h>
 

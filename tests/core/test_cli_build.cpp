@@ -1,6 +1,6 @@
 // End-to-end: the built lowerscope-cli `build` and `doctor` commands, their JSON and exit codes.
-#include "core/process.h"
-#include "core/toolchain.h"
+#include "core/build/process.h"
+#include "core/build/toolchain.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

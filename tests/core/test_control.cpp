@@ -2,8 +2,8 @@
 
 #include "golden_util.h"
 
-#include "core/control.h"
-#include "core/sass_parser.h"
+#include "core/parse/control.h"
+#include "core/parse/sass_parser.h"
 
 #include <gtest/gtest.h>
 

@@ -2,11 +2,11 @@
 // a BuildResult is assembled from tests/data/<arch>/<kernel>.{ptx,sass,gp.sass,lrm.sass}.
 #include "analysis_util.h"
 
-#include "core/aggregate.h"
-#include "core/inspect.h"
-#include "core/lowering.h"
-#include "core/opcodes.h"
-#include "core/ptx_parser.h"
+#include "core/analysis/aggregate.h"
+#include "core/analysis/inspect.h"
+#include "core/analysis/lowering.h"
+#include "core/parse/opcodes.h"
+#include "core/parse/ptx_parser.h"
 
 #include <gtest/gtest.h>
 

@@ -8,8 +8,8 @@
 //    conventions are not modelled) — and the model keeps nvdisasm's column as parsed.
 #include "analysis_util.h"
 
-#include "core/cfg.h"
-#include "core/deps.h"
+#include "core/analysis/cfg.h"
+#include "core/analysis/deps.h"
 
 #include <gtest/gtest.h>
 

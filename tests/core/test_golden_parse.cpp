@@ -4,9 +4,9 @@
 
 #include "golden_util.h"
 
-#include "core/control.h"
-#include "core/ptx_parser.h"
-#include "core/sass_parser.h"
+#include "core/parse/control.h"
+#include "core/parse/ptx_parser.h"
+#include "core/parse/sass_parser.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // End to end: `lowerscope-cli inspect` on kernels/saxpy.cu with the real nvcc/nvdisasm (skipped
 // when the toolchain is missing): JSON schema, --line output, exit codes.
-#include "core/process.h"
-#include "core/toolchain.h"
+#include "core/build/process.h"
+#include "core/build/toolchain.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

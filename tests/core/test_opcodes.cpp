@@ -2,8 +2,8 @@
 // is well formed, and the lookups behave.
 #include "analysis_util.h"
 
-#include "core/opcodes.h"
-#include "core/ptx_parser.h"
+#include "core/parse/opcodes.h"
+#include "core/parse/ptx_parser.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

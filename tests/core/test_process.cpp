@@ -1,5 +1,5 @@
 // core/process: posix_spawn runs, timeouts, cancellation, big outputs, interactive children.
-#include "core/process.h"
+#include "core/build/process.h"
 
 #include <gtest/gtest.h>
 

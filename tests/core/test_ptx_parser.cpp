@@ -3,7 +3,7 @@
 
 #include "golden_util.h"
 
-#include "core/ptx_parser.h"
+#include "core/parse/ptx_parser.h"
 
 #include <gtest/gtest.h>
 

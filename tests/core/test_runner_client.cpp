@@ -1,7 +1,7 @@
 // Runner client: the deadline kill, restarts after faults, and the real lowerscope-runner's
 // answers on a machine without a CUDA driver or device. CPU-only: a fake runner (speaking the
 // real protocol) stands in for the GPU; a fake libcuda stands in for a driver that sees no GPU.
-#include "core/process.h"
+#include "core/build/process.h"
 #include "core/run/runner_client.h"
 
 #include <gtest/gtest.h>

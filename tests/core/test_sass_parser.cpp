@@ -1,7 +1,7 @@
 // SASS parser unit tests on excerpts of real nvdisasm 13.2 output (sm_90) and on bad input.
 
-#include "core/sass_parser.h"
-#include "core/listing_json.h"
+#include "core/parse/sass_parser.h"
+#include "core/parse/listing_json.h"
 
 #include <filesystem>
 #include <fstream>

@@ -1,7 +1,7 @@
 // libFuzzer target: parsePtx must survive any input (no crash, hang or unbounded memory) and keep
 // its structural invariants.
-#include "core/listing_json.h"
-#include "core/ptx_parser.h"
+#include "core/parse/listing_json.h"
+#include "core/parse/ptx_parser.h"
 
 #include <cstdint>
 #include <cstdlib>

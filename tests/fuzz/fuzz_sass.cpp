@@ -1,8 +1,8 @@
 // libFuzzer target: parseSass / mergeSass must survive any input (no crash, hang or unbounded
 // memory) and keep their invariants.
-#include "core/control.h"
-#include "core/listing_json.h"
-#include "core/sass_parser.h"
+#include "core/parse/control.h"
+#include "core/parse/listing_json.h"
+#include "core/parse/sass_parser.h"
 
 #include <cstdint>
 #include <cstdlib>

@@ -6,14 +6,14 @@
 //   deadline  an endless loop is killed at the deadline; the next request works
 //   ffma      ffma_dependent (kernels/ffma_chain.cu) takes ≈ 4 cycles per FFMA (band 3.5–4.6)
 //   compare   two builds of saxpy interleaved: outputs agree, ratio has an interval
-#include "core/build.h"
-#include "core/process.h"
-#include "core/ptx_parser.h"
+#include "core/build/build.h"
+#include "core/build/process.h"
+#include "core/parse/ptx_parser.h"
 #include "core/run/argspec.h"
 #include "core/run/buffer_data.h"
 #include "core/run/runner_client.h"
 #include "core/run/stats.h"
-#include "core/toolchain.h"
+#include "core/build/toolchain.h"
 
 #include <chrono>
 #include <cmath>

@@ -4,7 +4,7 @@
 // sm_90 listing pair, the measurement document, the runner binary, a fake build, loopback ports and
 // a non-blank-image check. Needs the LOWERSCOPE_SOURCE_DIR and LOWERSCOPE_BINARY_DIR definitions.
 
-#include "core/sass_parser.h"
+#include "core/parse/sass_parser.h"
 #include "views/build_job.h"
 #include "views/diff_view.h"
 #include "views/session.h"

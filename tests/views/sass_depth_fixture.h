@@ -3,7 +3,7 @@
 // assembled from the golden nvcc/nvdisasm outputs in tests/data (no toolchain needed), and a
 // synthetic long listing for the benchmarks.
 
-#include "core/lowering.h"
+#include "core/analysis/lowering.h"
 
 #include <filesystem>
 #include <fstream>
@@ -53,8 +53,8 @@ inline LoweringModel goldenModel(const std::string& arch, const std::string& ker
 
 } // namespace lowerscope::testdata
 
-#include "core/cfg.h"
-#include "core/deps.h"
+#include "core/analysis/cfg.h"
+#include "core/analysis/deps.h"
 
 namespace lowerscope::testdata {
 

@@ -5,9 +5,9 @@
 // QAbstractItemModelTester. (Sessions and the report: test_experiment_record.cpp.)
 //
 // LOWERSCOPE_SCREENSHOT_DIR=DIR additionally writes compare.png and measure.png there.
-#include "core/diff.h"
+#include "core/analysis/diff.h"
 #include "core/run/stats.h"
-#include "core/sass_parser.h"
+#include "core/parse/sass_parser.h"
 #include "views/compare_measure.h"
 #include "views/compare_panel.h"
 #include "views/diff_model.h"

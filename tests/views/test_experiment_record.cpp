@@ -1,9 +1,9 @@
 // Experiment record (issue 7), GUI side: the untrusted-flags prompt comes before any build; a
 // corrupt or future-version session gives a clear error and leaves the current session untouched;
 // save → load through the GUI is lossless; the Markdown report is written with non-blank PNG charts.
-#include "core/diff.h"
+#include "core/analysis/diff.h"
 #include "core/run/stats.h"
-#include "core/sass_parser.h"
+#include "core/parse/sass_parser.h"
 #include "views/compare_measure.h"
 #include "views/compare_panel.h"
 #include "views/diff_model.h"

@@ -2,7 +2,7 @@
 // pressure, opcode tooltips, find/filter, on a real model of kernels/reduction.cu (golden
 // nvcc/nvdisasm outputs in tests/data).
 
-#include "core/opcodes.h"
+#include "core/parse/opcodes.h"
 #include "sass_depth_fixture.h"
 #include "views/arrow_gutter.h"
 #include "views/cfg_view.h"

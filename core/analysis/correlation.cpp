@@ -1,0 +1,138 @@
+// Correlation (declared in core/analysis/lowering.h): source line ↔ PTX lines ↔ SASS addresses.
+#include "core/analysis/lowering.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+namespace lowerscope {
+
+namespace {
+
+SourceFrame frameFor(const SourceLoc& s, InlineAttribution a) {
+    if (a == InlineAttribution::CallSite) return s.callSite();
+    return SourceFrame{s.file, s.line, s.column};
+}
+
+std::string canonicalForm(const std::string& path) {
+    std::error_code ec;
+    auto p = std::filesystem::weakly_canonical(std::filesystem::path(path), ec);
+    if (ec) return std::filesystem::path(path).lexically_normal().string();
+    return p.string();
+}
+
+std::string fileName(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+
+// The recorded file names that `query` refers to: exact matches, else those with the same
+// canonical form, else those with the same file name.
+std::set<std::string> resolveFiles(const std::set<std::string>& recorded, const std::string& query) {
+    std::set<std::string> out;
+    if (recorded.count(query)) {
+        out.insert(query);
+        return out;
+    }
+    const std::string cq = canonicalForm(query);
+    for (const auto& r : recorded)
+        if (canonicalForm(r) == cq) out.insert(r);
+    if (!out.empty()) return out;
+    const std::string fq = fileName(query);
+    for (const auto& r : recorded)
+        if (fileName(r) == fq) out.insert(r);
+    return out;
+}
+
+std::set<std::string> recordedFiles(const Correlation& c, InlineAttribution a) {
+    std::set<std::string> files;
+    for (const auto& e : c.sassEntries)
+        if (e.source.valid()) files.insert(frameFor(e.source, a).file);
+    for (const auto& [line, src] : c.ptxEntries)
+        if (src.valid()) files.insert(frameFor(src, a).file);
+    return files;
+}
+
+} // namespace
+
+Correlation Correlation::build(const PtxListing& ptx, int function, const SassFunction& sass) {
+    Correlation c;
+    c.sassEntries.reserve(sass.instructions.size());
+    for (const auto& ins : sass.instructions) c.sassEntries.push_back(Entry{ins.address, ins.ptxLine, ins.source});
+    int first = 1, last = static_cast<int>(ptx.lines.size());
+    if (function >= 0 && static_cast<size_t>(function) < ptx.functions.size()) {
+        first = std::max(1, ptx.functions[static_cast<size_t>(function)].firstLine);
+        last = std::min(last, ptx.functions[static_cast<size_t>(function)].lastLine);
+    }
+    for (int l = first; l <= last; ++l) {
+        const PtxLine& pl = ptx.lines[static_cast<size_t>(l - 1)];
+        if (pl.isInstruction && pl.source && pl.source->valid()) c.ptxEntries.emplace_back(pl.line, *pl.source);
+    }
+    return c;
+}
+
+std::vector<int> Correlation::ptxLinesForSource(const std::string& sourceFile, int line, InlineAttribution a) const {
+    const auto files = resolveFiles(recordedFiles(*this, a), sourceFile);
+    std::vector<int> out;
+    for (const auto& [pl, src] : ptxEntries) {
+        const SourceFrame f = frameFor(src, a);
+        if (f.line == line && files.count(f.file)) out.push_back(pl);
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+std::vector<uint32_t> Correlation::sassForSource(const std::string& sourceFile, int line, InlineAttribution a) const {
+    const auto files = resolveFiles(recordedFiles(*this, a), sourceFile);
+    std::vector<uint32_t> out;
+    for (const auto& e : sassEntries) {
+        if (!e.source.valid()) continue;
+        const SourceFrame f = frameFor(e.source, a);
+        if (f.line == line && files.count(f.file)) out.push_back(e.address);
+    }
+    return out; // already in address order
+}
+
+std::optional<SourceLoc> Correlation::sourceForSass(uint32_t address) const {
+    auto it = std::lower_bound(sassEntries.begin(), sassEntries.end(), address,
+                               [](const Entry& e, uint32_t a) { return e.address < a; });
+    if (it == sassEntries.end() || it->address != address || !it->source.valid()) return std::nullopt;
+    return it->source;
+}
+
+int Correlation::ptxLineForSass(uint32_t address) const {
+    auto it = std::lower_bound(sassEntries.begin(), sassEntries.end(), address,
+                               [](const Entry& e, uint32_t a) { return e.address < a; });
+    if (it == sassEntries.end() || it->address != address) return 0;
+    return it->ptxLine;
+}
+
+std::optional<SourceLoc> Correlation::sourceForPtx(int ptxLine) const {
+    auto it = std::lower_bound(ptxEntries.begin(), ptxEntries.end(), ptxLine,
+                               [](const std::pair<int, SourceLoc>& e, int l) { return e.first < l; });
+    if (it == ptxEntries.end() || it->first != ptxLine) return std::nullopt;
+    return it->second;
+}
+
+std::vector<uint32_t> Correlation::sassForPtx(int ptxLine) const {
+    std::vector<uint32_t> out;
+    for (const auto& e : sassEntries)
+        if (e.ptxLine == ptxLine && ptxLine > 0) out.push_back(e.address);
+    return out;
+}
+
+std::vector<SourceFrame> Correlation::sourceLines(InlineAttribution a) const {
+    std::set<std::pair<std::string, int>> seen;
+    for (const auto& e : sassEntries)
+        if (e.source.valid()) {
+            const SourceFrame f = frameFor(e.source, a);
+            seen.insert({f.file, f.line});
+        }
+    for (const auto& [pl, src] : ptxEntries) {
+        const SourceFrame f = frameFor(src, a);
+        seen.insert({f.file, f.line});
+    }
+    std::vector<SourceFrame> out;
+    for (const auto& [file, line] : seen) out.push_back(SourceFrame{file, line, 0});
+    return out;
+}
+
+} // namespace lowerscope

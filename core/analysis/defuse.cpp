@@ -1,0 +1,235 @@
+#include "core/analysis/defuse.h"
+
+#include "core/parse/opcodes.h"
+
+#include <algorithm>
+#include <string_view>
+
+namespace lowerscope {
+
+namespace {
+
+bool isPredicateKind(OperandKind k) { return k == OperandKind::Predicate || k == OperandKind::UniformPredicate; }
+bool isRegisterKind(OperandKind k) { return k == OperandKind::Register || k == OperandKind::UniformRegister; }
+
+bool hasModifier(const SassInstruction& ins, std::string_view m) {
+    for (const auto& x : ins.modifiers)
+        if (x == m) return true;
+    return false;
+}
+
+// Register count implied by a size/type modifier (.64, .128, .F64, ...); 0 when none.
+int sizeFromModifiers(const SassInstruction& ins) {
+    int w = 0;
+    for (const auto& m : ins.modifiers) {
+        if (m == "64" || m == "F64" || m == "S64" || m == "U64" || m == "F32x2") w = std::max(w, 2);
+        else if (m == "128" || m == "256" || m == "F32x4") w = std::max(w, 4);
+    }
+    return w;
+}
+
+int typeWidth(std::string_view t) { return (t == "F64" || t == "S64" || t == "U64") ? 2 : 1; }
+bool isFloatType(std::string_view t) { return t == "F16" || t == "BF16" || t == "F32" || t == "F64" || t == "TF32"; }
+bool isIntType(std::string_view t) {
+    return t == "S8" || t == "U8" || t == "S16" || t == "U16" || t == "S32" || t == "U32" || t == "S64" || t == "U64";
+}
+
+// Destination / source widths of a conversion from its type modifiers.
+void conversionWidths(const SassInstruction& ins, ConvertRule rule, int& dst, int& src) {
+    std::vector<std::string_view> floats, ints, all;
+    for (const auto& m : ins.modifiers) {
+        if (isFloatType(m)) { floats.push_back(m); all.push_back(m); }
+        else if (isIntType(m)) { ints.push_back(m); all.push_back(m); }
+    }
+    dst = src = 1;
+    switch (rule) {
+    case ConvertRule::F2I:
+        if (!ints.empty()) dst = typeWidth(ints.front());
+        if (!floats.empty()) src = typeWidth(floats.front());
+        break;
+    case ConvertRule::I2F:
+        if (!floats.empty()) dst = typeWidth(floats.front());
+        if (!ints.empty()) src = typeWidth(ints.front());
+        break;
+    case ConvertRule::F2F:
+    case ConvertRule::I2I:
+        if (all.size() >= 1) dst = typeWidth(all[0]);
+        if (all.size() >= 2) src = typeWidth(all[1]);
+        break;
+    case ConvertRule::Frnd:
+        if (!floats.empty()) dst = src = typeWidth(floats.front());
+        break;
+    case ConvertRule::None: break;
+    }
+}
+
+// N of an MxNxK shape modifier such as "64x128x16"; 0 when absent.
+int gmmaN(const SassInstruction& ins) {
+    for (const auto& m : ins.modifiers) {
+        const size_t x1 = m.find('x');
+        if (x1 == std::string::npos) continue;
+        const size_t x2 = m.find('x', x1 + 1);
+        if (x2 == std::string::npos) continue;
+        int n = 0;
+        for (size_t i = x1 + 1; i < x2; ++i) {
+            if (m[i] < '0' || m[i] > '9') { n = 0; break; }
+            n = n * 10 + (m[i] - '0');
+            if (n > 4096) break;
+        }
+        if (n > 0) return n;
+    }
+    return 0;
+}
+
+// Registers per thread of LDTM/STTM: .xN repeats of the base shape.
+int tmemCount(const SassInstruction& ins) {
+    int reps = 1, per = 1;
+    for (const auto& m : ins.modifiers) {
+        if (m.size() > 1 && m[0] == 'x' && std::all_of(m.begin() + 1, m.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            reps = std::min(128, std::atoi(m.c_str() + 1));
+        else if (m == "16x128b") per = 2;
+        else if (m == "16x256b") per = 4;
+    }
+    return std::max(1, reps * per);
+}
+
+// A register named at the start of an operand the parser could not classify, e.g. BRX's
+// "R4 -0xbc0 (*\"BRANCH_TARGETS ...\"*)".
+bool leadingRegister(std::string_view s, RegRange& out) {
+    size_t i = 0;
+    RegClass cls = RegClass::R;
+    if (i < s.size() && s[i] == 'U') { cls = RegClass::UR; ++i; }
+    if (i >= s.size() || s[i] != 'R') return false;
+    ++i;
+    if (i >= s.size() || s[i] < '0' || s[i] > '9') return false;
+    int n = 0;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9' && n < 1000) n = n * 10 + (s[i++] - '0');
+    if (i < s.size() && s[i] != ' ' && s[i] != '\t') return false;
+    out = RegRange{cls, n, 1};
+    return true;
+}
+
+void addRange(std::vector<RegRange>& v, RegRange r) {
+    if (r.count < 1) r.count = 1;
+    // Keep ranges inside the register file (R0..R254, P0..P6, UR0..UR62, UP0..UP6).
+    const int limit = (r.cls == RegClass::R) ? 255 : (r.cls == RegClass::UR ? 63 : 7);
+    if (r.first < 0 || r.first >= limit) return;
+    r.count = std::min(r.count, limit - r.first);
+    for (const auto& x : v)
+        if (x == r) return;
+    v.push_back(r);
+}
+
+} // namespace
+
+std::string registerName(RegClass cls, int index) {
+    const char* p = cls == RegClass::R ? "R" : cls == RegClass::P ? "P" : cls == RegClass::UR ? "UR" : "UP";
+    return p + std::to_string(index);
+}
+
+void analyseDefUse(SassInstruction& ins) {
+    ins.defs.clear();
+    ins.uses.clear();
+    const OpcodeInfo* info = lookupSassOpcode(ins.mnemonic);
+    static const OpcodeInfo kDefault;
+    const OpcodeInfo& op = info ? *info : kDefault;
+
+    // Guard predicate: "@P0", "@!P0", "@UP1"; PT/UPT are not dependencies.
+    if (ins.predicate.size() >= 2 && ins.predicate[0] == '@') {
+        std::string_view g(ins.predicate);
+        g.remove_prefix(1);
+        if (!g.empty() && g[0] == '!') g.remove_prefix(1);
+        RegClass cls = RegClass::P;
+        if (!g.empty() && g[0] == 'U') { cls = RegClass::UP; g.remove_prefix(1); }
+        if (g.size() >= 2 && g[0] == 'P' && g[1] >= '0' && g[1] <= '9') addRange(ins.uses, RegRange{cls, g[1] - '0', 1});
+    }
+
+    const size_t n = ins.operands.size();
+    std::vector<char> isDef(n, 0);
+    auto defOk = [&](size_t i) { return !ins.operands[i].negated && !ins.operands[i].absolute; };
+    switch (op.defs) {
+    case DefRule::None: break;
+    case DefRule::Predicates:
+        // At most two: ISETP/FSETP/PLOP3 write two predicates; later predicates are inputs.
+        for (size_t i = 0; i < n && i < 2 && isPredicateKind(ins.operands[i].kind) && defOk(i); ++i) isDef[i] = 1;
+        break;
+    case DefRule::AllButLast:
+        for (size_t i = 0; i + 1 < n; ++i)
+            if ((isPredicateKind(ins.operands[i].kind) || isRegisterKind(ins.operands[i].kind)) && defOk(i)) isDef[i] = 1;
+        break;
+    case DefRule::Texture: {
+        int regs = 0;
+        for (size_t i = 0; i < n && regs < 2 && isRegisterKind(ins.operands[i].kind); ++i, ++regs) isDef[i] = 1;
+        break;
+    }
+    case DefRule::First: {
+        size_t i = 0;
+        while (i < n && isPredicateKind(ins.operands[i].kind) && defOk(i)) isDef[i++] = 1;
+        if (i < n && isRegisterKind(ins.operands[i].kind) && defOk(i)) {
+            isDef[i++] = 1;
+            while (i < n && isPredicateKind(ins.operands[i].kind) && defOk(i)) isDef[i++] = 1;
+        }
+        break;
+    }
+    }
+
+    // Widths of register operands.
+    int dstW = op.dstWidth, srcW = op.srcWidth;
+    const int sizeW = sizeFromModifiers(ins);
+    if (sizeW > 0) {
+        if (op.size == SizeRule::Dst || op.size == SizeRule::Both || op.size == SizeRule::All) dstW = std::max(dstW, sizeW);
+        if (op.size == SizeRule::Src || op.size == SizeRule::Both || op.size == SizeRule::All) srcW = std::max(srcW, sizeW);
+    }
+    if (op.convert != ConvertRule::None) conversionWidths(ins, op.convert, dstW, srcW);
+    if (op.countModifier) {
+        int c = 1;
+        for (const auto& m : ins.modifiers)
+            if (m == "1" || m == "2" || m == "4") c = m[0] - '0';
+        if (op.defs == DefRule::None) srcW = c; else dstW = c;
+    }
+    if (op.tmem) {
+        if (op.defs == DefRule::None) srcW = tmemCount(ins); else dstW = tmemCount(ins);
+    }
+    const OperandShape* shape = nullptr;
+    for (const auto& s : op.shapes) {
+        if (std::all_of(s.match.begin(), s.match.end(), [&](const std::string& m) { return hasModifier(ins, m); })) {
+            shape = &s;
+            break;
+        }
+    }
+    int accum = 0;
+    if (op.hgmma) {
+        const int nn = gmmaN(ins);
+        accum = hasModifier(ins, "F16") ? nn / 4 : nn / 2;
+        if (accum < 1) accum = 1;
+    }
+
+    int valueIndex = 0; // index among non-predicate operands (shape widths)
+    for (size_t i = 0; i < n; ++i) {
+        const Operand& o = ins.operands[i];
+        const int vi = isPredicateKind(o.kind) ? -1 : valueIndex++;
+        if (isRegisterKind(o.kind)) {
+            for (RegRange r : o.regs) {
+                int w = isDef[i] ? dstW : srcW;
+                if (shape && vi >= 0 && static_cast<size_t>(vi) < shape->widths.size()) w = shape->widths[static_cast<size_t>(vi)];
+                if (op.hgmma) w = (vi == 0 || vi == 2) ? accum : (vi == 1 ? 4 : 1);
+                r.count = std::max(r.count, w);
+                addRange(isDef[i] ? ins.defs : ins.uses, r);
+            }
+        } else if (isPredicateKind(o.kind)) {
+            for (const RegRange& r : o.regs) addRange(isDef[i] ? ins.defs : ins.uses, r);
+        } else if (o.kind == OperandKind::Memory || o.kind == OperandKind::Constant) {
+            for (const RegRange& r : o.regs) addRange(ins.uses, r);
+        } else if (o.kind == OperandKind::Other) {
+            RegRange r;
+            if (leadingRegister(o.text, r)) addRange(ins.uses, r);
+            else if ((op.p2r || op.r2p) && o.text == "PR") addRange(op.r2p ? ins.defs : ins.uses, RegRange{RegClass::P, 0, 7});
+        }
+    }
+}
+
+void analyseDefUse(SassFunction& function) {
+    for (auto& ins : function.instructions) analyseDefUse(ins);
+}
+
+} // namespace lowerscope

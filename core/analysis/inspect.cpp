@@ -1,0 +1,147 @@
+#include "core/analysis/inspect.h"
+
+#include "core/parse/control.h"
+#include "core/analysis/deps.h"
+#include "core/parse/listing_json.h"
+#include "core/parse/opcodes.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace lowerscope {
+
+namespace {
+
+using json = nlohmann::json;
+
+const char* edgeKindName(CfgEdgeKind k) {
+    switch (k) {
+    case CfgEdgeKind::FallThrough: return "fallthrough";
+    case CfgEdgeKind::Taken: return "taken";
+    case CfgEdgeKind::Back: return "back";
+    case CfgEdgeKind::Exit: return "exit";
+    }
+    return "fallthrough";
+}
+
+json resourcesJson(const Resources& r) {
+    auto v = [](int x) { return x < 0 ? json(nullptr) : json(x); };
+    return json{{"registers", v(r.registers)}, {"shared_bytes", v(r.sharedBytes)}, {"local_bytes", v(r.localBytes)},
+                {"stack_bytes", v(r.stackBytes)}, {"constant_bytes", v(r.constantBytes)},
+                {"spill_stores", v(r.spillStores)}, {"spill_loads", v(r.spillLoads)}, {"barriers", v(r.barriers)}};
+}
+
+bool kernelMatches(const KernelModel& k, const std::string& want) {
+    if (want.empty() || k.mangled == want || k.name == want) return true;
+    const auto paren = k.name.find('(');
+    return paren != std::string::npos && paren == want.size() && k.name.compare(0, paren, want) == 0;
+}
+
+json queryJson(const KernelModel& k, const InspectOptions& o) {
+    json q = json::object();
+    q["file"] = o.sourceFile;
+    q["line"] = o.line;
+    for (auto [a, name] : {std::pair{InlineAttribution::CallSite, "call_site"}, std::pair{InlineAttribution::Callee, "callee"}}) {
+        q[name] = json{{"ptx_lines", k.correlation.ptxLinesForSource(o.sourceFile, o.line, a)},
+                       {"sass_addresses", k.correlation.sassForSource(o.sourceFile, o.line, a)}};
+    }
+    return q;
+}
+
+} // namespace
+
+json aggregateJson(const LineAggregate& a) {
+    json mix = json::object();
+    for (const auto& [c, n] : a.mix) mix[categoryName(c)] = n;
+    json mem = json::object();
+    for (const auto& [s, n] : a.memoryBySpace) mem[s] = n;
+    return json{{"file", a.file}, {"line", a.line}, {"instructions", a.instructions}, {"mix", mix},
+                {"max_live_gpr", a.maxLiveGpr}, {"stall_cycles", a.stallCycles}, {"memory", mem}};
+}
+
+json inspectJson(const LoweringModel& model, const InspectOptions& o) {
+    json doc{{"schema", "lowerscope.inspect/1"}, {"source", o.sourceFile}, {"arch", model.arch}};
+    json kernels = json::array();
+    for (const auto& k : model.kernels) {
+        if (!kernelMatches(k, o.kernel)) continue;
+        json kj{{"name", k.name}, {"mangled", k.mangled}, {"resources", resourcesJson(k.resources)}};
+        json ptxLines = json::array();
+        if (k.ptxFunction >= 0 && static_cast<size_t>(k.ptxFunction) < model.ptx.functions.size()) {
+            const auto& f = model.ptx.functions[static_cast<size_t>(k.ptxFunction)];
+            for (int l = f.firstLine; l >= 1 && l <= f.lastLine && static_cast<size_t>(l) <= model.ptx.lines.size(); ++l)
+                ptxLines.push_back(model.ptx.lines[static_cast<size_t>(l - 1)]);
+        }
+        kj["ptx"] = json{{"lines", std::move(ptxLines)}};
+        json ins = json::array();
+        for (const auto& i : k.sass.instructions) ins.push_back(i);
+        kj["sass"] = json{{"instructions", std::move(ins)}};
+        json deps = json::array();
+        for (const auto& e : k.deps)
+            deps.push_back(json{{"from", e.from}, {"to", e.to}, {"resource", e.resource}, {"kind", depKindName(e.kind)},
+                                {"distance", e.distance}});
+        kj["deps"] = std::move(deps);
+        json blocks = json::array();
+        for (const auto& b : k.cfg.blocks)
+            blocks.push_back(json{{"id", b.id}, {"start", b.startAddress}, {"end", b.endAddress},
+                                  {"first_index", b.firstIndex}, {"last_index", b.lastIndex},
+                                  {"successors", b.successors}, {"predecessors", b.predecessors},
+                                  {"loop_depth", b.loopDepth}});
+        kj["blocks"] = std::move(blocks);
+        json edges = json::array();
+        for (const auto& e : k.cfg.edges)
+            edges.push_back(json{{"from", e.from}, {"to", e.to < 0 ? json(nullptr) : json(e.to)}, {"kind", edgeKindName(e.kind)}});
+        kj["edges"] = std::move(edges);
+        json lines = json::array();
+        for (const auto& a : k.lines) lines.push_back(aggregateJson(a));
+        kj["lines"] = std::move(lines);
+        kj["total"] = aggregateJson(k.total);
+        if (o.line > 0) kj["query"] = queryJson(k, o);
+        kernels.push_back(std::move(kj));
+    }
+    doc["kernels"] = std::move(kernels);
+    return doc;
+}
+
+std::string lineReport(const LoweringModel& model, const InspectOptions& o) {
+    std::ostringstream out;
+    bool any = false;
+    for (const auto& k : model.kernels) {
+        if (!kernelMatches(k, o.kernel)) continue;
+        for (auto a : {InlineAttribution::CallSite, InlineAttribution::Callee}) {
+            const auto ptxLines = k.correlation.ptxLinesForSource(o.sourceFile, o.line, a);
+            const auto sass = k.correlation.sassForSource(o.sourceFile, o.line, a);
+            if (ptxLines.empty() && sass.empty()) continue;
+            if (a == InlineAttribution::Callee) {
+                // Only worth printing when inlining makes the views differ.
+                if (ptxLines == k.correlation.ptxLinesForSource(o.sourceFile, o.line, InlineAttribution::CallSite) &&
+                    sass == k.correlation.sassForSource(o.sourceFile, o.line, InlineAttribution::CallSite))
+                    continue;
+            }
+            any = true;
+            out << "== " << k.name << "  " << o.sourceFile << ":" << o.line
+                << (a == InlineAttribution::CallSite ? "" : "  (as the inlined callee line)") << "\n";
+            out << "PTX (" << ptxLines.size() << " line" << (ptxLines.size() == 1 ? "" : "s") << "):\n";
+            for (int l : ptxLines)
+                if (l >= 1 && static_cast<size_t>(l) <= model.ptx.lines.size()) {
+                    char buf[32];
+                    std::snprintf(buf, sizeof buf, "  %6d  ", l);
+                    out << buf << model.ptx.lines[static_cast<size_t>(l - 1)].text << "\n";
+                }
+            out << "SASS (" << sass.size() << " instruction" << (sass.size() == 1 ? "" : "s") << "):\n";
+            for (uint32_t addr : sass) {
+                const int idx = k.sass.indexOf(addr);
+                if (idx < 0) continue;
+                const auto& i = k.sass.instructions[static_cast<size_t>(idx)];
+                char buf[32];
+                std::snprintf(buf, sizeof buf, "  /*%04x*/  ", addr);
+                out << buf << i.text;
+                if (i.hasEncoding) out << "    [" << controlText(i.control) << "]";
+                out << "\n";
+            }
+        }
+    }
+    if (!any) out << "no code for " << o.sourceFile << ":" << o.line << (o.kernel.empty() ? "" : " in " + o.kernel) << "\n";
+    return out.str();
+}
+
+} // namespace lowerscope

@@ -1,0 +1,130 @@
+#include "core/analysis/lanes.h"
+
+#include <algorithm>
+#include <climits>
+#include <functional>
+#include <queue>
+#include <utility>
+
+namespace lowerscope {
+
+LaneLayout layoutLanes(std::vector<LaneEdge> edges, const LaneOptions& options) {
+    LaneLayout layout;
+    layout.m_edges = std::move(edges);
+    const size_t n = layout.m_edges.size();
+    layout.m_lane.assign(n, -1);
+
+    // Sorting by start and giving each interval the lowest lane whose previous occupant has ended
+    // is optimal for interval graphs: a new lane is opened only when every existing lane is busy
+    // at this start row, i.e. laneCount equals the largest number of spans sharing one row.
+    // fromRow in the key makes identical (from, to) pairs adjacent for shareIdenticalSpans; the
+    // index makes the order total, so the result never depends on the sort implementation.
+    std::vector<int> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = static_cast<int>(i);
+    const auto& e = layout.m_edges;
+    std::sort(order.begin(), order.end(), [&](int a, int b) {
+        const LaneEdge& x = e[static_cast<size_t>(a)];
+        const LaneEdge& y = e[static_cast<size_t>(b)];
+        if (x.lo() != y.lo()) return x.lo() < y.lo();
+        if (x.hi() != y.hi()) return x.hi() < y.hi();
+        if (x.fromRow != y.fromRow) return x.fromRow < y.fromRow;
+        return a < b;
+    });
+
+    using Busy = std::pair<int, int>; // (last row occupied, lane)
+    std::priority_queue<Busy, std::vector<Busy>, std::greater<>> busy;
+    std::priority_queue<int, std::vector<int>, std::greater<>> freeLanes;
+    int laneCount = 0;
+    const LaneEdge* previous = nullptr;
+    int previousLane = -1;
+    for (int idx : order) {
+        const LaneEdge& edge = e[static_cast<size_t>(idx)];
+        if (options.shareIdenticalSpans && previous && previous->fromRow == edge.fromRow &&
+            previous->toRow == edge.toRow) {
+            layout.m_lane[static_cast<size_t>(idx)] = previousLane;
+            continue;
+        }
+        // Closed spans: a lane whose occupant ends on this edge's first row is still busy (the
+        // two arrows would meet at that row).
+        while (!busy.empty() && busy.top().first < edge.lo()) {
+            freeLanes.push(busy.top().second);
+            busy.pop();
+        }
+        int lane;
+        if (!freeLanes.empty()) {
+            lane = freeLanes.top();
+            freeLanes.pop();
+        } else {
+            lane = laneCount++;
+        }
+        busy.emplace(edge.hi(), lane);
+        layout.m_lane[static_cast<size_t>(idx)] = lane;
+        previous = &edge;
+        previousLane = lane;
+    }
+    layout.m_laneCount = laneCount;
+    layout.m_order = std::move(order);
+    layout.buildIndex();
+    return layout;
+}
+
+void LaneLayout::buildIndex() {
+    const size_t n = m_order.size();
+    m_sortedLo.resize(n);
+    m_sortedHi.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+        const LaneEdge& edge = m_edges[static_cast<size_t>(m_order[i])];
+        m_sortedLo[i] = edge.lo();
+        m_sortedHi[i] = edge.hi();
+    }
+    // A max-hi tree over the lo-sorted order: every edge with lo <= lastRow is a prefix of the
+    // order, and within that prefix only subtrees whose max hi reaches firstRow hold answers, so a
+    // query touches O(log n) nodes per reported edge, however long the longest arrows are.
+    m_leaves = 1;
+    while (m_leaves < n) m_leaves *= 2;
+    m_maxHi.assign(2 * m_leaves, INT_MIN);
+    for (size_t i = 0; i < n; ++i) m_maxHi[m_leaves + i] = m_sortedHi[i];
+    for (size_t i = m_leaves - 1; i >= 1; --i) m_maxHi[i] = std::max(m_maxHi[2 * i], m_maxHi[2 * i + 1]);
+}
+
+void LaneLayout::collect(size_t node, size_t nodeLo, size_t nodeHi, size_t limit, int firstRow,
+                         std::vector<int>& out) const {
+    if (nodeLo >= limit || m_maxHi[node] < firstRow) return;
+    if (nodeHi - nodeLo == 1) {
+        out.push_back(m_order[nodeLo]);
+        return;
+    }
+    const size_t mid = (nodeLo + nodeHi) / 2;
+    collect(2 * node, nodeLo, mid, limit, firstRow, out);
+    collect(2 * node + 1, mid, nodeHi, limit, firstRow, out);
+}
+
+void LaneLayout::edgesInRows(int firstRow, int lastRow, std::vector<int>& out) const {
+    if (firstRow > lastRow || m_order.empty()) return;
+    const size_t limit =
+        static_cast<size_t>(std::upper_bound(m_sortedLo.begin(), m_sortedLo.end(), lastRow) - m_sortedLo.begin());
+    collect(1, 0, m_leaves, limit, firstRow, out);
+}
+
+std::vector<int> LaneLayout::edgesInRows(int firstRow, int lastRow) const {
+    std::vector<int> out;
+    edgesInRows(firstRow, lastRow, out);
+    return out;
+}
+
+std::vector<LaneEdge> laneEdgesFromDeps(const SassFunction& function, const std::vector<DepEdge>& deps,
+                                        std::vector<int>* kept) {
+    std::vector<LaneEdge> out;
+    out.reserve(deps.size());
+    if (kept) kept->clear();
+    for (size_t i = 0; i < deps.size(); ++i) {
+        const int from = function.indexOf(deps[i].from);
+        const int to = function.indexOf(deps[i].to);
+        if (from < 0 || to < 0) continue;
+        out.push_back(LaneEdge{from, to, deps[i].kind});
+        if (kept) kept->push_back(static_cast<int>(i));
+    }
+    return out;
+}
+
+} // namespace lowerscope

@@ -1,0 +1,120 @@
+#include "core/analysis/lowering.h"
+
+#include "core/analysis/aggregate.h"
+#include "core/analysis/cfg.h"
+#include "core/analysis/defuse.h"
+#include "core/analysis/deps.h"
+#include "core/parse/ptx_parser.h"
+#include "core/parse/sass_parser.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <future>
+#include <mutex>
+#include <system_error>
+#include <thread>
+
+namespace lowerscope {
+
+const KernelModel* LoweringModel::kernel(const std::string& nameOrMangled) const {
+    for (const auto& k : kernels)
+        if (k.mangled == nameOrMangled || k.name == nameOrMangled) return &k;
+    // A bare function name ("saxpy") matches the demangled "saxpy(int, float, ...)".
+    for (const auto& k : kernels) {
+        const auto paren = k.name.find('(');
+        if (paren != std::string::npos && k.name.compare(0, paren, nameOrMangled) == 0 && paren == nameOrMangled.size())
+            return &k;
+    }
+    return nullptr;
+}
+
+namespace {
+
+// Runs body(0..n-1) on up to `threads` threads (the caller is one of them). Each index runs once;
+// the first exception is rethrown in the caller after every thread has finished. A thread that
+// cannot be started leaves its share to the others.
+template <typename Body>
+void parallelFor(size_t n, size_t threads, const Body& body) {
+    std::atomic<size_t> next{0};
+    std::exception_ptr error;
+    std::mutex errorLock;
+    auto work = [&] {
+        for (size_t i = next++; i < n; i = next++) {
+            try {
+                body(i);
+            } catch (...) {
+                std::lock_guard<std::mutex> g(errorLock);
+                if (!error) error = std::current_exception();
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < std::min(n, threads); ++t) {
+        try {
+            pool.emplace_back(work);
+        } catch (const std::system_error&) {
+            break;
+        }
+    }
+    work();
+    for (auto& t : pool) t.join();
+    if (error) std::rethrow_exception(error);
+}
+
+size_t workerCount() {
+    const unsigned hw = std::thread::hardware_concurrency();
+    return hw == 0 ? 2 : std::min<size_t>(hw, 16);
+}
+
+} // namespace
+
+LoweringModel buildLoweringModel(const BuildResult& build) {
+    // Kernels are independent: each one's SASS is parsed and analysed on its own thread while the
+    // PTX module is parsed on another; correlation, which needs both, follows. The result is the
+    // same as doing it in order (the kernels keep the build's order).
+    LoweringModel model;
+    const size_t n = build.kernels.size();
+    model.kernels.resize(n);
+    std::vector<std::string> arches(n);
+    std::future<PtxListing> ptxJob;
+    try {
+        ptxJob = std::async(std::launch::async, [&build] { return parsePtx(build.ptx); });
+    } catch (const std::system_error&) {
+        ptxJob = std::async(std::launch::deferred, [&build] { return parsePtx(build.ptx); });
+    }
+    parallelFor(n, workerCount(), [&](size_t i) {
+        const KernelArtifacts& art = build.kernels[i];
+        KernelModel& k = model.kernels[i];
+        k.name = art.name;
+        k.mangled = art.mangled;
+        k.resources = art.resources;
+        SassListing listing = parseSassTexts(art.sass, art.sassPtxLines, art.sassLive);
+        arches[i] = listing.arch;
+        SassFunction* fn = nullptr;
+        for (auto& f : listing.functions)
+            if (f.name == art.mangled) fn = &f;
+        if (!fn && listing.functions.size() == 1) fn = &listing.functions.front();
+        if (fn) k.sass = std::move(*fn);
+        if (k.sass.name.empty()) k.sass.name = art.mangled;
+
+        analyseDefUse(k.sass);
+        k.cfg = buildCfg(k.sass);
+        k.deps = computeDependencies(k.sass, k.cfg);
+        k.lines = aggregateByLine(k.sass, InlineAttribution::CallSite);
+        k.total = aggregateFunction(k.sass);
+    });
+    model.ptx = ptxJob.get();
+    parallelFor(n, workerCount(), [&](size_t i) {
+        KernelModel& k = model.kernels[i];
+        for (size_t f = 0; f < model.ptx.functions.size(); ++f)
+            if (model.ptx.functions[f].name == k.mangled) k.ptxFunction = static_cast<int>(f);
+        k.correlation = Correlation::build(model.ptx, k.ptxFunction, k.sass);
+    });
+    for (const auto& a : arches)
+        if (model.arch.empty()) model.arch = a;
+    if (model.arch.empty() && !model.ptx.target.empty()) model.arch = model.ptx.target;
+    return model;
+}
+
+} // namespace lowerscope

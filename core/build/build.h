@@ -1,0 +1,131 @@
+#pragma once
+// Build pipeline: a .cu file + BuildOptions → PTX, cubin, SASS text, resources and diagnostics.
+// The toolchain runs without a shell, tool runs that do not depend on each other in parallel.
+
+#include "core/build/toolchain.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace lowerscope {
+
+// Every user-visible build setting. Maps to exactly one nvcc argv (toNvccArgs). Round-trips
+// through JSON (json_io.h) and hashes stably (for the cache).
+struct BuildOptions {
+    std::string arch = "sm_90";        // sm_XX, sm_XXa, sm_XXf
+    int hostOpt = 3;                   // -O<n> (host), 0..3
+    int ptxasOpt = 3;                  // -Xptxas -O<n>, 0..3
+    bool lineinfo = true;              // -lineinfo
+    bool deviceDebug = false;          // -G
+    bool fastMath = false;             // --use_fast_math
+    int ftz = -1;                      // -ftz=true/false; -1 = compiler default (flag omitted)
+    int precDiv = -1;                  // -prec-div=...; -1 = default
+    int precSqrt = -1;                 // -prec-sqrt=...; -1 = default
+    int fmad = -1;                     // -fmad=...; -1 = default
+    int maxRegCount = 0;               // -maxrregcount=N; 0 = unlimited (flag omitted)
+    bool extraDeviceVectorization = false; // --extra-device-vectorization
+    std::string cppStd = "c++17";      // -std=...; "" = compiler default
+    std::vector<std::string> defines;  // "X=Y" or "X" → -DX=Y
+    std::vector<std::string> includeDirs; // -I<dir>
+    std::vector<std::string> extraNvccFlags;  // passed verbatim, one argv element each
+    std::vector<std::string> extraPtxasFlags; // each becomes -Xptxas <flag>
+    bool operator==(const BuildOptions&) const = default;
+};
+
+// The option part of the nvcc argv (no program, no input/output, no -ptx/-cubin mode flag).
+std::vector<std::string> toNvccArgs(const BuildOptions& options);
+
+// Human-readable shell-quoted form of an argv, for display only (nothing is run through a shell).
+std::string shellQuote(const std::vector<std::string>& argv);
+
+// "" when the options are valid, else one line saying what is wrong (arch not sm_XX[a|f], an -O level
+// outside 0..3, a negative maxrregcount, an empty define or include dir, a tri-state not -1/0/1).
+std::string checkBuildOptions(const BuildOptions& options);
+
+// Resource usage of one kernel. -1 = not reported.
+struct Resources {
+    int registers = -1;
+    int sharedBytes = -1;    // static shared memory
+    int localBytes = -1;     // local memory per thread (LOCAL)
+    int stackBytes = -1;     // STACK
+    int constantBytes = -1;  // CONSTANT[0] (kernel parameters + compiler constants)
+    int spillStores = -1;    // bytes, from ptxas -v
+    int spillLoads = -1;     // bytes, from ptxas -v
+    int barriers = -1;
+    bool operator==(const Resources&) const = default;
+};
+
+enum class Severity : uint8_t { Error, Warning, Remark, Note };
+
+struct Diagnostic {
+    std::string file;
+    int line = 0;    // 1-based, 0 = none
+    int column = 0;  // 1-based, 0 = none
+    Severity severity = Severity::Error;
+    std::string message;
+    std::string tool; // "nvcc", "ptxas", ...
+    bool operator==(const Diagnostic&) const = default;
+};
+
+// One tool invocation as run.
+struct CommandRecord {
+    std::string stage;              // "ptx", "cubin", "sass", "sass-ptx-lines", "sass-live", "res-usage"
+    std::vector<std::string> argv;
+    int exitCode = 0;               // -1 when it did not start, 128+N when killed by signal N
+    double wallMs = 0;
+    std::string stdoutText;         // kept only where small or needed (tool output shown to the user)
+    std::string stderrText;
+};
+
+// Everything produced for one kernel (one `.entry`).
+struct KernelArtifacts {
+    std::string name;        // demangled for display, e.g. "saxpy(int, float, float const*, float*)"
+    std::string mangled;     // symbol as in PTX / cubin
+    Resources resources;
+    std::string ptx;         // this kernel's `.entry` text (header line to closing brace); the module
+                             // PTX (directives, .func, globals) is BuildResult::ptx
+    std::string sass;        // nvdisasm -c -hex -gi text, this function only
+    std::string sassPtxLines;// nvdisasm -c -hex -gi -gp text, this function only ("" when unavailable)
+    std::string sassLive;    // nvdisasm -c -lrm count text, this function only
+    int ptxFirstLine = 0;    // 1-based line in BuildResult::ptx where `ptx` starts (-gp numbers are
+                             // module lines: module line = ptxFirstLine + slice line - 1)
+};
+
+struct BuildResult {
+    bool ok = false;                       // true: cubin built and disassembled
+    std::string error;                     // set when !ok and the failure is not a compile error
+    bool compileError = false;             // nvcc/ptxas reported errors (see diagnostics)
+    bool cancelled = false;
+    bool cacheHit = false;
+    std::string toolchainFingerprint;      // versions of the tools used
+    std::string cacheKey;                  // hex digest
+    std::vector<Diagnostic> diagnostics;
+    std::vector<CommandRecord> commands;
+    std::map<std::string, double> timingsMs; // stage → wall ms, plus "total"
+    std::string ptx;                       // whole module PTX
+    std::vector<uint8_t> cubin;            // whole cubin (for the runner)
+    std::vector<KernelArtifacts> kernels;  // one per __global__ function, in PTX order
+    bool setupError = false;               // !ok because a required tool is missing, the source cannot be
+                                           // read or the options are invalid (CLI exit 2); see error
+};
+
+// Controls for one build. The cancel flag may be set from any thread; running children are killed.
+struct BuildControl {
+    std::atomic<bool>* cancel = nullptr;
+    std::chrono::milliseconds timeout{120000};   // per tool run
+    bool useCache = true;
+    std::string cacheDir;                        // "" = default (cacheDirectory())
+};
+
+// Builds `sourcePath`. Never throws for tool failures: they are reported in the result.
+BuildResult buildFile(const Toolchain& toolchain, const std::string& sourcePath, const BuildOptions& options,
+                      const BuildControl& control = {});
+
+// $LOWERSCOPE_CACHE_DIR, else $XDG_CACHE_HOME/lowerscope, else ~/.cache/lowerscope.
+std::string cacheDirectory();
+
+} // namespace lowerscope

@@ -1,0 +1,249 @@
+#include "core/build/cache.h"
+
+#include "core/build/json_io.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace lowerscope {
+
+namespace {
+
+constexpr const char* kFormat = "lowerscope.cache/1";
+constexpr size_t kMaxIncludeFiles = 4096; // a pathological include graph must not stall a build
+
+bool readFile(const std::string& path, std::string& out) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return false;
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (in.bad()) return false;
+    out = ss.str();
+    return true;
+}
+
+std::string hex128(XXH128_hash_t h) {
+    char buf[33];
+    std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
+                  static_cast<unsigned long long>(h.low64));
+    return buf;
+}
+
+std::string canonicalPath(const fs::path& p) {
+    std::error_code ec;
+    fs::path c = fs::weakly_canonical(p, ec);
+    return ec ? fs::absolute(p, ec).lexically_normal().string() : c.string();
+}
+
+bool isRegularFile(const fs::path& p) {
+    std::error_code ec;
+    return fs::is_regular_file(p, ec);
+}
+
+// The include directives of a file: (quoted?, name).
+std::vector<std::pair<bool, std::string>> includeDirectives(const std::string& text) {
+    std::vector<std::pair<bool, std::string>> out;
+    size_t pos = 0;
+    while (pos < text.size()) {
+        size_t end = text.find('\n', pos);
+        if (end == std::string::npos) end = text.size();
+        size_t i = pos;
+        auto skipSpace = [&] {
+            while (i < end && (text[i] == ' ' || text[i] == '\t')) ++i;
+        };
+        skipSpace();
+        if (i < end && text[i] == '#') {
+            ++i;
+            skipSpace();
+            if (text.compare(i, 7, "include") == 0) {
+                i += 7;
+                skipSpace();
+                if (i < end && (text[i] == '"' || text[i] == '<')) {
+                    char close = text[i] == '"' ? '"' : '>';
+                    size_t nameEnd = text.find(close, i + 1);
+                    if (nameEnd != std::string::npos && nameEnd < end && nameEnd > i + 1)
+                        out.emplace_back(close == '"', text.substr(i + 1, nameEnd - i - 1));
+                }
+            }
+        }
+        pos = end + 1;
+    }
+    return out;
+}
+
+std::vector<std::string> absoluteDirs(const std::vector<std::string>& dirs) {
+    std::vector<std::string> out;
+    for (const auto& d : dirs) out.push_back(canonicalPath(d));
+    return out;
+}
+
+} // namespace
+
+std::string xxh3Hex(const void* data, size_t size) { return hex128(XXH3_128bits(data, size)); }
+
+std::vector<std::string> localIncludes(const std::string& sourcePath, const std::vector<std::string>& includeDirs) {
+    std::vector<std::string> found;
+    std::set<std::string> seen{canonicalPath(sourcePath)};
+    std::vector<std::string> dirs = absoluteDirs(includeDirs);
+    std::vector<std::string> queue{canonicalPath(sourcePath)};
+    for (size_t qi = 0; qi < queue.size() && found.size() < kMaxIncludeFiles; ++qi) {
+        std::string text;
+        if (!readFile(queue[qi], text)) continue;
+        fs::path here = fs::path(queue[qi]).parent_path();
+        for (const auto& [quoted, name] : includeDirectives(text)) {
+            std::vector<fs::path> candidates;
+            if (fs::path(name).is_absolute()) {
+                candidates.push_back(name);
+            } else {
+                if (quoted) candidates.push_back(here / name);
+                for (const auto& d : dirs) candidates.push_back(fs::path(d) / name);
+            }
+            for (const auto& c : candidates) {
+                if (!isRegularFile(c)) continue;
+                std::string abs = canonicalPath(c);
+                if (seen.insert(abs).second) {
+                    found.push_back(abs);
+                    queue.push_back(abs);
+                }
+                break;
+            }
+        }
+    }
+    return found;
+}
+
+std::string computeCacheKey(const std::string& sourcePath, const BuildOptions& options, const std::string& fingerprint,
+                            std::string* error) {
+    std::string source;
+    if (!readFile(sourcePath, source)) {
+        if (error) *error = "cannot read " + sourcePath;
+        return {};
+    }
+    XXH3_state_t* state = XXH3_createState();
+    XXH3_128bits_reset(state);
+    auto add = [&](const std::string& s) {
+        // Length-prefixed so that field boundaries cannot shift between inputs.
+        uint64_t n = s.size();
+        XXH3_128bits_update(state, &n, sizeof n);
+        XXH3_128bits_update(state, s.data(), s.size());
+    };
+    add("lowerscope.build-key/1");
+    // The path matters, not only the bytes: nvcc records it in line info and diagnostics.
+    add(canonicalPath(sourcePath));
+    add(source);
+    for (const auto& inc : localIncludes(sourcePath, options.includeDirs)) {
+        std::string text;
+        add(inc);
+        add(readFile(inc, text) ? text : std::string("<unreadable>"));
+    }
+    nlohmann::json oj = options;
+    add(oj.dump());
+    // Relative -I dirs and verbatim flags are interpreted against the working directory.
+    bool cwdMatters = !options.extraNvccFlags.empty();
+    for (const auto& d : options.includeDirs) cwdMatters |= !fs::path(d).is_absolute();
+    if (cwdMatters) {
+        std::error_code ec;
+        add(fs::current_path(ec).string());
+    }
+    add(fingerprint);
+    for (const char* var : {"NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN"}) {
+        const char* v = std::getenv(var);
+        add(v ? std::string(var) + "=" + v : std::string());
+    }
+    std::string key = hex128(XXH3_128bits_digest(state));
+    XXH3_freeState(state);
+    return key;
+}
+
+BuildCache::BuildCache(std::string dir) : m_dir(dir.empty() ? cacheDirectory() : std::move(dir)) {}
+
+std::string BuildCache::entryPath(const std::string& key) const {
+    std::string prefix = key.size() >= 2 ? key.substr(0, 2) : "xx";
+    return (fs::path(m_dir) / "v1" / prefix / (key + ".json")).string();
+}
+
+std::optional<BuildResult> BuildCache::load(const std::string& key) const {
+    if (key.empty()) return std::nullopt;
+    try {
+        std::string jsonPath = entryPath(key);
+        std::string text;
+        if (!readFile(jsonPath, text)) return std::nullopt;
+        nlohmann::json j = nlohmann::json::parse(text);
+        if (j.value("format", "") != kFormat || j.value("key", "") != key) return std::nullopt;
+        BuildResult r = j.at("result").get<BuildResult>();
+        std::string cubinPath = jsonPath.substr(0, jsonPath.size() - 5) + ".cubin";
+        std::string cubin;
+        if (!readFile(cubinPath, cubin)) return std::nullopt;
+        if (cubin.size() != j.at("cubin_size").get<size_t>() || xxh3Hex(cubin.data(), cubin.size()) != j.at("cubin_xxh3").get<std::string>())
+            return std::nullopt;
+        r.cubin.assign(cubin.begin(), cubin.end());
+        return r;
+    } catch (const std::exception&) {
+        return std::nullopt; // corrupt entry: rebuilt and overwritten by the next store
+    }
+}
+
+bool BuildCache::store(const std::string& key, const BuildResult& result, std::string* error) const {
+    if (key.empty()) {
+        if (error) *error = "empty cache key";
+        return false;
+    }
+    std::string jsonPath = entryPath(key);
+    std::string cubinPath = jsonPath.substr(0, jsonPath.size() - 5) + ".cubin";
+    std::error_code ec;
+    fs::create_directories(fs::path(jsonPath).parent_path(), ec);
+    if (ec) {
+        if (error) *error = "cannot create " + fs::path(jsonPath).parent_path().string() + ": " + ec.message();
+        return false;
+    }
+    static std::atomic<unsigned> counter{0};
+    std::string suffix = ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++) + "." +
+                         std::to_string(std::random_device{}());
+    auto writeAtomic = [&](const std::string& path, const char* data, size_t size) {
+        std::string tmp = path + suffix;
+        {
+            std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+            out.write(data, static_cast<std::streamsize>(size));
+            out.flush();
+            if (!out) {
+                if (error) *error = "cannot write " + tmp;
+                std::error_code ignore;
+                fs::remove(tmp, ignore);
+                return false;
+            }
+        }
+        std::error_code rec;
+        fs::rename(tmp, path, rec);
+        if (rec) {
+            if (error) *error = "cannot rename " + tmp + ": " + rec.message();
+            fs::remove(tmp, rec);
+            return false;
+        }
+        return true;
+    };
+    nlohmann::json j{{"format", kFormat},
+                     {"key", key},
+                     {"cubin_size", result.cubin.size()},
+                     {"cubin_xxh3", xxh3Hex(result.cubin.data(), result.cubin.size())},
+                     {"result", result}};
+    // Tool output may hold invalid UTF-8 (a source comment in Latin-1 echoed in a diagnostic).
+    std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    // The cubin first, the JSON (which names the cubin's hash) last: a reader that finds the JSON
+    // either finds the matching cubin or treats the entry as corrupt.
+    if (!writeAtomic(cubinPath, reinterpret_cast<const char*>(result.cubin.data()), result.cubin.size())) return false;
+    return writeAtomic(jsonPath, text.data(), text.size());
+}
+
+} // namespace lowerscope

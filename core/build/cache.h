@@ -1,0 +1,50 @@
+#pragma once
+// Content-addressed on-disk cache of build results. A key (XXH3-128, hex) covers everything that can
+// change the toolchain's output: the source bytes and path, the bytes of the local headers it
+// includes (recursively), the options, the toolchain fingerprint and the nvcc environment
+// variables. An entry is <dir>/v1/<key[0..1]>/<key>.json (the BuildResult) + <key>.cubin; both are
+// written to a temporary name and renamed, the JSON last, so readers never see half an entry.
+// Not covered (as with ccache's direct mode): system headers outside the -I dirs (they change with
+// the toolchain, which is in the key) and `#include MACRO` directives; --no-cache builds afresh.
+
+#include "core/build/build.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lowerscope {
+
+// The local files `sourcePath` includes, recursively, as absolute paths in discovery order (source
+// itself excluded). `#include "x"` is looked up next to the including file, then in includeDirs;
+// `#include <x>` only in includeDirs (system headers belong to the toolchain fingerprint).
+// Unreadable or missing headers are skipped. Never throws.
+std::vector<std::string> localIncludes(const std::string& sourcePath, const std::vector<std::string>& includeDirs);
+
+// The cache key for building `sourcePath` with `options` on a toolchain with `fingerprint`; 32 hex
+// digits. "" when the source cannot be read (then *error says why).
+std::string computeCacheKey(const std::string& sourcePath, const BuildOptions& options, const std::string& fingerprint,
+                            std::string* error = nullptr);
+
+// XXH3-128 of `data` as 32 hex digits.
+std::string xxh3Hex(const void* data, size_t size);
+
+class BuildCache {
+public:
+    // `dir` is created on the first store. "" = cacheDirectory().
+    explicit BuildCache(std::string dir = {});
+    const std::string& dir() const { return m_dir; }
+    // The stored result (cubin included), or nullopt on a miss. A missing, unreadable or corrupt
+    // entry (bad JSON, wrong key, cubin of the wrong size or hash) is a miss. Never throws.
+    std::optional<BuildResult> load(const std::string& key) const;
+    // Stores `result` under `key` (timings and cacheHit are stored as they are). False on an I/O
+    // error (*error says why); a failed store never leaves a partial entry behind.
+    bool store(const std::string& key, const BuildResult& result, std::string* error = nullptr) const;
+    // Path of the entry's JSON file (it may not exist).
+    std::string entryPath(const std::string& key) const;
+
+private:
+    std::string m_dir;
+};
+
+} // namespace lowerscope

@@ -1,0 +1,333 @@
+#include "core/experiment/session.h"
+
+#include "core/build/json_io.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace lowerscope {
+
+using nlohmann::json;
+
+namespace {
+
+// ----------------------------------------------------------------------------- reading helpers
+
+// Every read names the JSON path it failed at, so a hand-edited file gets a message like
+// "a.options.max_reg_count: expected an integer, found string".
+[[noreturn]] void missing(const std::string& path) {
+    throw SessionError(SessionError::Kind::MissingKey, "missing key \"" + path + "\"");
+}
+[[noreturn]] void wrongType(const std::string& path, const char* expected, const json& found) {
+    throw SessionError(SessionError::Kind::WrongType,
+                       path + ": expected " + expected + ", found " + std::string(found.type_name()));
+}
+
+std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+
+const json& member(const json& obj, const std::string& key, const std::string& path) {
+    auto it = obj.find(key);
+    if (it == obj.end()) missing(join(path, key));
+    return *it;
+}
+
+const json& object(const json& obj, const std::string& key, const std::string& path) {
+    const json& v = member(obj, key, path);
+    if (!v.is_object()) wrongType(join(path, key), "an object", v);
+    return v;
+}
+
+std::string string(const json& obj, const std::string& key, const std::string& path) {
+    const json& v = member(obj, key, path);
+    if (!v.is_string()) wrongType(join(path, key), "a string", v);
+    return v.get<std::string>();
+}
+
+std::vector<std::string> strings(const json& obj, const std::string& key, const std::string& path) {
+    const json& v = member(obj, key, path);
+    if (!v.is_array()) wrongType(join(path, key), "an array of strings", v);
+    std::vector<std::string> out;
+    for (size_t i = 0; i < v.size(); ++i) {
+        if (!v[i].is_string()) wrongType(join(path, key) + "[" + std::to_string(i) + "]", "a string", v[i]);
+        out.push_back(v[i].get<std::string>());
+    }
+    return out;
+}
+
+// ------------------------------------------------------------------------------ the parts
+
+json sourceToJson(const SourceFile& s) { return json{{"name", s.name}, {"text", s.text}}; }
+
+SourceFile sourceFromJson(const json& j, const std::string& path) {
+    return SourceFile{string(j, "name", path), string(j, "text", path)};
+}
+
+json configToJson(const BuildConfig& c) {
+    return json{{"label", c.label},
+                {"kernel", c.kernel},
+                {"options", json(c.options)},
+                {"source", c.ownSource ? sourceToJson(c.source) : json(nullptr)}};
+}
+
+BuildConfig configFromJson(const json& j, const std::string& path) {
+    BuildConfig c;
+    c.label = string(j, "label", path);
+    c.kernel = string(j, "kernel", path);
+    c.options = readBuildOptions(object(j, "options", path), join(path, "options"), wrongType);
+    const json& src = member(j, "source", path);
+    if (!src.is_null()) {
+        if (!src.is_object()) wrongType(join(path, "source"), "an object or null", src);
+        c.ownSource = true;
+        c.source = sourceFromJson(src, join(path, "source"));
+    }
+    return c;
+}
+
+// "lowerscope.session/<n>" → n; 0 when the string is not of that form.
+int schemaVersion(const std::string& schema) {
+    static const std::string prefix = "lowerscope.session/";
+    if (schema.rfind(prefix, 0) != 0) return 0;
+    const std::string digits = schema.substr(prefix.size());
+    if (digits.empty() || digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos) return 0;
+    return std::stoi(digits);
+}
+
+const char* const kKnownKeys[] = {"schema", "saved_by", "title", "source", "a", "b", "launch", "measurements", "card"};
+
+std::string withFile(const std::string& path, const std::string& message) {
+    return "cannot open session " + path + ": " + message;
+}
+
+} // namespace
+
+json sessionToJson(const ExperimentSession& s) {
+    json j = json::object();
+    // Unknown keys first so the known ones always win.
+    if (s.extra.is_object())
+        for (const auto& [k, v] : s.extra.items()) j[k] = v;
+    j["schema"] = kSessionSchema;
+    j["saved_by"] = "Lowerscope 0.1.0";
+    j["title"] = s.title;
+    j["source"] = sourceToJson(s.source);
+    j["a"] = configToJson(s.a);
+    j["b"] = s.hasB ? configToJson(s.b) : json(nullptr);
+    j["launch"] = json{{"grid", s.launch.grid},
+                       {"block", s.launch.block},
+                       {"shared_bytes", s.launch.sharedBytes},
+                       {"args", s.launch.args},
+                       {"outputs", s.launch.outputs},
+                       {"bytes", s.launch.bytes},
+                       {"flops", s.launch.flops}};
+    j["measurements"] = s.measurements;
+    j["card"] = json{{"hypothesis", s.card.hypothesis},
+                     {"implementation", s.card.implementation},
+                     {"measurement", s.card.measurement},
+                     {"result", s.card.result},
+                     {"interpretation", s.card.interpretation}};
+    return j;
+}
+
+ExperimentSession sessionFromJson(const json& j) {
+    if (!j.is_object())
+        throw SessionError(SessionError::Kind::Corrupt,
+                           std::string("not a Lowerscope session (the file holds a JSON ") + j.type_name() +
+                               ", not an object)");
+    const auto schemaIt = j.find("schema");
+    if (schemaIt == j.end() || !schemaIt->is_string())
+        throw SessionError(SessionError::Kind::Corrupt, "not a Lowerscope session (no \"schema\" string)");
+    const std::string schema = schemaIt->get<std::string>();
+    const int version = schemaVersion(schema);
+    if (version == 0)
+        throw SessionError(SessionError::Kind::Corrupt, "not a Lowerscope session (schema \"" + schema + "\")");
+    // Checked before anything else: a newer file may have changed any key, so no partial reading.
+    if (version > kSessionVersion)
+        throw SessionError(SessionError::Kind::FutureVersion,
+                           "saved by a newer Lowerscope: schema " + schema + " (this version reads " +
+                               kSessionSchema + ")");
+
+    ExperimentSession s;
+    s.title = string(j, "title", "");
+    s.source = sourceFromJson(object(j, "source", ""), "source");
+    s.a = configFromJson(object(j, "a", ""), "a");
+    const json& b = member(j, "b", "");
+    if (!b.is_null()) {
+        if (!b.is_object()) wrongType("b", "an object or null", b);
+        s.hasB = true;
+        s.b = configFromJson(b, "b");
+    }
+    const json& launch = object(j, "launch", "");
+    s.launch.grid = strings(launch, "grid", "launch");
+    s.launch.block = strings(launch, "block", "launch");
+    s.launch.sharedBytes = string(launch, "shared_bytes", "launch");
+    s.launch.args = strings(launch, "args", "launch");
+    s.launch.outputs = strings(launch, "outputs", "launch");
+    s.launch.bytes = string(launch, "bytes", "launch");
+    s.launch.flops = string(launch, "flops", "launch");
+    const json& measurements = member(j, "measurements", "");
+    if (!measurements.is_array()) wrongType("measurements", "an array", measurements);
+    s.measurements.assign(measurements.begin(), measurements.end());
+    const json& card = object(j, "card", "");
+    s.card.hypothesis = string(card, "hypothesis", "card");
+    s.card.implementation = string(card, "implementation", "card");
+    s.card.measurement = string(card, "measurement", "card");
+    s.card.result = string(card, "result", "card");
+    s.card.interpretation = string(card, "interpretation", "card");
+    for (const auto& [k, v] : j.items()) {
+        bool known = false;
+        for (const char* name : kKnownKeys) known = known || k == name;
+        if (!known) s.extra[k] = v;
+    }
+    return s;
+}
+
+void saveSession(const ExperimentSession& session, const std::string& path) {
+    namespace fs = std::filesystem;
+    const std::string text = sessionToJson(session).dump(2) + "\n";
+    const fs::path target(path);
+    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    // The temporary lives next to the target: rename() is atomic only within one filesystem.
+    std::string tmpl = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    const int fd = ::mkstemp(buf.data());
+    if (fd < 0)
+        throw SessionError(SessionError::Kind::Io,
+                           "cannot save session " + path + ": cannot create a file in " + dir.string() + ": " +
+                               std::strerror(errno));
+    const std::string tmp(buf.data());
+    auto fail = [&](const std::string& what) {
+        const int err = errno;
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        throw SessionError(SessionError::Kind::Io,
+                           "cannot save session " + path + ": " + what + ": " + std::strerror(err));
+    };
+    size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            fail("write failed");
+        }
+        done += size_t(n);
+    }
+    // Durable before visible: without fsync a crash after rename can leave an empty file.
+    if (::fsync(fd) != 0) fail("fsync failed");
+    // mkstemp creates 0600; a session is an ordinary document.
+    ::fchmod(fd, 0644);
+    if (::close(fd) != 0) {
+        const int err = errno;
+        ::unlink(tmp.c_str());
+        throw SessionError(SessionError::Kind::Io, "cannot save session " + path + ": close failed: " + std::strerror(err));
+    }
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        const int err = errno;
+        ::unlink(tmp.c_str());
+        throw SessionError(SessionError::Kind::Io, "cannot save session " + path + ": rename failed: " + std::strerror(err));
+    }
+}
+
+ExperimentSession loadSession(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw SessionError(SessionError::Kind::Io, withFile(path, std::strerror(errno)));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    if (in.bad()) throw SessionError(SessionError::Kind::Io, withFile(path, "read failed"));
+    json j;
+    try {
+        j = json::parse(ss.str());
+    } catch (const json::parse_error& e) {
+        // nlohmann's message carries the byte offset and what it expected.
+        throw SessionError(SessionError::Kind::Corrupt, withFile(path, std::string("not valid JSON (") + e.what() + ")"));
+    }
+    try {
+        return sessionFromJson(j);
+    } catch (const SessionError& e) {
+        throw SessionError(e.kind(), withFile(path, e.what()));
+    }
+}
+
+bool loadSession(const std::string& path, ExperimentSession& into, std::string& error) {
+    try {
+        ExperimentSession s = loadSession(path);
+        into = std::move(s);
+        return true;
+    } catch (const SessionError& e) {
+        error = e.what();
+        return false;
+    } catch (const std::exception& e) {
+        error = withFile(path, e.what());
+        return false;
+    }
+}
+
+SessionLaunch sessionLaunchFrom(const LaunchSpec& spec) {
+    SessionLaunch l;
+    l.grid = spec.grid.empty() ? std::vector<std::string>{"1"} : spec.grid;
+    l.block = spec.block.empty() ? std::vector<std::string>{"1"} : spec.block;
+    l.sharedBytes = spec.sharedBytes.empty() ? "0" : spec.sharedBytes;
+    l.args = spec.args;
+    l.outputs = spec.outputs;
+    l.bytes = spec.bytes;
+    l.flops = spec.flops;
+    return l;
+}
+
+LaunchSpec launchSpecFor(const SessionLaunch& launch, const std::string& kernel) {
+    LaunchSpec spec;
+    spec.kernel = kernel;
+    spec.grid = launch.grid;
+    spec.block = launch.block;
+    spec.sharedBytes = launch.sharedBytes == "0" ? "" : launch.sharedBytes;
+    spec.args = launch.args;
+    spec.outputs = launch.outputs;
+    spec.bytes = launch.bytes;
+    spec.flops = launch.flops;
+    return spec;
+}
+
+// ------------------------------------------------------------------------------------ trust
+
+std::vector<TrustItem> untrustedSettings(const ExperimentSession& session) {
+    static const std::regex archRe(R"((sm|compute)_\d{2,3}[af]?)");
+    static const std::regex stdRe(R"((c|gnu)\+\+\d\d)");
+    static const std::regex defineRe(R"([A-Za-z_][A-Za-z0-9_]*(\(.*\))?(=[\s\S]*)?)");
+    std::vector<TrustItem> out;
+    auto side = [&](const BuildConfig& c) {
+        const BuildOptions& o = c.options;
+        if (!std::regex_match(o.arch, archRe)) out.push_back({c.label, "arch", "-arch=" + o.arch});
+        if (!o.cppStd.empty() && !std::regex_match(o.cppStd, stdRe))
+            out.push_back({c.label, "C++ standard", "-std=" + o.cppStd});
+        for (const auto& d : o.defines)
+            if (!std::regex_match(d, defineRe)) out.push_back({c.label, "define", "-D" + d});
+        for (const auto& f : o.extraNvccFlags) out.push_back({c.label, "extra nvcc flag", f});
+        for (const auto& f : o.extraPtxasFlags) out.push_back({c.label, "extra ptxas flag", "-Xptxas " + f});
+    };
+    side(session.a);
+    if (session.hasB) side(session.b);
+    return out;
+}
+
+std::string trustFingerprint(const ExperimentSession& session) {
+    json items = json::array();
+    for (const auto& t : untrustedSettings(session)) items.push_back({t.side, t.setting, t.value});
+    const std::string text = items.dump();
+    const XXH64_hash_t h = XXH3_64bits(text.data(), text.size());
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    return hex;
+}
+
+} // namespace lowerscope
