@@ -4,16 +4,16 @@
 // The listing is synthetic but shaped like nvdisasm output of an unrolled kernel: realistic
 // opcodes and operand strings, 128-bit encodings with control bits, live-register counts and line
 // info with inline chains, one source line per ~8 instructions. It is fed through the real path:
-// Session (fake backend returning the prepared snapshot) → SassPane::reload → SassModel →
+// Workspace (fake backend returning the prepared snapshot) → SassPane::reload → SassModel →
 // QTableView + SassDelegate. Timed:
-//   load:   from Session::snapshotChanged until the first paint of the table's viewport returns
+//   load:   from Workspace::snapshotChanged until the first paint of the table's viewport returns
 //   scroll: per frame, one scrollbar step (page, or 3 rows as a mouse wheel does) + a synchronous
 //           repaint of the viewport, over 300 frames each; median / p95 / max reported.
 // Usage: gui_sass_bench [instructions=100000] (runs with QT_QPA_PLATFORM=offscreen by default).
 #include "core/analysis/lowering.h"
 #include "views/sass_model.h"
 #include "views/sass_pane.h"
-#include "views/session.h"
+#include "views/workspace.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -103,14 +103,14 @@ int main(int argc, char** argv) {
     auto prepared = makeSnapshot(n);
     std::printf("prepared %d instructions in %.0f ms (not timed)\n", n, double(prep.elapsed()));
 
-    Session session;
+    Workspace session;
     session.setDocument(QStringLiteral("/bench/unrolled.cu"), QStringLiteral("// bench"));
     session.setBackend([prepared](const BuildRequest&, std::atomic<bool>*) { return prepared; });
 
     QElapsedTimer clock;
     qint64 t0 = -1, tPaint = -1;
     // Connected before the pane exists, so it runs before the pane's own reload slot.
-    QObject::connect(&session, &Session::snapshotChanged, [&] { t0 = clock.nsecsElapsed(); });
+    QObject::connect(&session, &Workspace::snapshotChanged, [&] { t0 = clock.nsecsElapsed(); });
     SassPane pane(&session);
     pane.resize(900, 900);
     pane.show();

@@ -15,7 +15,7 @@
 #include "views/sass_depth.h"
 #include "views/sass_filter.h"
 #include "views/sass_pane.h"
-#include "views/session.h"
+#include "views/workspace.h"
 #include "views/theme.h"
 
 #include <QAction>

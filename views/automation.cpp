@@ -1,7 +1,7 @@
 #include "views/automation.h"
 
 #include "views/main_window.h"
-#include "views/session.h"
+#include "views/workspace.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -17,9 +17,9 @@ AutomationDriver::AutomationDriver(MainWindow* window, AutomationOptions options
     : QObject(parent), m_window(window), m_options(std::move(options)) {}
 
 void AutomationDriver::start() {
-    Session* s = m_window->session();
-    connect(s, &Session::buildFinished, this, &AutomationDriver::onBuildDone);
-    connect(s, &Session::buildCancelled, this, &AutomationDriver::onBuildDone);
+    Workspace* s = m_window->session();
+    connect(s, &Workspace::buildFinished, this, &AutomationDriver::onBuildDone);
+    connect(s, &Workspace::buildCancelled, this, &AutomationDriver::onBuildDone);
     QTimer::singleShot(m_options.timeoutMs, this, [this] {
         if (m_done) return;
         std::fprintf(stderr, "lowerscope: no build finished within %d ms\n", m_options.timeoutMs);
@@ -31,7 +31,7 @@ void AutomationDriver::start() {
 
 void AutomationDriver::onBuildDone() {
     if (m_done) return;
-    Session* s = m_window->session();
+    Workspace* s = m_window->session();
     if (s->isBuilding()) return; // a newer build is running: wait for it
     m_exitCode = s->buildStatus() == QLatin1String("ok") ? 0 : 1;
     if (m_options.selectLine > 0) m_window->selectSourceLine(m_options.selectLine);

@@ -1,6 +1,6 @@
 #include "views/autosave.h"
 
-#include "views/session.h"
+#include "views/workspace.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -30,7 +30,7 @@ QString Autosave::directory() {
     return QDir(QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation)).filePath(QStringLiteral("autosave"));
 }
 
-Autosave::Autosave(Session* session, QObject* parent) : QObject(parent), m_session(session) {
+Autosave::Autosave(Workspace* session, QObject* parent) : QObject(parent), m_session(session) {
     const QString base = QDir(directory()).filePath(
         QStringLiteral("%1-%2").arg(QCoreApplication::applicationPid()).arg(++g_counter));
     m_textFile = base + QStringLiteral(".cu");
@@ -38,7 +38,7 @@ Autosave::Autosave(Session* session, QObject* parent) : QObject(parent), m_sessi
     m_timer.setSingleShot(true);
     m_timer.setInterval(3000);
     connect(&m_timer, &QTimer::timeout, this, &Autosave::saveNow);
-    connect(session, &Session::editorTextChanged, this, [this] { m_timer.start(); });
+    connect(session, &Workspace::editorTextChanged, this, [this] { m_timer.start(); });
 }
 
 Autosave::~Autosave() = default;

@@ -10,7 +10,7 @@
 
 namespace lowerscope {
 
-class Session;
+class Workspace;
 
 class Autosave : public QObject {
     Q_OBJECT
@@ -23,7 +23,7 @@ public:
         qint64 pid = 0;
     };
 
-    explicit Autosave(Session* session, QObject* parent = nullptr);
+    explicit Autosave(Workspace* session, QObject* parent = nullptr);
     ~Autosave() override;
 
     // $LOWERSCOPE_AUTOSAVE_DIR, else <AppLocalDataLocation>/autosave.
@@ -39,7 +39,7 @@ public:
     QString textFile() const { return m_textFile; }
 
 private:
-    QPointer<Session> m_session;
+    QPointer<Workspace> m_session;
     QTimer m_timer;
     QString m_textFile;
     QString m_metaFile;

@@ -1,6 +1,6 @@
 #include "views/build_options_pane.h"
 
-#include "views/session.h"
+#include "views/workspace.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -55,7 +55,7 @@ QString joinList(const std::vector<std::string>& items) {
 }
 } // namespace
 
-BuildOptionsPane::BuildOptionsPane(Session* session, QWidget* parent) : QWidget(parent), m_session(session) {
+BuildOptionsPane::BuildOptionsPane(Workspace* session, QWidget* parent) : QWidget(parent), m_session(session) {
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(4, 4, 4, 4);
     auto* grid = new QGridLayout;
@@ -148,10 +148,10 @@ BuildOptionsPane::BuildOptionsPane(Session* session, QWidget* parent) : QWidget(
     connect(m_maxReg, &QSpinBox::valueChanged, this, &BuildOptionsPane::toSession);
     for (QLineEdit* e : {m_defines, m_includes, m_nvccFlags, m_ptxasFlags})
         connect(e, &QLineEdit::textChanged, this, &BuildOptionsPane::toSession);
-    connect(session, &Session::optionsChanged, this, [this] {
+    connect(session, &Workspace::optionsChanged, this, [this] {
         if (m_session) fromOptions(m_session->options());
     });
-    connect(session, &Session::documentChanged, this, &BuildOptionsPane::updatePreview);
+    connect(session, &Workspace::documentChanged, this, &BuildOptionsPane::updatePreview);
 }
 
 void BuildOptionsPane::setArchitectures(const QStringList& archs) {

@@ -13,13 +13,13 @@ class QSpinBox;
 
 namespace lowerscope {
 
-class Session;
+class Workspace;
 struct BuildOptions;
 
 class BuildOptionsPane : public QWidget {
     Q_OBJECT
 public:
-    explicit BuildOptionsPane(Session* session, QWidget* parent = nullptr);
+    explicit BuildOptionsPane(Workspace* session, QWidget* parent = nullptr);
     QComboBox* archCombo() const { return m_arch; }
     QPlainTextEdit* preview() const { return m_preview; }
     // Fills the architecture list (nvcc --list-gpu-arch); keeps the current choice.
@@ -30,7 +30,7 @@ private:
     void toSession();
     void updatePreview();
 
-    QPointer<Session> m_session;
+    QPointer<Workspace> m_session;
     bool m_updating = false;
     QComboBox* m_arch;
     QComboBox* m_hostOpt;

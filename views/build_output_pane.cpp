@@ -1,7 +1,7 @@
 #include "views/build_output_pane.h"
 
 #include "views/diagnostics_model.h"
-#include "views/session.h"
+#include "views/workspace.h"
 
 #include <QDir>
 #include <QFontDatabase>
@@ -14,7 +14,7 @@
 
 namespace lowerscope {
 
-BuildOutputPane::BuildOutputPane(Session* session, QWidget* parent) : QWidget(parent), m_session(session) {
+BuildOutputPane::BuildOutputPane(Workspace* session, QWidget* parent) : QWidget(parent), m_session(session) {
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     auto* split = new QSplitter(Qt::Vertical, this);
@@ -46,13 +46,13 @@ BuildOutputPane::BuildOutputPane(Session* session, QWidget* parent) : QWidget(pa
                                                idx.data(DiagnosticsModel::ColumnRole).toInt());
     });
     connect(m_diagView, &QTableView::clicked, m_diagView, &QTableView::activated);
-    connect(session, &Session::buildStarted, this, [this](quint64 job) {
+    connect(session, &Workspace::buildStarted, this, [this](quint64 job) {
         m_log->appendPlainText(tr("── build #%1 started %2 ──").arg(job).arg(QTime::currentTime().toString()));
     });
-    connect(session, &Session::buildCancelled, this, [this](quint64 job) {
+    connect(session, &Workspace::buildCancelled, this, [this](quint64 job) {
         m_log->appendPlainText(tr("build #%1 cancelled: its tools were killed").arg(job));
     });
-    connect(session, &Session::buildFinished, this, &BuildOutputPane::onBuildFinished);
+    connect(session, &Workspace::buildFinished, this, &BuildOutputPane::onBuildFinished);
 }
 
 static QString trimmedOutput(const std::string& text) {

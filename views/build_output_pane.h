@@ -15,7 +15,7 @@ class QTableView;
 
 namespace lowerscope {
 
-class Session;
+class Workspace;
 class DiagnosticsModel;
 
 // A command line as the pane shows it: shell-quoted, with paths under the working directory
@@ -25,7 +25,7 @@ std::string displayCommand(const std::vector<std::string>& argv);
 class BuildOutputPane : public QWidget {
     Q_OBJECT
 public:
-    explicit BuildOutputPane(Session* session, QWidget* parent = nullptr);
+    explicit BuildOutputPane(Workspace* session, QWidget* parent = nullptr);
     QPlainTextEdit* log() const { return m_log; }
     QTableView* diagnosticsView() const { return m_diagView; }
     DiagnosticsModel* diagnostics() const { return m_diagnostics; }
@@ -33,7 +33,7 @@ public:
 private:
     void onBuildFinished(quint64 job, SnapshotPtr snapshot);
 
-    QPointer<Session> m_session;
+    QPointer<Workspace> m_session;
     QPlainTextEdit* m_log;
     QTableView* m_diagView;
     DiagnosticsModel* m_diagnostics;

@@ -6,7 +6,7 @@
 #include "views/diff_view.h"
 #include "views/main_window.h"
 #include "views/measure_pane.h"
-#include "views/session.h"
+#include "views/workspace.h"
 #include "views/source_pane.h"
 #include "views/code_editor.h"
 
@@ -31,7 +31,7 @@ namespace lowerscope {
 
 using nlohmann::json;
 
-ExperimentController::ExperimentController(Session* sessionA, ComparePanel* compare, MeasurePane* measure,
+ExperimentController::ExperimentController(Workspace* sessionA, ComparePanel* compare, MeasurePane* measure,
                                            ExperimentCardEditor* card, QWidget* dialogParent, QObject* parent)
     : QObject(parent), m_a(sessionA), m_compare(compare), m_measure(measure), m_card(card), m_dialogParent(dialogParent) {
     m_prompt = [this](const QString& path, const QStringList& items) {
@@ -42,7 +42,7 @@ ExperimentController::ExperimentController(Session* sessionA, ComparePanel* comp
         if (m_a) m_a->setDocument(path, text);
     };
     if (m_a) {
-        connect(m_a, &Session::snapshotChanged, this, [this] {
+        connect(m_a, &Workspace::snapshotChanged, this, [this] {
             // An opened session names its kernel; pick it once the build knows the kernels.
             if (m_pendingKernelA.isEmpty() || !m_a->snapshot() || !m_a->snapshot()->ok()) return;
             const auto& kernels = m_a->snapshot()->model.kernels;
@@ -95,7 +95,7 @@ ExperimentData ExperimentController::gather() const {
         if (const KernelModel* k = m_a->kernel()) d.a.kernel = QString::fromStdString(k->name);
     }
     if (m_compare) {
-        Session* b = m_compare->sessionB();
+        Workspace* b = m_compare->sessionB();
         d.hasB = true;
         d.b.options = b->options();
         if (const KernelModel* k = b->kernel()) d.b.kernel = QString::fromStdString(k->name);
@@ -339,7 +339,7 @@ namespace {
 
 // Per-source-line deltas (B − A) in a text margin of the Source editor, for the lines of the open
 // file. The margin is added next to the editor's own margins and stays empty without a B.
-void installDeltaMargin(SourcePane* source, Session* a, DiffView* diff) {
+void installDeltaMargin(SourcePane* source, Workspace* a, DiffView* diff) {
     if (!source || !source->editor()) return;
     CodeEditor* ed = source->editor();
     const int margin = ed->margins();
@@ -371,7 +371,7 @@ void installDeltaMargin(SourcePane* source, Session* a, DiffView* diff) {
 
 CompareAndMeasure installCompareAndMeasure(MainWindow* window) {
     CompareAndMeasure out;
-    Session* a = window->session();
+    Workspace* a = window->session();
     out.compare = new ComparePanel(a, window);
     out.measure = new MeasurePane(a, out.compare->sessionB(), window);
     out.card = new ExperimentCardEditor(window);

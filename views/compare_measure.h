@@ -23,7 +23,7 @@ class QWidget;
 
 namespace lowerscope {
 
-class Session;
+class Workspace;
 class ComparePanel;
 class MeasurePane;
 class MainWindow;
@@ -31,7 +31,7 @@ class MainWindow;
 class ExperimentController : public QObject {
     Q_OBJECT
 public:
-    ExperimentController(Session* sessionA, ComparePanel* compare, MeasurePane* measure, ExperimentCardEditor* card,
+    ExperimentController(Workspace* sessionA, ComparePanel* compare, MeasurePane* measure, ExperimentCardEditor* card,
                          QWidget* dialogParent, QObject* parent = nullptr);
 
     // How the prompt asks (default: a QMessageBox) and how errors are shown (default: a
@@ -69,7 +69,7 @@ private:
     void remember(const QString& fingerprint);
     void report(const QString& text) const;
 
-    QPointer<Session> m_a;
+    QPointer<Workspace> m_a;
     QPointer<ComparePanel> m_compare;
     QPointer<MeasurePane> m_measure;
     QPointer<ExperimentCardEditor> m_card;

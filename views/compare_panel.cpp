@@ -2,7 +2,7 @@
 
 #include "views/build_options_pane.h"
 #include "views/diff_view.h"
-#include "views/session.h"
+#include "views/workspace.h"
 
 #include <QComboBox>
 #include <QCoreApplication>
@@ -21,8 +21,8 @@
 
 namespace lowerscope {
 
-ComparePanel::ComparePanel(Session* sessionA, QWidget* parent)
-    : QWidget(parent), m_a(sessionA), m_b(new Session(this)) {
+ComparePanel::ComparePanel(Workspace* sessionA, QWidget* parent)
+    : QWidget(parent), m_a(sessionA), m_b(new Workspace(this)) {
     // B's build copies must not land in A's per-job folders (both sessions number jobs from 1).
     m_b->setWorkDir(QDir(QDir::tempPath())
                         .filePath(QStringLiteral("lowerscope-%1-b").arg(QCoreApplication::applicationPid())));
@@ -90,29 +90,29 @@ ComparePanel::ComparePanel(Session* sessionA, QWidget* parent)
     connect(m_copyA, &QPushButton::clicked, this, &ComparePanel::copyOptionsFromA);
     connect(m_buildB, &QPushButton::clicked, this, &ComparePanel::buildB);
 
-    connect(m_b, &Session::snapshotChanged, this, [this] {
+    connect(m_b, &Workspace::snapshotChanged, this, [this] {
         updateKernelCombo();
         refreshSides();
     });
-    connect(m_b, &Session::kernelChanged, this, [this] { refreshSides(); });
-    connect(m_b, &Session::buildStarted, this, [this] { updateStatus(); });
-    connect(m_b, &Session::buildFinished, this, [this] {
+    connect(m_b, &Workspace::kernelChanged, this, [this] { refreshSides(); });
+    connect(m_b, &Workspace::buildStarted, this, [this] { updateStatus(); });
+    connect(m_b, &Workspace::buildFinished, this, [this] {
         updateStatus();
         refreshSides();
     });
-    connect(m_b, &Session::buildCancelled, this, [this] { updateStatus(); });
+    connect(m_b, &Workspace::buildCancelled, this, [this] { updateStatus(); });
     if (m_a) {
-        connect(m_a, &Session::snapshotChanged, this, [this] { refreshSides(); });
-        connect(m_a, &Session::kernelChanged, this, [this] {
+        connect(m_a, &Workspace::snapshotChanged, this, [this] { refreshSides(); });
+        connect(m_a, &Workspace::kernelChanged, this, [this] {
             // B follows A's kernel choice by name until the user picks one for B.
             if (m_a->kernel() && m_followA) m_preferredKernel = QString::fromStdString(m_a->kernel()->name);
             updateKernelCombo();
             refreshSides();
         });
-        connect(m_a, &Session::documentChanged, this, [this] {
+        connect(m_a, &Workspace::documentChanged, this, [this] {
             if (m_followA) syncFromA();
         });
-        connect(m_a, &Session::buildFinished, this, [this](quint64, SnapshotPtr snapshot) {
+        connect(m_a, &Workspace::buildFinished, this, [this](quint64, SnapshotPtr snapshot) {
             // Keep B in step with the editor: same text, B's options.
             if (m_followA && m_autoBuildB && snapshot && snapshot->ok()) {
                 syncFromA();

@@ -1,6 +1,6 @@
 #pragma once
 // The Compare pane: build configuration B next to the main window's build A, and the DiffView of
-// the two. B is a second session facade (its own options, builds, snapshot and kernel choice),
+// the two. B is a second workspace facade (its own options, builds, snapshot and kernel choice),
 // edited with the same BuildOptionsPane as A. B builds the same file as A (following the editor's
 // text, rebuilt whenever A builds) or another file, and may pick another kernel.
 
@@ -13,7 +13,7 @@ class QPushButton;
 
 namespace lowerscope {
 
-class Session;
+class Workspace;
 class DiffView;
 class BuildOptionsPane;
 struct BuildOptions;
@@ -22,11 +22,11 @@ class ComparePanel : public QWidget {
     Q_OBJECT
 public:
     // `sessionA` is the main window's session (not owned; observed).
-    explicit ComparePanel(Session* sessionA, QWidget* parent = nullptr);
+    explicit ComparePanel(Workspace* sessionA, QWidget* parent = nullptr);
     ~ComparePanel() override;
 
-    Session* sessionA() const { return m_a; }
-    Session* sessionB() const { return m_b; }
+    Workspace* sessionA() const { return m_a; }
+    Workspace* sessionB() const { return m_b; }
     DiffView* diffView() const { return m_diff; }
     BuildOptionsPane* optionsPaneB() const { return m_optionsB; }
     QComboBox* kernelComboB() const { return m_kernelB; }
@@ -55,8 +55,8 @@ private:
     void updateKernelCombo();
     void updateStatus();
 
-    QPointer<Session> m_a;
-    Session* m_b;
+    QPointer<Workspace> m_a;
+    Workspace* m_b;
     bool m_followA = true;
     bool m_autoBuildB = true;
     bool m_updatingCombo = false;

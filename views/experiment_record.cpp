@@ -1,6 +1,6 @@
 #include "views/experiment_record.h"
 
-#include "core/experiment/session.h"
+#include "core/experiment/experiment_session.h"
 
 #include <QFormLayout>
 #include <QLabel>

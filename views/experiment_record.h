@@ -1,9 +1,8 @@
 #pragma once
 // The experiment record as the GUI edits it, and its bridge to the `.lowerscope` session file of
-// core/experiment/session.h (load, atomic save, trust check of custom compiler flags). ExperimentData mirrors
-// core's session struct with Qt-friendly names; only experiment_record.cpp includes core/experiment/session.h
-// (its `Session` and `LaunchSpec` share names with the GUI's session facade and the runner's
-// launch spec).
+// core/experiment/experiment_session.h (load, atomic save, trust check of custom compiler flags).
+// ExperimentData mirrors core's ExperimentSession with Qt-friendly names; only
+// experiment_record.cpp includes core/experiment/experiment_session.h.
 //
 // Also: the experiment card editor widget (hypothesis, implementation, measurement, result,
 // interpretation).

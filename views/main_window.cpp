@@ -12,7 +12,7 @@
 #include "views/sass_depth.h" // issue 6: arrows, control codes, pressure, CFG, filter
 #include "views/sass_model.h"
 #include "views/sass_pane.h"
-#include "views/session.h"
+#include "views/workspace.h"
 #include "views/source_pane.h"
 #include "views/theme.h"
 
@@ -58,7 +58,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowNestedDocks | QMainWindow::AllowTabbedDocks);
     resize(1600, 1000);
 
-    m_session = new Session(this);
+    m_session = new Workspace(this);
     m_autosave = new Autosave(m_session, this);
     m_elapsed = new QElapsedTimer;
     m_debounce = new QTimer(this);
@@ -75,39 +75,39 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
     installCompareAndMeasure(this); // issue 7: Compare A/B, Measure, Experiment card + File actions
     m_defaultState = saveState(kStateVersion);
 
-    connect(m_session, &Session::editorTextChanged, this, [this] {
+    connect(m_session, &Workspace::editorTextChanged, this, [this] {
         m_modified = true;
         updateTitle();
         if (m_autoBuildAction->isChecked()) m_debounce->start();
     });
-    connect(m_session, &Session::optionsChanged, this, [this] {
+    connect(m_session, &Workspace::optionsChanged, this, [this] {
         if (m_autoBuildAction->isChecked() && m_session->snapshot()) m_debounce->start();
     });
-    connect(m_session, &Session::documentChanged, this, &MainWindow::updateTitle);
-    connect(m_session, &Session::snapshotChanged, this, &MainWindow::updateKernelCombo);
-    connect(m_session, &Session::kernelChanged, this, [this](int index) {
+    connect(m_session, &Workspace::documentChanged, this, &MainWindow::updateTitle);
+    connect(m_session, &Workspace::snapshotChanged, this, &MainWindow::updateKernelCombo);
+    connect(m_session, &Workspace::kernelChanged, this, [this](int index) {
         const QSignalBlocker block(m_kernelCombo);
         m_kernelCombo->setCurrentIndex(index);
     });
-    connect(m_session, &Session::selectionChanged, this, &MainWindow::updateInfo);
-    connect(m_session, &Session::staleChanged, this, &MainWindow::updateStatus);
-    connect(m_session, &Session::buildStarted, this, [this] {
+    connect(m_session, &Workspace::selectionChanged, this, &MainWindow::updateInfo);
+    connect(m_session, &Workspace::staleChanged, this, &MainWindow::updateStatus);
+    connect(m_session, &Workspace::buildStarted, this, [this] {
         m_elapsed->start();
         m_elapsedTick->start();
         updateStatus();
     });
-    connect(m_session, &Session::busyChanged, this, [this](bool busy) {
+    connect(m_session, &Workspace::busyChanged, this, [this](bool busy) {
         if (!busy) m_elapsedTick->stop();
         updateStatus();
     });
-    connect(m_session, &Session::buildFinished, this, [this](quint64, SnapshotPtr snap) {
+    connect(m_session, &Workspace::buildFinished, this, [this](quint64, SnapshotPtr snap) {
         updateStatus();
         // Errors: bring the diagnostics forward so they are seen without hunting.
         if (snap && !snap->ok()) {
             if (QDockWidget* d = pane(QStringLiteral("output"))) d->raise();
         }
     });
-    connect(m_session, &Session::buildCancelled, this, &MainWindow::updateStatus);
+    connect(m_session, &Workspace::buildCancelled, this, &MainWindow::updateStatus);
 
     if (m_opts.useSettings) restoreSettings();
     updateStatus();
@@ -291,7 +291,7 @@ void MainWindow::createActions() {
     m_kernelCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_kernelCombo->setMinimumContentsLength(24);
     tb->addWidget(m_kernelCombo);
-    connect(m_kernelCombo, &QComboBox::currentIndexChanged, m_session, &Session::setKernelIndex);
+    connect(m_kernelCombo, &QComboBox::currentIndexChanged, m_session, &Workspace::setKernelIndex);
     tb->addWidget(new QLabel(tr("  Inlined code → "), tb));
     m_attribution = new QComboBox(tb);
     m_attribution->setObjectName(QStringLiteral("attributionCombo"));

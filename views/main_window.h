@@ -23,7 +23,7 @@ class QTimer;
 
 namespace lowerscope {
 
-class Session;
+class Workspace;
 class SourcePane;
 class PtxPane;
 class SassPane;
@@ -45,7 +45,7 @@ public:
     explicit MainWindow(const Options& options, QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    Session* session() const { return m_session; }
+    Workspace* session() const { return m_session; }
     SourcePane* sourcePane() const { return m_source; }
     PtxPane* ptxPane() const { return m_ptx; }
     SassPane* sassPane() const { return m_sass; }
@@ -106,7 +106,7 @@ private:
     bool maybeSave();
 
     Options m_opts;
-    Session* m_session;
+    Workspace* m_session;
     Autosave* m_autosave;
     SourcePane* m_source = nullptr;
     PtxPane* m_ptx = nullptr;

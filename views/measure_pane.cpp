@@ -1,7 +1,7 @@
 #include "views/measure_pane.h"
 
 #include "views/build_job.h"
-#include "views/session.h"
+#include "views/workspace.h"
 #include "views/theme.h"
 
 #include <QBarCategoryAxis>
@@ -119,7 +119,7 @@ QString errorExplanation(const QString& kind) {
 
 } // namespace
 
-MeasurePane::MeasurePane(Session* a, Session* b, const Options& options, QWidget* parent)
+MeasurePane::MeasurePane(Workspace* a, Workspace* b, const Options& options, QWidget* parent)
     : QWidget(parent), m_opts(options), m_backend(runMeasureJob), m_pool(new QThreadPool(this)) {
     m_pool->setMaxThreadCount(2);
     buildUi();
@@ -341,7 +341,7 @@ void MeasurePane::saveSettings() {
     s.setValue(QStringLiteral("measure/deadlineS"), m_deadlineS);
 }
 
-void MeasurePane::setSessions(Session* a, Session* b) {
+void MeasurePane::setSessions(Workspace* a, Workspace* b) {
     if (m_a) disconnect(m_a, nullptr, this, nullptr);
     if (m_b) disconnect(m_b, nullptr, this, nullptr);
     m_a = a;
@@ -352,11 +352,11 @@ void MeasurePane::setSessions(Session* a, Session* b) {
         updateButtons();
     };
     if (m_a) {
-        connect(m_a, &Session::snapshotChanged, this, maybePrefill);
-        connect(m_a, &Session::kernelChanged, this, maybePrefill);
-        connect(m_a, &Session::documentChanged, this, [this] { m_userEdited = false; });
+        connect(m_a, &Workspace::snapshotChanged, this, maybePrefill);
+        connect(m_a, &Workspace::kernelChanged, this, maybePrefill);
+        connect(m_a, &Workspace::documentChanged, this, [this] { m_userEdited = false; });
     }
-    if (m_b) connect(m_b, &Session::snapshotChanged, this, [this] { updateButtons(); });
+    if (m_b) connect(m_b, &Workspace::snapshotChanged, this, [this] { updateButtons(); });
     if (!m_userEdited) prefill();
     updateButtons();
 }
@@ -447,7 +447,7 @@ double MeasurePane::pricePerGpuHour() const { return m_price->value(); }
 
 // -------------------------------------------------------------------------------------- jobs
 
-bool MeasurePane::sideFromSession(Session* s, const QString& label, MeasureSide& out, QString& why) const {
+bool MeasurePane::sideFromSession(Workspace* s, const QString& label, MeasureSide& out, QString& why) const {
     SnapshotPtr snap = s ? s->snapshot() : nullptr;
     const KernelModel* k = s ? s->kernel() : nullptr;
     if (!s || !snap || !snap->ok() || !k) {

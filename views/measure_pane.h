@@ -33,7 +33,7 @@ class QThreadPool;
 
 namespace lowerscope {
 
-class Session;
+class Workspace;
 
 class MeasurePane : public QWidget {
     Q_OBJECT
@@ -41,13 +41,13 @@ public:
     struct Options {
         bool useSettings = true; // runner host, price, deadline from / to QSettings
     };
-    // `a` and `b` are the session facades of builds A and B (either may be null; not owned).
-    explicit MeasurePane(Session* a, Session* b = nullptr, QWidget* parent = nullptr)
+    // `a` and `b` are the workspace facades of builds A and B (either may be null; not owned).
+    explicit MeasurePane(Workspace* a, Workspace* b = nullptr, QWidget* parent = nullptr)
         : MeasurePane(a, b, Options{}, parent) {}
-    MeasurePane(Session* a, Session* b, const Options& options, QWidget* parent = nullptr);
+    MeasurePane(Workspace* a, Workspace* b, const Options& options, QWidget* parent = nullptr);
     ~MeasurePane() override;
 
-    void setSessions(Session* a, Session* b);
+    void setSessions(Workspace* a, Workspace* b);
     // Replaces how jobs run (tests install fakes). Default: runMeasureJob.
     void setBackend(MeasureBackend backend) { m_backend = std::move(backend); }
 
@@ -124,10 +124,10 @@ private:
     void updateCost();
     void updateButtons();
     void emitBlockSize();
-    bool sideFromSession(Session* s, const QString& label, MeasureSide& out, QString& why) const;
+    bool sideFromSession(Workspace* s, const QString& label, MeasureSide& out, QString& why) const;
 
     Options m_opts;
-    QPointer<Session> m_a, m_b;
+    QPointer<Workspace> m_a, m_b;
     MeasureBackend m_backend;
     QThreadPool* m_pool;
     quint64 m_nextJob = 0;

@@ -3,7 +3,7 @@
 #include "views/code_editor.h"
 #include "views/ptx_lexer.h"
 #include "views/ptx_model.h"
-#include "views/session.h"
+#include "views/workspace.h"
 #include "views/stale_banner.h"
 
 #include <QLabel>
@@ -12,7 +12,7 @@
 
 namespace lowerscope {
 
-PtxPane::PtxPane(Session* session, QWidget* parent) : QWidget(parent), m_session(session) {
+PtxPane::PtxPane(Workspace* session, QWidget* parent) : QWidget(parent), m_session(session) {
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->setSpacing(0);
@@ -39,12 +39,12 @@ PtxPane::PtxPane(Session* session, QWidget* parent) : QWidget(parent), m_session
         if (sel.origin == Selection::Origin::Ptx && sel.focusPtxLine == line + 1) return;
         m_session->selectPtxLine(line + 1);
     });
-    connect(session, &Session::snapshotChanged, this, &PtxPane::onSnapshot);
-    connect(session, &Session::kernelChanged, this, &PtxPane::onKernel);
-    connect(session, &Session::attributionChanged, this, &PtxPane::onSourceLines);
-    connect(session, &Session::selectionChanged, this, &PtxPane::onSelectionChanged);
-    connect(session, &Session::staleChanged, this, &PtxPane::onStale);
-    connect(session, &Session::buildFinished, this, &PtxPane::onStale);
+    connect(session, &Workspace::snapshotChanged, this, &PtxPane::onSnapshot);
+    connect(session, &Workspace::kernelChanged, this, &PtxPane::onKernel);
+    connect(session, &Workspace::attributionChanged, this, &PtxPane::onSourceLines);
+    connect(session, &Workspace::selectionChanged, this, &PtxPane::onSelectionChanged);
+    connect(session, &Workspace::staleChanged, this, &PtxPane::onStale);
+    connect(session, &Workspace::buildFinished, this, &PtxPane::onStale);
 }
 
 void PtxPane::applyTheme() {

@@ -11,7 +11,7 @@ class QLabel;
 
 namespace lowerscope {
 
-class Session;
+class Workspace;
 class CodeEditor;
 class PtxLexer;
 class PtxModel;
@@ -20,7 +20,7 @@ class FindBar;
 class PtxPane : public QWidget {
     Q_OBJECT
 public:
-    explicit PtxPane(Session* session, QWidget* parent = nullptr);
+    explicit PtxPane(Workspace* session, QWidget* parent = nullptr);
     CodeEditor* editor() const { return m_editor; }
     PtxModel* model() const { return m_model; }
     QLabel* banner() const { return m_banner; }
@@ -33,7 +33,7 @@ private:
     void onSelectionChanged();
     void onStale();
 
-    QPointer<Session> m_session;
+    QPointer<Workspace> m_session;
     QLabel* m_banner;
     CodeEditor* m_editor;
     PtxLexer* m_lexer;

@@ -1,7 +1,7 @@
 #include "views/resources_pane.h"
 
 #include "views/resources_model.h"
-#include "views/session.h"
+#include "views/workspace.h"
 
 #include <QDir>
 #include <QFile>
@@ -36,7 +36,7 @@ int sidecarBlockSize(const QString& sourcePath, const QString& kernelName) {
     return first;
 }
 
-ResourcesPane::ResourcesPane(Session* session, QWidget* parent) : QWidget(parent), m_session(session) {
+ResourcesPane::ResourcesPane(Workspace* session, QWidget* parent) : QWidget(parent), m_session(session) {
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(4, 4, 4, 4);
     auto* form = new QHBoxLayout;
@@ -69,8 +69,8 @@ ResourcesPane::ResourcesPane(Session* session, QWidget* parent) : QWidget(parent
 
     connect(m_block, &QSpinBox::valueChanged, m_model, &ResourcesModel::setBlockSize);
     connect(m_dynShared, &QSpinBox::valueChanged, m_model, &ResourcesModel::setDynamicShared);
-    connect(session, &Session::snapshotChanged, this, &ResourcesPane::reload);
-    connect(session, &Session::kernelChanged, this, &ResourcesPane::reload);
+    connect(session, &Workspace::snapshotChanged, this, &ResourcesPane::reload);
+    connect(session, &Workspace::kernelChanged, this, &ResourcesPane::reload);
 }
 
 void ResourcesPane::reload() {

@@ -10,20 +10,20 @@ class QTableView;
 
 namespace lowerscope {
 
-class Session;
+class Workspace;
 class ResourcesModel;
 
 class ResourcesPane : public QWidget {
     Q_OBJECT
 public:
-    explicit ResourcesPane(Session* session, QWidget* parent = nullptr);
+    explicit ResourcesPane(Workspace* session, QWidget* parent = nullptr);
     ResourcesModel* model() const { return m_model; }
     QSpinBox* blockSize() const { return m_block; }
 
 private:
     void reload();
 
-    QPointer<Session> m_session;
+    QPointer<Workspace> m_session;
     ResourcesModel* m_model;
     QTableView* m_view;
     QSpinBox* m_block;

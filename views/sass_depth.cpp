@@ -12,7 +12,7 @@
 #include "views/sass_filter.h"
 #include "views/sass_model.h"
 #include "views/sass_pane.h"
-#include "views/session.h"
+#include "views/workspace.h"
 #include "views/source_pane.h"
 #include "views/theme.h"
 
@@ -88,7 +88,7 @@ private:
 
 SassDepthWidgets installSassDepthFeatures(MainWindow* window) {
     SassDepthWidgets w;
-    Session* session = window->session();
+    Workspace* session = window->session();
     SassPane* sassPane = window->sassPane();
     QTableView* view = sassPane->view();
     SassModel* model = sassPane->model();
@@ -245,10 +245,10 @@ SassDepthWidgets installSassDepthFeatures(MainWindow* window) {
             for (const auto& [line, text] : texts) editor->setMarginText(line - 1, QStringLiteral("  ") + text, *marginStyle);
         }
     };
-    QObject::connect(session, &Session::snapshotChanged, gutter, reload);
-    QObject::connect(session, &Session::kernelChanged, gutter, reload);
-    QObject::connect(session, &Session::attributionChanged, gutter, reload);
-    QObject::connect(session, &Session::selectionChanged, cfg, [session, cfg, filter, gutter] {
+    QObject::connect(session, &Workspace::snapshotChanged, gutter, reload);
+    QObject::connect(session, &Workspace::kernelChanged, gutter, reload);
+    QObject::connect(session, &Workspace::attributionChanged, gutter, reload);
+    QObject::connect(session, &Workspace::selectionChanged, cfg, [session, cfg, filter, gutter] {
         const Selection& sel = session->selection();
         if (sel.hover) return;
         const KernelModel* kernel = session->kernel();

@@ -8,7 +8,7 @@
 //    previous peak, Ctrl+F7 maximum; GPRs, predicates or uniform GPRs from the context menu);
 //  - per-line "R<max live> S<stall sum>" text in the Source pane's margin;
 //  - the CFG pane (id "cfg") and the SASS filter pane (id "sass-filter") with the instruction mix.
-// Everything talks to the session facade; no pane calls another.
+// Everything talks to the workspace facade; no pane calls another.
 
 class QAction;
 

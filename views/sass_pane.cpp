@@ -3,7 +3,7 @@
 #include "views/stale_banner.h"
 #include "views/sass_delegate.h"
 #include "views/sass_model.h"
-#include "views/session.h"
+#include "views/workspace.h"
 
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -14,7 +14,7 @@
 
 namespace lowerscope {
 
-SassPane::SassPane(Session* session, QWidget* parent) : QWidget(parent), m_session(session) {
+SassPane::SassPane(Workspace* session, QWidget* parent) : QWidget(parent), m_session(session) {
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->setSpacing(0);
@@ -68,12 +68,12 @@ SassPane::SassPane(Session* session, QWidget* parent) : QWidget(parent), m_sessi
                 if (sel.origin == Selection::Origin::Sass && sel.focusSassAddress == address) return;
                 m_session->selectSassAddress(address);
             });
-    connect(session, &Session::snapshotChanged, this, &SassPane::reload);
-    connect(session, &Session::kernelChanged, this, &SassPane::reload);
-    connect(session, &Session::attributionChanged, this, &SassPane::reload);
-    connect(session, &Session::selectionChanged, this, &SassPane::onSelectionChanged);
-    connect(session, &Session::staleChanged, this, &SassPane::onStale);
-    connect(session, &Session::buildFinished, this, &SassPane::onStale);
+    connect(session, &Workspace::snapshotChanged, this, &SassPane::reload);
+    connect(session, &Workspace::kernelChanged, this, &SassPane::reload);
+    connect(session, &Workspace::attributionChanged, this, &SassPane::reload);
+    connect(session, &Workspace::selectionChanged, this, &SassPane::onSelectionChanged);
+    connect(session, &Workspace::staleChanged, this, &SassPane::onStale);
+    connect(session, &Workspace::buildFinished, this, &SassPane::onStale);
 }
 
 void SassPane::setGutter(QWidget* gutter) {

@@ -11,13 +11,13 @@ class QHBoxLayout;
 
 namespace lowerscope {
 
-class Session;
+class Workspace;
 class SassModel;
 
 class SassPane : public QWidget {
     Q_OBJECT
 public:
-    explicit SassPane(Session* session, QWidget* parent = nullptr);
+    explicit SassPane(Workspace* session, QWidget* parent = nullptr);
     QTableView* view() const { return m_view; }
     SassModel* model() const { return m_model; }
     QLabel* banner() const { return m_banner; }
@@ -38,7 +38,7 @@ private:
     void onSelectionChanged();
     void onStale();
 
-    QPointer<Session> m_session;
+    QPointer<Workspace> m_session;
     QLabel* m_banner;
     QHBoxLayout* m_body;
     QWidget* m_gutter = nullptr;

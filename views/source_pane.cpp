@@ -2,7 +2,7 @@
 
 #include "views/code_editor.h"
 #include "views/cuda_lexer.h"
-#include "views/session.h"
+#include "views/workspace.h"
 #include "views/theme.h"
 
 #include <Qsci/qscistyle.h>
@@ -27,7 +27,7 @@ QsciStyle& warningStyle() {
 }
 } // namespace
 
-SourcePane::SourcePane(Session* session, QWidget* parent) : QWidget(parent), m_session(session) {
+SourcePane::SourcePane(Workspace* session, QWidget* parent) : QWidget(parent), m_session(session) {
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->setSpacing(0);
@@ -66,14 +66,14 @@ SourcePane::SourcePane(Session* session, QWidget* parent) : QWidget(parent), m_s
         if (m_session->selection().hover) m_session->selectSourceLine(line + 1, false);
     });
 
-    connect(session, &Session::documentChanged, this, &SourcePane::onDocumentChanged);
-    connect(session, &Session::snapshotChanged, this, &SourcePane::onListingChanged);
-    connect(session, &Session::kernelChanged, this, &SourcePane::onListingChanged);
-    connect(session, &Session::attributionChanged, this, &SourcePane::onListingChanged);
-    connect(session, &Session::selectionChanged, this, &SourcePane::onSelectionChanged);
-    connect(session, &Session::staleChanged, this, [this](bool stale) { m_editor->setBandsDimmed(stale); });
-    connect(session, &Session::buildFinished, this, &SourcePane::onBuildFinished);
-    connect(session, &Session::sourceRevealRequested, this, [this](int line, int column) {
+    connect(session, &Workspace::documentChanged, this, &SourcePane::onDocumentChanged);
+    connect(session, &Workspace::snapshotChanged, this, &SourcePane::onListingChanged);
+    connect(session, &Workspace::kernelChanged, this, &SourcePane::onListingChanged);
+    connect(session, &Workspace::attributionChanged, this, &SourcePane::onListingChanged);
+    connect(session, &Workspace::selectionChanged, this, &SourcePane::onSelectionChanged);
+    connect(session, &Workspace::staleChanged, this, [this](bool stale) { m_editor->setBandsDimmed(stale); });
+    connect(session, &Workspace::buildFinished, this, &SourcePane::onBuildFinished);
+    connect(session, &Workspace::sourceRevealRequested, this, [this](int line, int column) {
         if (line < 1) return;
         m_editor->setCursorPosition(line - 1, std::max(0, column - 1));
         m_editor->ensureLineVisibleCentered(line);

@@ -9,7 +9,7 @@
 
 namespace lowerscope {
 
-class Session;
+class Workspace;
 class CodeEditor;
 class CudaLexer;
 class FindBar;
@@ -17,7 +17,7 @@ class FindBar;
 class SourcePane : public QWidget {
     Q_OBJECT
 public:
-    explicit SourcePane(Session* session, QWidget* parent = nullptr);
+    explicit SourcePane(Workspace* session, QWidget* parent = nullptr);
     CodeEditor* editor() const { return m_editor; }
     FindBar* findBar() const { return m_find; }
     // Lines (1-based) that carry a diagnostic annotation.
@@ -31,7 +31,7 @@ private:
     void onBuildFinished(quint64 job, SnapshotPtr snapshot);
     void onCursorMoved(int line);
 
-    QPointer<Session> m_session;
+    QPointer<Workspace> m_session;
     CodeEditor* m_editor;
     CudaLexer* m_lexer;
     FindBar* m_find;

@@ -1,13 +1,13 @@
 #include "views/stale_banner.h"
 
-#include "views/session.h"
+#include "views/workspace.h"
 #include "views/theme.h"
 
 #include <QLabel>
 
 namespace lowerscope {
 
-QString staleBannerText(const Session& session) {
+QString staleBannerText(const Workspace& session) {
     if (!session.snapshot()) return {};
     const SnapshotPtr last = session.lastAttempt();
     if (last && !last->ok())
@@ -32,7 +32,7 @@ void styleStaleBanner(QLabel* banner) {
                               .arg(Theme::warningPaper().name(), Theme::editorText().name()));
 }
 
-bool refreshStaleBanner(QLabel* banner, const Session& session) {
+bool refreshStaleBanner(QLabel* banner, const Workspace& session) {
     const QString text = staleBannerText(session);
     banner->setText(text);
     banner->setVisible(!text.isEmpty());

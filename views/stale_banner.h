@@ -9,10 +9,10 @@ class QWidget;
 
 namespace lowerscope {
 
-class Session;
+class Workspace;
 
 // Text of the banner; "" when the listing is current.
-QString staleBannerText(const Session& session);
+QString staleBannerText(const Workspace& session);
 
 // A hidden, word-wrapped banner label (object name "staleBanner"), coloured for the current theme.
 QLabel* createStaleBanner(QWidget* parent);
@@ -21,6 +21,6 @@ QLabel* createStaleBanner(QWidget* parent);
 void styleStaleBanner(QLabel* banner);
 
 // Shows staleBannerText(session) in the banner, hidden when empty. Returns true when shown.
-bool refreshStaleBanner(QLabel* banner, const Session& session);
+bool refreshStaleBanner(QLabel* banner, const Workspace& session);
 
 } // namespace lowerscope

@@ -10,7 +10,7 @@
 #include "core/experiment/report.h"
 #include "core/run/stats.h"
 #include "core/parse/sass_parser.h"
-#include "core/experiment/session.h"
+#include "core/experiment/experiment_session.h"
 #include "core/build/toolchain.h"
 
 #include <cstdio>

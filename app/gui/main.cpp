@@ -5,7 +5,7 @@
 #include "app/cli/build_flags.h"
 #include "views/automation.h"
 #include "views/main_window.h"
-#include "views/session.h"
+#include "views/workspace.h"
 #include "views/theme.h"
 
 #include <CLI/CLI.hpp>

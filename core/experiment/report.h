@@ -5,7 +5,7 @@
 // the caller has written. Pure text generation: nothing is built, run or written to disk here.
 
 #include "core/analysis/diff.h"
-#include "core/experiment/session.h"
+#include "core/experiment/experiment_session.h"
 
 #include <optional>
 #include <string>

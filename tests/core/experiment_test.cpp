@@ -3,7 +3,7 @@
 // the measurement and a card filled from the numbers, and the report carries the verdict.
 #include "core/build/process.h"
 #include "core/experiment/report.h"
-#include "core/experiment/session.h"
+#include "core/experiment/experiment_session.h"
 #include "core/build/toolchain.h"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // .lowerscope sessions: lossless round trip, clear errors for corrupt / incomplete / future files
 // without touching the caller's session, atomic saves, and which settings need a trust prompt.
 #include "core/build/json_io.h"
-#include "core/experiment/session.h"
+#include "core/experiment/experiment_session.h"
 
 #include "json_pointers.h"
 

@@ -7,7 +7,7 @@
 #include "core/parse/sass_parser.h"
 #include "views/build_job.h"
 #include "views/diff_view.h"
-#include "views/session.h"
+#include "views/workspace.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -89,9 +89,9 @@ inline std::shared_ptr<BuildSnapshot> fakeBuild(const BuildRequest& r, std::atom
     return snap;
 }
 
-inline bool waitForGoodSnapshot(Session& s) {
+inline bool waitForGoodSnapshot(Workspace& s) {
     if (s.snapshot() && s.snapshot()->ok()) return true;
-    QSignalSpy spy(&s, &Session::snapshotChanged);
+    QSignalSpy spy(&s, &Workspace::snapshotChanged);
     return spy.wait(10000) && s.snapshot() && s.snapshot()->ok();
 }
 

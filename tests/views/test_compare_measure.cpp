@@ -15,7 +15,7 @@
 #include "views/experiment_record.h"
 #include "views/measure_pane.h"
 #include "views/measurement_data.h"
-#include "views/session.h"
+#include "views/workspace.h"
 #include "views/theme.h"
 
 #include "measure_test_support.h"
@@ -269,7 +269,7 @@ private slots:
     }
 
     void jobsReportByQueuedSignalAndCancel() {
-        Session a;
+        Workspace a;
         std::atomic<int> builds{0};
         a.setBackend([&builds](const BuildRequest& r, std::atomic<bool>*) { return fakeBuild(r, &builds); });
         a.setDocument(QStringLiteral("k.cu"), QStringLiteral("__global__ void k() {}"));
@@ -365,7 +365,7 @@ private slots:
         QVERIFY2(kind == "no_driver" || kind == "no_device", (kind + ": " + message).c_str());
 
         // Through the pane: the error shows, the app keeps working.
-        Session a;
+        Workspace a;
         a.setBackend([](const BuildRequest& r, std::atomic<bool>*) { return fakeBuild(r, nullptr); });
         a.setDocument(QStringLiteral("k.cu"), QStringLiteral("__global__ void k() {}"));
         a.build();

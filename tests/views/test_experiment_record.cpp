@@ -11,7 +11,7 @@
 #include "views/experiment_record.h"
 #include "views/measure_pane.h"
 #include "views/measurement_data.h"
-#include "views/session.h"
+#include "views/workspace.h"
 #include "views/theme.h"
 
 #include "measure_test_support.h"
@@ -68,7 +68,7 @@ private slots:
 
     void untrustedSessionPromptsBeforeBuilding() {
         QTemporaryDir dir;
-        Session a;
+        Workspace a;
         std::atomic<int> builds{0};
         a.setBackend([&builds](const BuildRequest& r, std::atomic<bool>*) { return fakeBuild(r, &builds); });
         a.setDocument(QStringLiteral("mine.cu"), QStringLiteral("// mine\n"));
@@ -140,7 +140,7 @@ private slots:
 
     void corruptOrFutureSessionLeavesCurrentOne() {
         QTemporaryDir dir;
-        Session a;
+        Workspace a;
         a.setBackend([](const BuildRequest& r, std::atomic<bool>*) { return fakeBuild(r, nullptr); });
         a.setDocument(QStringLiteral("mine.cu"), QStringLiteral("// mine\n"));
         BuildOptions mine;
@@ -184,7 +184,7 @@ private slots:
 
     void saveLoadRoundTripAndReport() {
         QTemporaryDir dir;
-        Session a;
+        Workspace a;
         a.setBackend([](const BuildRequest& r, std::atomic<bool>*) { return fakeBuild(r, nullptr); });
         a.setDocument(QStringLiteral("k.cu"), QStringLiteral("__global__ void k() {}\n"));
         ComparePanel compare(&a);

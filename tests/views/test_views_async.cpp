@@ -5,7 +5,7 @@
 // to recover an orphaned autosave.
 #include "views/code_editor.h"
 #include "views/main_window.h"
-#include "views/session.h"
+#include "views/workspace.h"
 #include "views/source_pane.h"
 
 #include <QApplication>
@@ -148,15 +148,15 @@ private slots:
         MainWindow w(o);
         w.show();
         w.loadText(QString(), QStringLiteral("__global__ void k(float* x) { x[0] = 1.0f; }\n"));
-        Session* s = w.session();
+        Workspace* s = w.session();
 
         int ticks = 0;
         QTimer timer;
         connect(&timer, &QTimer::timeout, [&] { ++ticks; });
         timer.start(10);
 
-        QSignalSpy cancelled(s, &Session::buildCancelled);
-        QSignalSpy finished(s, &Session::buildFinished);
+        QSignalSpy cancelled(s, &Workspace::buildCancelled);
+        QSignalSpy finished(s, &Workspace::buildFinished);
         QElapsedTimer clock;
         clock.start();
         w.build();
@@ -183,10 +183,10 @@ private slots:
 
     void newerBuildSupersedes() {
         QFile::remove(g_dir->filePath(QStringLiteral("pids")));
-        Session s;
+        Workspace s;
         s.setDocument(QString(), QStringLiteral("__global__ void k() {}\n"));
-        QSignalSpy cancelled(&s, &Session::buildCancelled);
-        QSignalSpy finished(&s, &Session::buildFinished);
+        QSignalSpy cancelled(&s, &Workspace::buildCancelled);
+        QSignalSpy finished(&s, &Workspace::buildFinished);
         const quint64 first = s.build();
         QTRY_VERIFY_WITH_TIMEOUT(startedPids().size() == 1, 20000);
         const qint64 firstPid = startedPids().front();

@@ -13,7 +13,7 @@
 #include "views/resources_pane.h"
 #include "views/sass_model.h"
 #include "views/sass_pane.h"
-#include "views/session.h"
+#include "views/workspace.h"
 #include "views/source_pane.h"
 
 #include <QAbstractItemModelTester>
@@ -51,12 +51,12 @@ class LinkingTest : public QObject {
     QTemporaryDir m_tmp;
     std::unique_ptr<MainWindow> m_w;
 
-    Session* session() { return m_w->session(); }
+    Workspace* session() { return m_w->session(); }
     const KernelModel* kernel() { return session()->kernel(); }
     std::string buildFile() { return session()->snapshot()->buildPath.toStdString(); }
 
     bool waitForBuild() {
-        QSignalSpy done(session(), &Session::buildFinished);
+        QSignalSpy done(session(), &Workspace::buildFinished);
         if (!session()->isBuilding()) session()->build();
         return done.wait(180000);
     }
@@ -72,7 +72,7 @@ private slots:
         m_w = std::make_unique<MainWindow>(o);
         m_w->setAutoBuild(false);
         m_w->show();
-        QSignalSpy done(session(), &Session::buildFinished);
+        QSignalSpy done(session(), &Workspace::buildFinished);
         QVERIFY(m_w->openFile(kernelPath()));
         QVERIFY(done.wait(180000));
         QVERIFY2(session()->snapshot(), qPrintable(session()->lastAttempt()->error));

@@ -1,4 +1,4 @@
-#include "views/session.h"
+#include "views/workspace.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -11,13 +11,13 @@
 
 namespace lowerscope {
 
-struct Session::Job {
+struct Workspace::Job {
     quint64 id = 0;
     std::shared_ptr<std::atomic<bool>> cancel;
     QFutureWatcher<std::shared_ptr<BuildSnapshot>>* watcher = nullptr;
 };
 
-Session::Session(QObject* parent) : QObject(parent), m_backend(runRealBuild) {
+Workspace::Workspace(QObject* parent) : QObject(parent), m_backend(runRealBuild) {
     qRegisterMetaType<SnapshotPtr>("lowerscope::SnapshotPtr");
     // Two workers: a superseded build may still be dying while the new one starts.
     m_pool.setMaxThreadCount(2);
@@ -25,7 +25,7 @@ Session::Session(QObject* parent) : QObject(parent), m_backend(runRealBuild) {
                     .filePath(QStringLiteral("lowerscope-%1").arg(QCoreApplication::applicationPid()));
 }
 
-Session::~Session() {
+Workspace::~Workspace() {
     // Kill every child and wait for the workers, so no job outlives the objects it reports to.
     for (const auto& job : std::as_const(m_jobs)) job->cancel->store(true);
     for (const auto& job : std::as_const(m_jobs)) job->watcher->waitForFinished();
@@ -33,11 +33,11 @@ Session::~Session() {
     if (m_workDir.contains(QStringLiteral("lowerscope-"))) QDir(m_workDir).removeRecursively();
 }
 
-QString Session::displayName() const {
+QString Workspace::displayName() const {
     return m_path.isEmpty() ? QStringLiteral("untitled.cu") : QFileInfo(m_path).fileName();
 }
 
-void Session::setDocument(const QString& path, const QString& text) {
+void Workspace::setDocument(const QString& path, const QString& text) {
     m_path = path;
     m_text = text;
     m_good.reset();
@@ -51,20 +51,20 @@ void Session::setDocument(const QString& path, const QString& text) {
     updateStale();
 }
 
-void Session::setEditorText(const QString& text) {
+void Workspace::setEditorText(const QString& text) {
     if (text == m_text) return;
     m_text = text;
     updateStale();
     emit editorTextChanged();
 }
 
-void Session::setOptions(const BuildOptions& options) {
+void Workspace::setOptions(const BuildOptions& options) {
     if (options == m_options) return;
     m_options = options;
     emit optionsChanged();
 }
 
-std::vector<std::string> Session::previewCommand() const {
+std::vector<std::string> Workspace::previewCommand() const {
     std::vector<std::string> argv{"nvcc"};
     for (auto& a : toNvccArgs(m_options)) argv.push_back(a);
     const std::string name = displayName().toStdString();
@@ -73,7 +73,7 @@ std::vector<std::string> Session::previewCommand() const {
     return argv;
 }
 
-quint64 Session::build() {
+quint64 Workspace::build() {
     const quint64 id = ++m_nextJob;
     // A newer build supersedes the running one: kill its children now; its result is dropped.
     if (auto it = m_jobs.find(m_currentJob); it != m_jobs.end()) (*it)->cancel->store(true);
@@ -117,11 +117,11 @@ quint64 Session::build() {
     return id;
 }
 
-void Session::cancelBuild() {
+void Workspace::cancelBuild() {
     if (auto it = m_jobs.find(m_currentJob); it != m_jobs.end()) (*it)->cancel->store(true);
 }
 
-void Session::onJobDone(quint64 id) {
+void Workspace::onJobDone(quint64 id) {
     auto it = m_jobs.find(id);
     if (it == m_jobs.end()) return;
     std::shared_ptr<Job> job = *it;
@@ -153,46 +153,46 @@ void Session::onJobDone(quint64 id) {
     emit buildFinished(id, snap);
 }
 
-QString Session::buildStatus() const {
+QString Workspace::buildStatus() const {
     if (isBuilding()) return QStringLiteral("building");
     if (m_lastCancelled) return QStringLiteral("cancelled");
     if (!m_last) return QStringLiteral("none");
     return m_last->ok() ? QStringLiteral("ok") : QStringLiteral("failed");
 }
 
-void Session::updateStale() {
+void Workspace::updateStale() {
     const bool stale = (m_good && m_good->builtText != m_text) || (m_last && !m_last->ok() && m_good);
     if (stale == m_stale) return;
     m_stale = stale;
     emit staleChanged(stale);
 }
 
-const KernelModel* Session::kernel() const {
+const KernelModel* Workspace::kernel() const {
     if (!m_good || m_kernel < 0 || m_kernel >= int(m_good->model.kernels.size())) return nullptr;
     return &m_good->model.kernels[size_t(m_kernel)];
 }
 
-void Session::setKernelIndex(int index) {
+void Workspace::setKernelIndex(int index) {
     if (!m_good || index < 0 || index >= int(m_good->model.kernels.size()) || index == m_kernel) return;
     m_kernel = index;
     emit kernelChanged(index);
     recomputeSelection();
 }
 
-void Session::setAttribution(InlineAttribution attribution) {
+void Workspace::setAttribution(InlineAttribution attribution) {
     if (attribution == m_attribution) return;
     m_attribution = attribution;
     emit attributionChanged();
     recomputeSelection();
 }
 
-bool Session::isMainFile(const std::string& file) const {
+bool Workspace::isMainFile(const std::string& file) const {
     if (file.empty()) return false;
     const QString name = QFileInfo(QString::fromStdString(file)).fileName();
     return name == displayName();
 }
 
-int Session::sourceLineForLoc(const std::optional<SourceLoc>& loc) const {
+int Workspace::sourceLineForLoc(const std::optional<SourceLoc>& loc) const {
     if (!loc || !loc->valid()) return 0;
     if (m_attribution == InlineAttribution::CallSite) {
         const SourceFrame f = loc->callSite();
@@ -201,12 +201,12 @@ int Session::sourceLineForLoc(const std::optional<SourceLoc>& loc) const {
     return isMainFile(loc->file) ? loc->line : 0;
 }
 
-int Session::sourceLineForSass(uint32_t address) const {
+int Workspace::sourceLineForSass(uint32_t address) const {
     const KernelModel* k = kernel();
     return k ? sourceLineForLoc(k->correlation.sourceForSass(address)) : 0;
 }
 
-void Session::selectSourceLine(int line, bool hover) {
+void Workspace::selectSourceLine(int line, bool hover) {
     m_requestOrigin = Selection::Origin::Source;
     m_requestLine = line;
     m_selection = {};
@@ -225,7 +225,7 @@ void Session::selectSourceLine(int line, bool hover) {
     emit selectionChanged();
 }
 
-void Session::selectPtxLine(int line) {
+void Workspace::selectPtxLine(int line) {
     m_requestOrigin = Selection::Origin::Ptx;
     m_requestLine = line;
     m_selection = {};
@@ -242,7 +242,7 @@ void Session::selectPtxLine(int line) {
     emit selectionChanged();
 }
 
-void Session::selectSassAddress(uint32_t address) {
+void Workspace::selectSassAddress(uint32_t address) {
     m_requestOrigin = Selection::Origin::Sass;
     m_requestAddress = address;
     m_selection = {};
@@ -259,13 +259,13 @@ void Session::selectSassAddress(uint32_t address) {
     emit selectionChanged();
 }
 
-void Session::clearSelection() {
+void Workspace::clearSelection() {
     m_requestOrigin = Selection::Origin::None;
     m_selection = {};
     emit selectionChanged();
 }
 
-void Session::recomputeSelection() {
+void Workspace::recomputeSelection() {
     switch (m_requestOrigin) {
     case Selection::Origin::None: break;
     case Selection::Origin::Source: selectSourceLine(m_requestLine); break;

@@ -1,5 +1,5 @@
 #pragma once
-// The session facade (hotspot's PerfParser / RenderDoc's ICaptureContext pattern): owns the open
+// The workspace facade (hotspot's PerfParser / RenderDoc's ICaptureContext pattern): owns the open
 // document, the build options, the background build jobs and the current selection. Every pane
 // observes its signals and calls its slots; panes never call each other.
 //
@@ -36,11 +36,11 @@ struct Selection {
     bool empty() const { return origin == Origin::None; }
 };
 
-class Session : public QObject {
+class Workspace : public QObject {
     Q_OBJECT
 public:
-    explicit Session(QObject* parent = nullptr);
-    ~Session() override;
+    explicit Workspace(QObject* parent = nullptr);
+    ~Workspace() override;
 
     // Replaces the build function (tests install fakes). Default: runRealBuild.
     void setBackend(BuildBackend backend) { m_backend = std::move(backend); }

@@ -1,4 +1,4 @@
-#include "core/experiment/session.h"
+#include "core/experiment/experiment_session.h"
 
 #include "core/build/json_io.h"
 
