@@ -1,18 +1,72 @@
 #include "views/sass_pane.h"
 
-#include "views/stale_banner.h"
+#include "views/arrow_gutter.h"
+#include "views/control_delegate.h"
+#include "views/opcode_tooltip.h"
+#include "views/pressure_strip.h"
 #include "views/sass_delegate.h"
 #include "views/sass_model.h"
+#include "views/stale_banner.h"
 #include "views/workspace.h"
 
+#include <QAction>
+#include <QActionGroup>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMouseEvent>
 #include <QTableView>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace lowerscope {
+
+namespace {
+
+// Turns a click on a register in the Operands/Predicate column into a register highlight.
+class OperandClickFilter : public QObject {
+public:
+    OperandClickFilter(QTableView* view, ArrowGutter* gutter)
+        : QObject(view), m_view(view), m_gutter(gutter) {}
+
+protected:
+    bool eventFilter(QObject*, QEvent* event) override {
+        if (event->type() != QEvent::MouseButtonPress || !m_view || !m_gutter) return false;
+        auto* me = static_cast<QMouseEvent*>(event);
+        if (me->button() != Qt::LeftButton) return false;
+        const QPoint pos = me->position().toPoint();
+        const QModelIndex index = m_view->indexAt(pos);
+        if (!index.isValid() ||
+            (index.column() != SassModel::OperandsColumn && index.column() != SassModel::PredicateColumn))
+            return false;
+        const QString text = index.data().toString();
+        const QRect rect = m_view->visualRect(index);
+        // The styled delegate's text margin (QCommonStyle: focus-frame margin + 1 on each side).
+        const int margin = m_view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_view) + 1;
+        const QFontMetrics fm(m_view->font());
+        const int x = pos.x() - rect.left() - margin;
+        int position = -1;
+        for (int i = 0; i < text.size(); ++i)
+            if (fm.horizontalAdvance(text.left(i + 1)) > x) {
+                position = i;
+                break;
+            }
+        const RegRange reg =
+            position >= 0 ? registerAtTextPosition(text, position) : RegRange{RegClass::R, 0, 0};
+        if (reg.count > 0 && !(m_gutter->hasRegisterHighlight() && m_gutter->highlightedRegister() == reg))
+            m_gutter->highlightRegister(reg);
+        else
+            m_gutter->clearRegisterHighlight(); // a second click (or a click off a register) clears
+        return false;                           // the row is still selected as usual
+    }
+
+private:
+    QPointer<QTableView> m_view;
+    QPointer<ArrowGutter> m_gutter;
+};
+
+} // namespace
 
 SassPane::SassPane(Workspace* session, QWidget* parent) : QWidget(parent), m_session(session) {
     auto* lay = new QVBoxLayout(this);
@@ -58,6 +112,9 @@ SassPane::SassPane(Workspace* session, QWidget* parent) : QWidget(parent), m_ses
     hh->resizeSection(SassModel::LiveColumn, cw * 9);
     hh->setSectionResizeMode(SassModel::OperandsColumn, QHeaderView::Interactive);
     m_body->addWidget(m_view, 1);
+    createGutter();
+    createControlColumn();
+    createPressureStrip();
 
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
@@ -76,10 +133,102 @@ SassPane::SassPane(Workspace* session, QWidget* parent) : QWidget(parent), m_ses
     connect(session, &Workspace::buildFinished, this, &SassPane::onStale);
 }
 
-void SassPane::setGutter(QWidget* gutter) {
-    delete m_gutter;
-    m_gutter = gutter;
-    if (gutter) m_body->insertWidget(0, gutter);
+void SassPane::createGutter() {
+    m_gutter = new ArrowGutter(this);
+    m_body->insertWidget(0, m_gutter);
+    m_gutter->setView(m_view);
+    // A toggle in the gutter's header strip (the rows start below the table header).
+    auto* toggle = new QToolButton(m_gutter);
+    m_allEdges = new QAction(tr("All dependency edges in view"), m_gutter);
+    m_allEdges->setCheckable(true);
+    m_allEdges->setToolTip(
+        tr("Arrows: the selected instruction's producers/consumers, or every edge in view"));
+    m_allEdges->setIconText(QStringLiteral("\u21c5"));
+    toggle->setDefaultAction(m_allEdges);
+    toggle->setAutoRaise(true);
+    toggle->setFixedSize(18, std::max(16, m_view->horizontalHeader()->sizeHint().height() - 2));
+    toggle->move(1, 1);
+    connect(m_allEdges, &QAction::toggled, m_gutter, &ArrowGutter::setShowAllEdges);
+    connect(this, &SassPane::currentRowChanged, m_gutter, &ArrowGutter::setSelectedRow);
+    connect(m_gutter, &ArrowGutter::rowActivated, m_view, [this](int row) {
+        const QModelIndex index = m_view->model()->index(row, 0);
+        m_view->setCurrentIndex(index);
+        m_view->scrollTo(index, QAbstractItemView::EnsureVisible);
+    });
+    m_view->viewport()->installEventFilter(new OperandClickFilter(m_view, m_gutter));
+}
+
+void SassPane::createControlColumn() {
+    m_view->setItemDelegateForColumn(SassModel::ControlColumn, new ControlDelegate(m_view));
+    // Room for the graphic and the text form `B0-----:R-:W2:Y:S01`.
+    const int cw = QFontMetrics(m_view->font()).horizontalAdvance(QLatin1Char('0'));
+    m_view->horizontalHeader()->resizeSection(
+        SassModel::ControlColumn,
+        cw * 21 + ControlDelegate::graphicWidth(m_view->verticalHeader()->defaultSectionSize()));
+    OpcodeTooltipFilter::installOnSassView(m_view, SassModel::OpcodeColumn, SassModel::ControlColumn);
+}
+
+void SassPane::createPressureStrip() {
+    m_strip = new PressureStrip(this);
+    m_body->insertWidget(m_body->indexOf(m_view) + 1, m_strip);
+    m_strip->setView(m_view);
+    connect(m_strip, &PressureStrip::rowRequested, m_view, [this](int row) {
+        const QModelIndex index = m_view->model()->index(row, 0);
+        if (!index.isValid()) return;
+        m_view->setCurrentIndex(index);
+        m_view->scrollTo(index, QAbstractItemView::PositionAtCenter);
+    });
+    connect(this, &SassPane::currentRowChanged, m_strip, &PressureStrip::setCurrentRow);
+    m_maxPressure = new QAction(tr("Jump to maximum register pressure"), this);
+    m_maxPressure->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F7));
+    m_nextPeak = new QAction(tr("Next register-pressure peak"), this);
+    m_nextPeak->setShortcut(QKeySequence(Qt::Key_F7));
+    m_previousPeak = new QAction(tr("Previous register-pressure peak"), this);
+    m_previousPeak->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F7));
+    connect(m_maxPressure, &QAction::triggered, m_strip, &PressureStrip::jumpToMax);
+    connect(m_nextPeak, &QAction::triggered, m_strip, &PressureStrip::jumpToNextPeak);
+    connect(m_previousPeak, &QAction::triggered, m_strip, &PressureStrip::jumpToPreviousPeak);
+    // The strip shows one class of live registers; scales: the kernel's allocated GPRs, the 7
+    // usable predicates (P0–P6), the 63 uniform registers (UR0–UR62).
+    m_pressureClasses = new QActionGroup(this);
+    auto pressureAction = [this](const QString& text) {
+        auto* a = new QAction(text, m_pressureClasses);
+        a->setCheckable(true);
+        return a;
+    };
+    m_pressureGpr = pressureAction(tr("Pressure strip: live GPRs"));
+    m_pressurePred = pressureAction(tr("Pressure strip: live predicates"));
+    m_pressureUgpr = pressureAction(tr("Pressure strip: live uniform registers"));
+    m_pressureGpr->setChecked(true);
+    connect(m_pressureClasses, &QActionGroup::triggered, m_strip, [this] { showPressure(); });
+    for (QAction* a : {m_allEdges, m_maxPressure, m_nextPeak, m_previousPeak, m_pressureGpr, m_pressurePred,
+                       m_pressureUgpr}) {
+        a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        addAction(a);
+        m_view->addAction(a);
+    }
+    m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
+}
+
+void SassPane::showPressure() {
+    const KernelModel* k = m_session && m_session->snapshot() ? m_session->kernel() : nullptr;
+    if (!k) {
+        m_strip->setValues({});
+        return;
+    }
+    std::vector<int> live;
+    live.reserve(k->sass.instructions.size());
+    if (m_pressurePred->isChecked()) {
+        for (const SassInstruction& ins : k->sass.instructions) live.push_back(ins.live.pred);
+        m_strip->setValues(std::move(live), 7, tr("predicates"));
+    } else if (m_pressureUgpr->isChecked()) {
+        for (const SassInstruction& ins : k->sass.instructions) live.push_back(ins.live.ugpr);
+        m_strip->setValues(std::move(live), 63, tr("uniform registers"));
+    } else {
+        for (const SassInstruction& ins : k->sass.instructions) live.push_back(ins.live.gpr);
+        m_strip->setValues(std::move(live), k->resources.registers > 0 ? k->resources.registers : 0,
+                           tr("GPRs"));
+    }
 }
 
 void SassPane::reload() {
@@ -88,13 +237,16 @@ void SassPane::reload() {
     m_updating = true;
     if (!snap || !k) {
         m_model->clear();
+        m_gutter->setKernel(nullptr, nullptr, nullptr);
     } else {
         std::vector<int> lines;
         lines.reserve(k->sass.instructions.size());
         for (const SassInstruction& ins : k->sass.instructions)
             lines.push_back(m_session->sourceLineForLoc(k->correlation.sourceForSass(ins.address)));
         m_model->setFunction(snap, &k->sass, std::move(lines));
+        m_gutter->setKernel(snap, &k->sass, &k->deps);
     }
+    showPressure();
     m_updating = false;
     onSelectionChanged();
     onStale();
@@ -103,6 +255,11 @@ void SassPane::reload() {
 void SassPane::onSelectionChanged() {
     if (!m_session) return;
     const Selection& sel = m_session->selection();
+    // The arrows follow the focused instruction whichever pane chose it (the current row below
+    // moves only for selections made elsewhere); a hover does not move them.
+    const KernelModel* kernel = m_session->kernel();
+    if (!sel.hover && kernel && sel.focusSassAddress)
+        m_gutter->setSelectedRow(kernel->sass.indexOf(*sel.focusSassAddress));
     m_model->setHighlighted(sel.sassAddresses, sel.origin == Selection::Origin::Source ? std::nullopt : sel.focusSassAddress);
     if (sel.origin == Selection::Origin::Sass || !sel.focusSassAddress) return;
     const QModelIndex idx = m_model->indexForAddress(*sel.focusSassAddress);

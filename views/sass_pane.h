@@ -1,10 +1,19 @@
 #pragma once
-// The SASS pane: a table of the current kernel's instructions (SassModel), with a slot on the left
-// of the table for a gutter widget (dependency arrows, issue 6) and a stale banner above it.
+// The SASS pane: a table of the current kernel's instructions (SassModel) and the features that
+// belong to it, all built and kept up to date by the pane itself (issue 6):
+//  - the dependency-arrow gutter left of the table (toggle: all edges in view); clicking a
+//    register operand highlights its defs and uses;
+//  - the control-code graphic in the Control column, opcode/control tooltips;
+//  - the register-pressure strip right of the table (click to jump; F7 / Shift+F7 next / previous
+//    peak, Ctrl+F7 maximum; GPRs, predicates or uniform GPRs from the context menu);
+//  - a stale banner above it.
+// Everything follows the workspace facade; the pane calls no other pane.
 
 #include <QPointer>
 #include <QWidget>
 
+class QAction;
+class QActionGroup;
 class QLabel;
 class QTableView;
 class QHBoxLayout;
@@ -13,6 +22,8 @@ namespace lowerscope {
 
 class Workspace;
 class SassModel;
+class ArrowGutter;
+class PressureStrip;
 
 class SassPane : public QWidget {
     Q_OBJECT
@@ -21,11 +32,18 @@ public:
     QTableView* view() const { return m_view; }
     SassModel* model() const { return m_model; }
     QLabel* banner() const { return m_banner; }
+    ArrowGutter* gutter() const { return m_gutter; }
+    PressureStrip* pressureStrip() const { return m_strip; }
+    // The pane's actions (also in its context menu, with their shortcuts while it has focus).
+    QAction* allEdgesAction() const { return m_allEdges; }
+    QAction* maxPressureAction() const { return m_maxPressure; }
+    QAction* nextPeakAction() const { return m_nextPeak; }
+    QAction* previousPeakAction() const { return m_previousPeak; }
+    // Which live-register class the pressure strip shows (exclusive; GPRs by default).
+    QAction* pressureGprAction() const { return m_pressureGpr; }
+    QAction* pressurePredAction() const { return m_pressurePred; }
+    QAction* pressureUgprAction() const { return m_pressureUgpr; }
     void applyTheme(); // recolours the stale banner (rows repaint from Theme by themselves)
-    // Installs a widget left of the table (e.g. an arrows gutter that follows view()'s scrolling).
-    // The pane takes ownership; a previous gutter is deleted.
-    void setGutter(QWidget* gutter);
-    QWidget* gutter() const { return m_gutter; }
     // Moves the current row to the next (+1) / previous (-1) run of consecutive highlighted rows.
     // Returns false when there is none.
     bool jumpToRun(int direction);
@@ -34,16 +52,29 @@ signals:
     void currentRowChanged(int row);
 
 private:
+    void createGutter();
+    void createControlColumn();
+    void createPressureStrip();
     void reload();
+    void showPressure();
     void onSelectionChanged();
     void onStale();
 
     QPointer<Workspace> m_session;
     QLabel* m_banner;
     QHBoxLayout* m_body;
-    QWidget* m_gutter = nullptr;
     QTableView* m_view;
     SassModel* m_model;
+    ArrowGutter* m_gutter = nullptr;
+    PressureStrip* m_strip = nullptr;
+    QAction* m_allEdges = nullptr;
+    QAction* m_maxPressure = nullptr;
+    QAction* m_nextPeak = nullptr;
+    QAction* m_previousPeak = nullptr;
+    QActionGroup* m_pressureClasses = nullptr;
+    QAction* m_pressureGpr = nullptr;
+    QAction* m_pressurePred = nullptr;
+    QAction* m_pressureUgpr = nullptr;
     bool m_updating = false;
 };
 
