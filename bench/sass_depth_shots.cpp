@@ -12,7 +12,6 @@
 #include "views/cfg_view.h"
 #include "views/main_window.h"
 #include "views/pressure_strip.h"
-#include "views/sass_depth.h"
 #include "views/sass_filter.h"
 #include "views/sass_pane.h"
 #include "views/workspace.h"
@@ -81,9 +80,9 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "no listing\n");
         return 1;
     }
-    auto* gutter = window.findChild<ArrowGutter*>();
-    auto* strip = window.findChild<PressureStrip*>();
-    auto* cfg = window.findChild<CfgView*>();
+    auto* gutter = window.sassPane()->gutter();
+    auto* strip = window.sassPane()->pressureStrip();
+    auto* cfg = window.cfgView();
     if (!gutter || !strip || !cfg) {
         std::fprintf(stderr, "SASS-in-depth widgets not installed\n");
         return 1;
@@ -120,7 +119,7 @@ int main(int argc, char** argv) {
     ok &= save(window.grab().toImage(), out + QStringLiteral("/pressure.png"));
 
     // The filter: memory instructions found; the SASS pane fades everything else.
-    if (auto* filter = window.findChild<SassFilterPane*>()) {
+    if (auto* filter = window.sassFilterPane()) {
         for (const QString& id : window.paneIds())
             window.pane(id)->setVisible(id == QLatin1String("sass") || id == QLatin1String("sass-filter"));
         // Side by side: they share a tab stack by default, which a split would only extend.

@@ -1,6 +1,7 @@
 #include "views/cfg_view.h"
 
 #include "views/theme.h"
+#include "views/workspace.h"
 
 #if defined(LOWERSCOPE_HAVE_GRAPHVIZ)
 #include "core/analysis/graph_layout.h"
@@ -242,7 +243,37 @@ CfgView::CfgView(QWidget* parent) : QGraphicsView(parent) {
     setBackgroundBrush(Theme::editorPaper());
 }
 
+CfgView::CfgView(Workspace* workspace, QWidget* parent) : CfgView(parent) {
+    m_workspace = workspace;
+    if (!workspace) return;
+    connect(workspace, &Workspace::snapshotChanged, this, &CfgView::reloadFromWorkspace);
+    connect(workspace, &Workspace::kernelChanged, this, &CfgView::reloadFromWorkspace);
+    connect(workspace, &Workspace::attributionChanged, this, &CfgView::reloadFromWorkspace);
+    connect(workspace, &Workspace::selectionChanged, this, [this] {
+        if (m_workspace && !m_workspace->selection().hover)
+            setHighlightedAddresses(m_workspace->selection().sassAddresses);
+    });
+    connect(this, &CfgView::blockActivated, workspace, &Workspace::selectSassAddress);
+    connect(this, &CfgView::instructionActivated, workspace, &Workspace::selectSassAddress);
+    reloadFromWorkspace();
+}
+
 CfgView::~CfgView() = default;
+
+void CfgView::reloadFromWorkspace() {
+    const SnapshotPtr snap = m_workspace ? m_workspace->snapshot() : nullptr;
+    const KernelModel* k = snap ? m_workspace->kernel() : nullptr;
+    if (!k) {
+        clear();
+        return;
+    }
+    // Nodes take the colours of the source lines the other panes show.
+    std::vector<int> lines;
+    lines.reserve(k->sass.instructions.size());
+    for (const SassInstruction& ins : k->sass.instructions)
+        lines.push_back(m_workspace->sourceLineForLoc(k->correlation.sourceForSass(ins.address)));
+    setKernel(snap, &k->sass, &k->cfg, std::move(lines));
+}
 
 void CfgView::clear() {
     scene()->clear();

@@ -9,6 +9,7 @@
 #include "core/model.h"
 
 #include <QGraphicsView>
+#include <QPointer>
 #include <QSet>
 
 #include <map>
@@ -19,11 +20,15 @@
 namespace lowerscope {
 
 class CfgBlockItem;
+class Workspace;
 
 class CfgView : public QGraphicsView {
     Q_OBJECT
 public:
     explicit CfgView(QWidget* parent = nullptr);
+    // The CFG pane of `workspace` (observed, not owned): shows its current kernel, outlines the
+    // blocks of its selection, and a click on a block or an instruction selects it there.
+    explicit CfgView(Workspace* workspace, QWidget* parent = nullptr);
     ~CfgView() override;
 
     // Shows the CFG of `function` (both owned by `owner`, kept alive while shown). `sourceLines[i]`
@@ -66,9 +71,11 @@ protected:
     void wheelEvent(QWheelEvent* event) override;
 
 private:
+    void reloadFromWorkspace();
     quint64 startLayout();
     CfgBlockItem* blockAt(const QPoint& pos) const;
 
+    QPointer<Workspace> m_workspace;
     std::shared_ptr<const void> m_owner;
     const SassFunction* m_function = nullptr;
     const Cfg* m_cfg = nullptr;

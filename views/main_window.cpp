@@ -4,12 +4,13 @@
 #include "views/autosave.h"
 #include "views/build_options_pane.h"
 #include "views/build_output_pane.h"
+#include "views/cfg_view.h"
 #include "views/code_editor.h"
 #include "views/compare_measure.h" // issue 7: Compare A/B, Measure, Experiment card
 #include "views/ptx_model.h"
 #include "views/ptx_pane.h"
 #include "views/resources_pane.h"
-#include "views/sass_depth.h" // issue 6: arrows, control codes, pressure, CFG, filter
+#include "views/sass_filter.h"
 #include "views/sass_model.h"
 #include "views/sass_pane.h"
 #include "views/workspace.h"
@@ -176,6 +177,10 @@ void MainWindow::createPanes() {
     m_output = new BuildOutputPane(m_session, this);
     m_resources = new ResourcesPane(m_session, this);
     m_optionsPane = new BuildOptionsPane(m_session, this);
+    m_cfg = new CfgView(m_session, this);
+    m_filter = new SassFilterPane(m_session, this);
+    // The filter finds rows of the SASS pane's own model, so its fading shows in that pane.
+    m_filter->setSourceModel(m_sass->model());
     // No central widget: every pane is a dock, so any of them can be moved or closed.
     registerPane(QStringLiteral("source"), tr("Source"), m_source, Qt::TopDockWidgetArea);
     registerPane(QStringLiteral("ptx"), tr("PTX"), m_ptx, Qt::TopDockWidgetArea);
@@ -183,9 +188,10 @@ void MainWindow::createPanes() {
     registerPane(QStringLiteral("output"), tr("Build output"), m_output, Qt::BottomDockWidgetArea);
     registerPane(QStringLiteral("resources"), tr("Resources"), m_resources, Qt::BottomDockWidgetArea);
     registerPane(QStringLiteral("options"), tr("Build options"), m_optionsPane, Qt::BottomDockWidgetArea);
+    registerPane(QStringLiteral("cfg"), tr("CFG"), m_cfg, Qt::RightDockWidgetArea);
+    registerPane(QStringLiteral("sass-filter"), tr("SASS filter"), m_filter, Qt::RightDockWidgetArea);
     m_source->editor()->viewport()->installEventFilter(this);
     m_source->editor()->setAcceptDrops(true);
-    installSassDepthFeatures(this); // issue 6: SASS in depth (views/sass_depth.h)
 }
 
 void MainWindow::defaultLayout() {

@@ -30,6 +30,8 @@ class SassPane;
 class BuildOutputPane;
 class ResourcesPane;
 class BuildOptionsPane;
+class CfgView;
+class SassFilterPane;
 class Autosave;
 
 class MainWindow : public QMainWindow {
@@ -52,6 +54,8 @@ public:
     BuildOutputPane* buildOutputPane() const { return m_output; }
     ResourcesPane* resourcesPane() const { return m_resources; }
     BuildOptionsPane* buildOptionsPane() const { return m_optionsPane; }
+    CfgView* cfgView() const { return m_cfg; }
+    SassFilterPane* sassFilterPane() const { return m_filter; }
     QComboBox* kernelCombo() const { return m_kernelCombo; }
     QLabel* infoLabel() const { return m_info; }
     QLabel* staleLabel() const { return m_staleLabel; }
@@ -114,6 +118,8 @@ private:
     BuildOutputPane* m_output = nullptr;
     ResourcesPane* m_resources = nullptr;
     BuildOptionsPane* m_optionsPane = nullptr;
+    CfgView* m_cfg = nullptr;
+    SassFilterPane* m_filter = nullptr;
     QHash<QString, QDockWidget*> m_panes;
     QStringList m_paneOrder;
     QByteArray m_defaultState;

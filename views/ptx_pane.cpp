@@ -1,10 +1,11 @@
 #include "views/ptx_pane.h"
 
 #include "views/code_editor.h"
+#include "views/opcode_tooltip.h"
 #include "views/ptx_lexer.h"
 #include "views/ptx_model.h"
-#include "views/workspace.h"
 #include "views/stale_banner.h"
+#include "views/workspace.h"
 
 #include <QLabel>
 #include <QShortcut>
@@ -24,6 +25,7 @@ PtxPane::PtxPane(Workspace* session, QWidget* parent) : QWidget(parent), m_sessi
     m_editor->setReadOnly(true);
     m_editor->setCaretLineVisible(true);
     m_find = new FindBar(m_editor, false, this);
+    OpcodeTooltipFilter::installOnPtxEditor(m_editor); // the instruction under the mouse, explained
     m_model = new PtxModel(this);
     lay->addWidget(m_banner);
     lay->addWidget(m_editor, 1);

@@ -4,6 +4,7 @@
 #include "core/parse/opcodes.h"
 #include "views/opcode_tooltip.h"
 #include "views/sass_model.h"
+#include "views/workspace.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -156,6 +157,33 @@ SassFilterPane::SassFilterPane(QWidget* parent) : QWidget(parent) {
         QTimer::singleShot(0, this, &SassFilterPane::updateMatches);
     });
     updateCount();
+}
+
+SassFilterPane::SassFilterPane(Workspace* workspace, QWidget* parent) : SassFilterPane(parent) {
+    m_workspace = workspace;
+    if (!workspace) return;
+    connect(workspace, &Workspace::snapshotChanged, this, &SassFilterPane::showKernelMix);
+    connect(workspace, &Workspace::kernelChanged, this, &SassFilterPane::showKernelMix);
+    connect(workspace, &Workspace::attributionChanged, this, &SassFilterPane::showKernelMix);
+    connect(workspace, &Workspace::selectionChanged, this, &SassFilterPane::showSelectionMix);
+    connect(this, &SassFilterPane::addressActivated, workspace, &Workspace::selectSassAddress);
+    showKernelMix();
+}
+
+void SassFilterPane::showKernelMix() {
+    const KernelModel* k = m_workspace && m_workspace->snapshot() ? m_workspace->kernel() : nullptr;
+    setMix(k ? &k->total : nullptr, nullptr);
+}
+
+void SassFilterPane::showSelectionMix() {
+    const Selection& sel = m_workspace->selection();
+    const KernelModel* k = m_workspace->kernel();
+    if (sel.hover || !k) return;
+    std::vector<int> rows;
+    for (uint32_t a : sel.sassAddresses) rows.push_back(k->sass.indexOf(a));
+    LineAggregate line = aggregateRows(k->sass, rows);
+    line.line = sel.sourceLine;
+    setMix(&k->total, sel.sourceLine > 0 && line.instructions > 0 ? &line : nullptr);
 }
 
 void SassFilterPane::setSourceModel(SassModel* model) {

@@ -19,6 +19,7 @@ class QTableView;
 namespace lowerscope {
 
 class SassModel;
+class Workspace;
 
 // Filters the rows of a SassModel (or a proxy over one). Columns and roles pass through; the
 // opcode column's ToolTipRole is the opcode documentation (opcode_tooltip.h).
@@ -66,6 +67,9 @@ class SassFilterPane : public QWidget {
     Q_OBJECT
 public:
     explicit SassFilterPane(QWidget* parent = nullptr);
+    // The filter pane of `workspace` (observed, not owned): the mix follows its kernel and
+    // selected source line, and an activated row selects that instruction there.
+    explicit SassFilterPane(Workspace* workspace, QWidget* parent = nullptr);
     // The SASS model to filter (shared with the SASS pane; not owned).
     void setSourceModel(SassModel* model);
     SassFilterProxy* proxy() const { return m_proxy; }
@@ -81,9 +85,12 @@ signals:
     void addressActivated(quint32 address);
 
 private:
+    void showKernelMix();    // a new listing: the kernel's mix
+    void showSelectionMix(); // plus the selected source line's
     void applyFilter();
     void updateCount();
     void updateMatches(); // the source model's faded rows
+    QPointer<Workspace> m_workspace;
     SassFilterProxy* m_proxy;
     QPointer<SassModel> m_model;
     QCheckBox* m_fadeOthers;

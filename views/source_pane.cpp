@@ -1,12 +1,15 @@
 #include "views/source_pane.h"
 
+#include "core/analysis/aggregate.h"
 #include "views/code_editor.h"
 #include "views/cuda_lexer.h"
-#include "views/workspace.h"
+#include "views/pressure_strip.h" // lineMarginTexts
 #include "views/theme.h"
+#include "views/workspace.h"
 
 #include <Qsci/qscistyle.h>
 #include <QFileInfo>
+#include <QFontDatabase>
 #include <QShortcut>
 #include <QVBoxLayout>
 
@@ -25,6 +28,16 @@ QsciStyle& warningStyle() {
     static QsciStyle s(-1, QStringLiteral("warning annotation"), QColor(120, 80, 0), QColor(255, 244, 205), QFont());
     return s;
 }
+// The line-cost margin text's own style: the margins' monospace font, so the margin width fits.
+QsciStyle& lineCostStyle() {
+    static QsciStyle s = [] {
+        QFont font = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+        font.setPointSize(10); // CodeEditor's margins font
+        return QsciStyle(-1, QStringLiteral("line cost margin"), QColor(90, 90, 90), Theme::marginPaper(),
+                         font, false);
+    }();
+    return s;
+}
 } // namespace
 
 SourcePane::SourcePane(Workspace* session, QWidget* parent) : QWidget(parent), m_session(session) {
@@ -40,6 +53,9 @@ SourcePane::SourcePane(Workspace* session, QWidget* parent) : QWidget(parent), m
     m_find = new FindBar(m_editor, true, this);
     lay->addWidget(m_editor, 1);
     lay->addWidget(m_find);
+    m_editor->setMarginType(kLineCostMargin, QsciScintilla::TextMargin);
+    m_editor->setMarginWidth(kLineCostMargin, QStringLiteral("  R000 S000 "));
+    m_editor->setMarginSensitivity(kLineCostMargin, false);
     applyTheme();
 
     auto* findSc = new QShortcut(QKeySequence::Find, m_editor, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
@@ -114,6 +130,23 @@ void SourcePane::onListingChanged() {
     }
     m_editor->setBands(bands);
     m_editor->setBandsDimmed(m_session && m_session->isStale());
+    updateLineCosts();
+}
+
+void SourcePane::updateLineCosts() {
+    m_editor->clearMarginText();
+    const KernelModel* k = m_session && m_session->snapshot() ? m_session->kernel() : nullptr;
+    if (!k) return;
+    const auto byLine = aggregateByLine(k->sass, m_session->attribution());
+    const auto texts = lineMarginTexts(byLine, [this](const std::string& file) {
+        SourceLoc loc;
+        loc.file = file;
+        loc.line = 1;
+        return m_session->sourceLineForLoc(loc) > 0;
+    });
+    // Leading spaces keep the text clear of the fold margin's boxes drawn next to it.
+    for (const auto& [line, text] : texts)
+        m_editor->setMarginText(line - 1, QStringLiteral("  ") + text, lineCostStyle());
 }
 
 void SourcePane::onSelectionChanged() {

@@ -1,6 +1,7 @@
 #pragma once
 // The Source pane: the CUDA editor. Edits go to the session; the session's selection, listing and
-// diagnostics come back as highlight, colour bands, markers and annotations.
+// diagnostics come back as highlight, colour bands, markers and annotations, and each line's
+// SASS cost as "R<max live> S<stall sum>" text in a margin (issue 6).
 
 #include "views/build_job.h"
 
@@ -17,6 +18,9 @@ class FindBar;
 class SourcePane : public QWidget {
     Q_OBJECT
 public:
+    // Editor margin holding the per-line "R<max live> S<stall sum>" text.
+    static constexpr int kLineCostMargin = 3;
+
     explicit SourcePane(Workspace* session, QWidget* parent = nullptr);
     CodeEditor* editor() const { return m_editor; }
     FindBar* findBar() const { return m_find; }
@@ -27,6 +31,7 @@ public:
 private:
     void onDocumentChanged();
     void onListingChanged();
+    void updateLineCosts();
     void onSelectionChanged();
     void onBuildFinished(quint64 job, SnapshotPtr snapshot);
     void onCursorMoved(int line);
