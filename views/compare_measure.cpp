@@ -4,23 +4,18 @@
 #include "views/compare_panel.h"
 #include "views/diff_model.h"
 #include "views/diff_view.h"
-#include "views/main_window.h"
 #include "views/measure_pane.h"
 #include "views/workspace.h"
-#include "views/source_pane.h"
-#include "views/code_editor.h"
 
 #include <QAction>
 #include <QChartView>
 #include <QCryptographicHash>
 #include <QDir>
-#include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenu>
-#include <QMenuBar>
 #include <QMessageBox>
 #include <QPixmap>
 #include <QSettings>
@@ -289,22 +284,13 @@ bool ExperimentController::exportReport(const QString& markdownPath, QString* er
 }
 
 void ExperimentController::addFileActions(QWidget* owner, QMenu* file) {
-    // Insert before the trailing "Quit" block when there is one.
-    QAction* before = nullptr;
-    const auto actions = file->actions();
-    for (int i = actions.size() - 1; i >= 0; --i) {
-        if (actions[i]->shortcut() == QKeySequence(QKeySequence::Quit)) {
-            before = (i > 0 && actions[i - 1]->isSeparator()) ? actions[i - 1] : actions[i];
-            break;
-        }
-    }
     auto add = [&](const QString& text, auto slot) {
         auto* a = new QAction(text, file);
         connect(a, &QAction::triggered, this, slot);
-        file->insertAction(before, a);
+        file->addAction(a);
         return a;
     };
-    file->insertSeparator(before);
+    file->addSeparator();
     add(tr("Open &session…"), [this, owner] {
         const QString path = QFileDialog::getOpenFileName(owner, tr("Open session"), QString(),
                                                           tr("Lowerscope sessions (*.lowerscope);;All files (*)"));
@@ -333,73 +319,6 @@ void ExperimentController::addFileActions(QWidget* owner, QMenu* file) {
         QString error;
         if (!path.isEmpty() && !exportReport(path, &error)) report(error);
     });
-}
-
-namespace {
-
-// Per-source-line deltas (B − A) in a text margin of the Source editor, for the lines of the open
-// file. The margin is added next to the editor's own margins and stays empty without a B.
-void installDeltaMargin(SourcePane* source, Workspace* a, DiffView* diff) {
-    if (!source || !source->editor()) return;
-    CodeEditor* ed = source->editor();
-    const int margin = ed->margins();
-    ed->setMargins(margin + 1);
-    ed->setMarginType(margin, QsciScintilla::TextMarginRightJustified);
-    ed->setMarginWidth(margin, 0);
-    ed->setMarginSensitivity(margin, false);
-    auto update = [ed, margin, a, diff] {
-        ed->clearMarginText(-1);
-        int shown = 0;
-        QString widest;
-        const QString mainFile = a ? a->displayName() : QString();
-        for (const LineDelta& d : diff->lineDeltas()) {
-            if (d.source.line <= 0) continue;
-            if (!mainFile.isEmpty() && QFileInfo(QString::fromStdString(d.source.file)).fileName() != mainFile) continue;
-            const QString text = LineDeltaModel::marginText(d);
-            if (text.isEmpty()) continue;
-            ed->setMarginText(d.source.line - 1, text, 0);
-            if (text.size() > widest.size()) widest = text;
-            ++shown;
-        }
-        ed->setMarginWidth(margin, shown ? widest + QStringLiteral("  ") : QString());
-        if (!shown) ed->setMarginWidth(margin, 0);
-    };
-    QObject::connect(diff, &DiffView::diffChanged, ed, update);
-}
-
-} // namespace
-
-CompareAndMeasure installCompareAndMeasure(MainWindow* window) {
-    CompareAndMeasure out;
-    Workspace* a = window->session();
-    out.compare = new ComparePanel(a, window);
-    out.measure = new MeasurePane(a, out.compare->sessionB(), window);
-    out.card = new ExperimentCardEditor(window);
-    out.controller = new ExperimentController(a, out.compare, out.measure, out.card, window, window);
-    out.controller->setSourceLoader([window](const QString& path, const QString& text) { window->loadText(path, text); });
-
-    QDockWidget* compareDock = window->registerPane(QStringLiteral("compare"), QObject::tr("Compare A/B"), out.compare,
-                                                    Qt::BottomDockWidgetArea);
-    QDockWidget* measureDock = window->registerPane(QStringLiteral("measure"), QObject::tr("Measure"), out.measure,
-                                                    Qt::BottomDockWidgetArea);
-    QDockWidget* cardDock = window->registerPane(QStringLiteral("experiment"), QObject::tr("Experiment card"), out.card,
-                                                 Qt::BottomDockWidgetArea);
-    // Behind the build output by default: the explorer stays the first thing one sees.
-    if (QDockWidget* output = window->pane(QStringLiteral("output"))) {
-        window->tabifyDockWidget(output, compareDock);
-        window->tabifyDockWidget(output, measureDock);
-        window->tabifyDockWidget(output, cardDock);
-        output->raise();
-    }
-    QObject::connect(out.measure, &MeasurePane::blockSizeChanged, out.compare->diffView(), &DiffView::setLaunch);
-    installDeltaMargin(window->sourcePane(), a, out.compare->diffView());
-    for (QAction* act : window->menuBar()->actions()) {
-        if (act->menu() && act->text().remove(QLatin1Char('&')) == QLatin1String("File")) {
-            out.controller->addFileActions(window, act->menu());
-            break;
-        }
-    }
-    return out;
 }
 
 } // namespace lowerscope

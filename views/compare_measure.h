@@ -1,8 +1,7 @@
 #pragma once
-// Wires the Compare, Measure and Experiment-card panes into the main window, and keeps the
-// experiment record: File → Open/Save session (.lowerscope), Open measurement, Export report.
-//
-//   installCompareAndMeasure(mainWindow) — the one call the main window makes.
+// The experiment record behind the Compare, Measure and Experiment-card panes (which the main
+// window creates and registers): File → Open/Save session (.lowerscope), Open measurement, Export
+// report.
 //
 // ExperimentController gathers the record from the panes (source, options A and B, launch,
 // measurements, card) and applies an opened one. An opened session with custom compiler flags is
@@ -26,7 +25,6 @@ namespace lowerscope {
 class Workspace;
 class ComparePanel;
 class MeasurePane;
-class MainWindow;
 
 class ExperimentController : public QObject {
     Q_OBJECT
@@ -57,7 +55,7 @@ public:
     // The report text (the charts referenced by their file names under `chartPrefix`).
     QString reportMarkdown(const QString& chartPrefix) const;
 
-    // Adds Open/Save session, Open measurement and Export report to a File menu (before Quit).
+    // Appends a separator, Open/Save session, Open measurement and Export report to a File menu.
     void addFileActions(QWidget* menuOwner, class QMenu* fileMenu);
 
 signals:
@@ -82,17 +80,5 @@ private:
     QString m_path;
     QString m_pendingKernelA; // chosen by name once A's build lands
 };
-
-// What installCompareAndMeasure created (all owned by the window).
-struct CompareAndMeasure {
-    ComparePanel* compare = nullptr;
-    MeasurePane* measure = nullptr;
-    ExperimentCardEditor* card = nullptr;
-    ExperimentController* controller = nullptr;
-};
-
-// Adds the Compare A/B, Measure and Experiment panes (dock ids "compare", "measure",
-// "experiment") and the File-menu actions to `window`.
-CompareAndMeasure installCompareAndMeasure(MainWindow* window);
 
 } // namespace lowerscope

@@ -102,6 +102,12 @@ ComparePanel::ComparePanel(Workspace* sessionA, QWidget* parent)
     });
     connect(m_b, &Workspace::buildCancelled, this, [this] { updateStatus(); });
     if (m_a) {
+        // The occupancy rows follow the launch shape of the measure pane, published on A.
+        connect(m_a, &Workspace::launchShapeChanged, m_diff, &DiffView::setLaunch);
+        // A's per-line deltas go back to A for the source pane's margin.
+        connect(m_diff, &DiffView::diffChanged, this, [this] {
+            if (m_a) m_a->setCompareLineDeltas(m_diff->lineDeltas());
+        });
         connect(m_a, &Workspace::snapshotChanged, this, [this] { refreshSides(); });
         connect(m_a, &Workspace::kernelChanged, this, [this] {
             // B follows A's kernel choice by name until the user picks one for B.

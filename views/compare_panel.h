@@ -2,7 +2,9 @@
 // The Compare pane: build configuration B next to the main window's build A, and the DiffView of
 // the two. B is a second workspace facade (its own options, builds, snapshot and kernel choice),
 // edited with the same BuildOptionsPane as A. B builds the same file as A (following the editor's
-// text, rebuilt whenever A builds) or another file, and may pick another kernel.
+// text, rebuilt whenever A builds) or another file, and may pick another kernel. The diff's
+// occupancy rows follow A's launch shape (Workspace::launchShapeChanged), and its per-line deltas
+// are published on A (Workspace::setCompareLineDeltas) for the source pane's margin.
 
 #include <QPointer>
 #include <QWidget>

@@ -1,3 +1,6 @@
+// The main window (see main_window.h). Over 600 lines because it is the one place where panes
+// are created, registered, laid out and connected, next to the menus, toolbar, file handling,
+// settings, status bar and automation dump they share; each part is a short section below.
 #include "views/main_window.h"
 
 #include "core/build/json_io.h"
@@ -6,7 +9,9 @@
 #include "views/build_output_pane.h"
 #include "views/cfg_view.h"
 #include "views/code_editor.h"
-#include "views/compare_measure.h" // issue 7: Compare A/B, Measure, Experiment card
+#include "views/compare_measure.h"
+#include "views/compare_panel.h"
+#include "views/measure_pane.h"
 #include "views/ptx_model.h"
 #include "views/ptx_pane.h"
 #include "views/resources_pane.h"
@@ -73,7 +78,6 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
     createPanes();
     createActions();
     defaultLayout();
-    installCompareAndMeasure(this); // issue 7: Compare A/B, Measure, Experiment card + File actions
     m_defaultState = saveState(kStateVersion);
 
     connect(m_session, &Workspace::editorTextChanged, this, [this] {
@@ -181,6 +185,14 @@ void MainWindow::createPanes() {
     m_filter = new SassFilterPane(m_session, this);
     // The filter finds rows of the SASS pane's own model, so its fading shows in that pane.
     m_filter->setSourceModel(m_sass->model());
+    // Issue 7: build B and its diff, measurements, the experiment card and the record of them all.
+    m_compare = new ComparePanel(m_session, this);
+    m_measure = new MeasurePane(m_session, m_compare->sessionB(), this);
+    m_card = new ExperimentCardEditor(this);
+    m_experiment = new ExperimentController(m_session, m_compare, m_measure, m_card, this, this);
+    m_experiment->setSourceLoader([this](const QString& path, const QString& text) { loadText(path, text); });
+    // The launch shape the measure pane edits is published on the workspace (occupancy in the diff).
+    connect(m_measure, &MeasurePane::blockSizeChanged, m_session, &Workspace::setLaunchShape);
     // No central widget: every pane is a dock, so any of them can be moved or closed.
     registerPane(QStringLiteral("source"), tr("Source"), m_source, Qt::TopDockWidgetArea);
     registerPane(QStringLiteral("ptx"), tr("PTX"), m_ptx, Qt::TopDockWidgetArea);
@@ -190,6 +202,9 @@ void MainWindow::createPanes() {
     registerPane(QStringLiteral("options"), tr("Build options"), m_optionsPane, Qt::BottomDockWidgetArea);
     registerPane(QStringLiteral("cfg"), tr("CFG"), m_cfg, Qt::RightDockWidgetArea);
     registerPane(QStringLiteral("sass-filter"), tr("SASS filter"), m_filter, Qt::RightDockWidgetArea);
+    registerPane(QStringLiteral("compare"), tr("Compare A/B"), m_compare, Qt::BottomDockWidgetArea);
+    registerPane(QStringLiteral("measure"), tr("Measure"), m_measure, Qt::BottomDockWidgetArea);
+    registerPane(QStringLiteral("experiment"), tr("Experiment card"), m_card, Qt::BottomDockWidgetArea);
     m_source->editor()->viewport()->installEventFilter(this);
     m_source->editor()->setAcceptDrops(true);
 }
@@ -205,6 +220,17 @@ void MainWindow::defaultLayout() {
         d->setFloating(false);
         d->show();
     }
+    // Other panes that asked for the bottom area (compare, measure, experiment card) join the
+    // build output as tabs once the six are sized: their minimum sizes must not take part in it.
+    QList<QDockWidget*> bottomTabs;
+    for (const QString& id : std::as_const(m_paneOrder)) {
+        QDockWidget* d = m_panes.value(id);
+        if (d == src || d == ptx || d == sass || d == out || d == res || d == opt) continue;
+        if (dockWidgetArea(d) == Qt::BottomDockWidgetArea && !d->isFloating()) {
+            removeDockWidget(d);
+            bottomTabs << d;
+        }
+    }
     splitDockWidget(src, ptx, Qt::Horizontal);
     splitDockWidget(ptx, sass, Qt::Horizontal);
     splitDockWidget(out, res, Qt::Horizontal);
@@ -218,6 +244,12 @@ void MainWindow::defaultLayout() {
         QDockWidget* d = m_panes.value(id);
         if (d == src || d == ptx || d == sass || d == out || d == res || d == opt) continue;
         if (dockWidgetArea(d) == Qt::RightDockWidgetArea && !d->isFloating()) tabifyDockWidget(sass, d);
+    }
+    // Behind the build output: the explorer stays the first thing one sees.
+    for (QDockWidget* d : std::as_const(bottomTabs)) {
+        addDockWidget(Qt::BottomDockWidgetArea, d);
+        d->show();
+        tabifyDockWidget(out, d);
     }
     sass->raise();
     out->raise();
@@ -245,6 +277,7 @@ void MainWindow::createActions() {
                                                           tr("CUDA sources (*.cu *.cuh)"));
         if (!path.isEmpty()) saveAs(path);
     })->setShortcut(QKeySequence::SaveAs);
+    m_experiment->addFileActions(this, file); // sessions, measurements, report
     file->addSeparator();
     file->addAction(tr("&Quit"), this, &QWidget::close)->setShortcut(QKeySequence::Quit);
 

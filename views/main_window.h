@@ -2,7 +2,8 @@
 // The main window: every pane is a QDockWidget registered under a stable id (layout saved in
 // QSettings), a toolbar with build controls, the kernel selector and the attribution toggle, and
 // a status bar with build progress, the stale state and the inline chain of the selection.
-// Later panes (CFG, pressure strip, diff, measurements) plug in with registerPane().
+// createPanes() is the one place that creates and registers the panes and connects what they
+// publish; panes talk only to the workspace facade, never to each other.
 
 #include "core/build/build.h"
 
@@ -32,6 +33,10 @@ class ResourcesPane;
 class BuildOptionsPane;
 class CfgView;
 class SassFilterPane;
+class ComparePanel;
+class MeasurePane;
+class ExperimentCardEditor;
+class ExperimentController;
 class Autosave;
 
 class MainWindow : public QMainWindow {
@@ -56,6 +61,10 @@ public:
     BuildOptionsPane* buildOptionsPane() const { return m_optionsPane; }
     CfgView* cfgView() const { return m_cfg; }
     SassFilterPane* sassFilterPane() const { return m_filter; }
+    ComparePanel* comparePanel() const { return m_compare; }
+    MeasurePane* measurePane() const { return m_measure; }
+    ExperimentCardEditor* experimentCard() const { return m_card; }
+    ExperimentController* experiment() const { return m_experiment; }
     QComboBox* kernelCombo() const { return m_kernelCombo; }
     QLabel* infoLabel() const { return m_info; }
     QLabel* staleLabel() const { return m_staleLabel; }
@@ -120,6 +129,10 @@ private:
     BuildOptionsPane* m_optionsPane = nullptr;
     CfgView* m_cfg = nullptr;
     SassFilterPane* m_filter = nullptr;
+    ComparePanel* m_compare = nullptr;
+    MeasurePane* m_measure = nullptr;
+    ExperimentCardEditor* m_card = nullptr;
+    ExperimentController* m_experiment = nullptr;
     QHash<QString, QDockWidget*> m_panes;
     QStringList m_paneOrder;
     QByteArray m_defaultState;

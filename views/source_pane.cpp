@@ -3,6 +3,7 @@
 #include "core/analysis/aggregate.h"
 #include "views/code_editor.h"
 #include "views/cuda_lexer.h"
+#include "views/diff_model.h" // LineDeltaModel::marginText
 #include "views/pressure_strip.h" // lineMarginTexts
 #include "views/theme.h"
 #include "views/workspace.h"
@@ -56,6 +57,12 @@ SourcePane::SourcePane(Workspace* session, QWidget* parent) : QWidget(parent), m
     m_editor->setMarginType(kLineCostMargin, QsciScintilla::TextMargin);
     m_editor->setMarginWidth(kLineCostMargin, QStringLiteral("  R000 S000 "));
     m_editor->setMarginSensitivity(kLineCostMargin, false);
+    // The compare deltas' margin comes after the editor's own; it stays empty without a B.
+    m_deltaMargin = m_editor->margins();
+    m_editor->setMargins(m_deltaMargin + 1);
+    m_editor->setMarginType(m_deltaMargin, QsciScintilla::TextMarginRightJustified);
+    m_editor->setMarginWidth(m_deltaMargin, 0);
+    m_editor->setMarginSensitivity(m_deltaMargin, false);
     applyTheme();
 
     auto* findSc = new QShortcut(QKeySequence::Find, m_editor, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
@@ -89,6 +96,7 @@ SourcePane::SourcePane(Workspace* session, QWidget* parent) : QWidget(parent), m
     connect(session, &Workspace::selectionChanged, this, &SourcePane::onSelectionChanged);
     connect(session, &Workspace::staleChanged, this, [this](bool stale) { m_editor->setBandsDimmed(stale); });
     connect(session, &Workspace::buildFinished, this, &SourcePane::onBuildFinished);
+    connect(session, &Workspace::compareLineDeltasChanged, this, &SourcePane::updateCompareDeltas);
     connect(session, &Workspace::sourceRevealRequested, this, [this](int line, int column) {
         if (line < 1) return;
         m_editor->setCursorPosition(line - 1, std::max(0, column - 1));
@@ -147,6 +155,25 @@ void SourcePane::updateLineCosts() {
     // Leading spaces keep the text clear of the fold margin's boxes drawn next to it.
     for (const auto& [line, text] : texts)
         m_editor->setMarginText(line - 1, QStringLiteral("  ") + text, lineCostStyle());
+}
+
+void SourcePane::updateCompareDeltas() {
+    m_editor->clearMarginText(-1);
+    if (!m_session) return;
+    int shown = 0;
+    QString widest;
+    const QString mainFile = m_session->displayName();
+    for (const LineDelta& d : m_session->compareLineDeltas()) {
+        if (d.source.line <= 0) continue;
+        if (!mainFile.isEmpty() && QFileInfo(QString::fromStdString(d.source.file)).fileName() != mainFile) continue;
+        const QString text = LineDeltaModel::marginText(d);
+        if (text.isEmpty()) continue;
+        m_editor->setMarginText(d.source.line - 1, text, 0);
+        if (text.size() > widest.size()) widest = text;
+        ++shown;
+    }
+    m_editor->setMarginWidth(m_deltaMargin, shown ? widest + QStringLiteral("  ") : QString());
+    if (!shown) m_editor->setMarginWidth(m_deltaMargin, 0);
 }
 
 void SourcePane::onSelectionChanged() {

@@ -1,7 +1,8 @@
 #pragma once
 // The Source pane: the CUDA editor. Edits go to the session; the session's selection, listing and
 // diagnostics come back as highlight, colour bands, markers and annotations, and each line's
-// SASS cost as "R<max live> S<stall sum>" text in a margin (issue 6).
+// SASS cost as "R<max live> S<stall sum>" text in a margin (issue 6) and, with a compare build B,
+// each line's B − A deltas in another (issue 7).
 
 #include "views/build_job.h"
 
@@ -32,6 +33,7 @@ private:
     void onDocumentChanged();
     void onListingChanged();
     void updateLineCosts();
+    void updateCompareDeltas();
     void onSelectionChanged();
     void onBuildFinished(quint64 job, SnapshotPtr snapshot);
     void onCursorMoved(int line);
@@ -43,6 +45,7 @@ private:
     bool m_updating = false;
     int m_hoverLine = 0;
     std::vector<int> m_annotated;
+    int m_deltaMargin = -1; // the margin of the compare deltas (B − A per line)
 };
 
 } // namespace lowerscope

@@ -265,6 +265,17 @@ void Workspace::clearSelection() {
     emit selectionChanged();
 }
 
+void Workspace::setLaunchShape(int blockThreads, int dynamicSharedBytes) {
+    m_launchThreads = blockThreads;
+    m_launchShared = dynamicSharedBytes;
+    emit launchShapeChanged(blockThreads, dynamicSharedBytes);
+}
+
+void Workspace::setCompareLineDeltas(std::vector<LineDelta> deltas) {
+    m_compareDeltas = std::move(deltas);
+    emit compareLineDeltasChanged();
+}
+
 void Workspace::recomputeSelection() {
     switch (m_requestOrigin) {
     case Selection::Origin::None: break;

@@ -7,6 +7,7 @@
 // an older one, whose result is then dropped. Results reach the UI thread through a
 // QFutureWatcher owned by this object, so nothing arrives after it is destroyed.
 
+#include "core/analysis/diff.h"
 #include "views/build_job.h"
 
 #include <QHash>
@@ -93,6 +94,17 @@ public:
     // Asks the source pane to show a location (diagnostic clicked).
     void revealSource(int line, int column) { emit sourceRevealRequested(line, column); }
 
+    // ---- what other panes publish about this document (so no pane calls another)
+    // The block size (threads) and dynamic shared memory (bytes) the measure pane would launch
+    // with; occupancy figures elsewhere follow it. 0 threads: not known yet.
+    void setLaunchShape(int blockThreads, int dynamicSharedBytes);
+    int launchBlockThreads() const { return m_launchThreads; }
+    int launchDynamicShared() const { return m_launchShared; }
+    // Per-source-line differences of the compare pane's build B against this build (B − A);
+    // empty while there is no pair to compare.
+    void setCompareLineDeltas(std::vector<LineDelta> deltas);
+    const std::vector<LineDelta>& compareLineDeltas() const { return m_compareDeltas; }
+
 signals:
     void documentChanged();
     void editorTextChanged(); // the user edited the text (autosave, auto-build)
@@ -107,6 +119,8 @@ signals:
     void selectionChanged();
     void staleChanged(bool stale);
     void sourceRevealRequested(int line, int column);
+    void launchShapeChanged(int blockThreads, int dynamicSharedBytes);
+    void compareLineDeltasChanged();
 
 private:
     struct Job;
@@ -135,6 +149,9 @@ private:
     Selection::Origin m_requestOrigin = Selection::Origin::None;
     int m_requestLine = 0;
     uint32_t m_requestAddress = 0;
+    int m_launchThreads = 0;
+    int m_launchShared = 0;
+    std::vector<LineDelta> m_compareDeltas;
 };
 
 } // namespace lowerscope

@@ -5,7 +5,9 @@
 #include "views/build_output_pane.h"
 #include "views/code_editor.h"
 #include "views/diagnostics_model.h"
+#include "views/diff_model.h"
 #include "views/main_window.h"
+#include "views/measure_pane.h"
 #include "views/pressure_strip.h"
 #include "views/ptx_model.h"
 #include "views/ptx_pane.h"
@@ -19,6 +21,7 @@
 #include <QAbstractItemModelTester>
 #include <QDockWidget>
 #include <QLabel>
+#include <QMenuBar>
 #include <QSpinBox>
 #include <QTableView>
 #include <QtTest>
@@ -145,6 +148,53 @@ private slots:
         QTest::newRow("call site") << int(InlineAttribution::CallSite);
         QTest::newRow("callee") << int(InlineAttribution::Callee);
     }
+    // Panes reach each other only through the workspace: the measure pane's launch shape and the
+    // compare pane's per-line deltas are published there, and the source pane shows the deltas.
+    // The experiment's File actions sit in the File menu before Quit.
+    void panesPublishThroughTheWorkspace() {
+        QSignalSpy shape(session(), &Workspace::launchShapeChanged);
+        LaunchText launch;
+        launch.block = {"16", "8"};
+        launch.sharedBytes = "1024";
+        m_w->measurePane()->setLaunch(launch);
+        QVERIFY(!shape.isEmpty());
+        QCOMPARE(session()->launchBlockThreads(), 128);
+        QCOMPARE(session()->launchDynamicShared(), 1024);
+
+        LineDelta d;
+        d.source = {kernelPath().toStdString(), 34, 0};
+        d.a.instructions = 4;
+        d.b.instructions = 7;
+        LineDelta other = d; // another file's line: not in this editor's margin
+        other.source.file = "elsewhere.cu";
+        other.source.line = 20;
+        session()->setCompareLineDeltas({d, other});
+        CodeEditor* ed = m_w->sourcePane()->editor();
+        auto marginText = [ed](int line) {
+            const long n = ed->SendScintilla(QsciScintilla::SCI_MARGINGETTEXT, (unsigned long)(line - 1), (const char*)nullptr);
+            QByteArray text(int(n), '\0');
+            ed->SendScintilla(QsciScintilla::SCI_MARGINGETTEXT, (unsigned long)(line - 1), text.data());
+            return QString::fromUtf8(text);
+        };
+        QCOMPARE(marginText(34), LineDeltaModel::marginText(d));
+        QVERIFY(marginText(34).contains(QStringLiteral("+3")));
+        QCOMPARE(marginText(20), QString());
+        session()->setCompareLineDeltas({});
+        QCOMPARE(marginText(34), QString());
+
+        QMenu* file = nullptr;
+        for (QAction* a : m_w->menuBar()->actions())
+            if (a->menu() && a->menu()->title() == QStringLiteral("&File")) file = a->menu();
+        QVERIFY(file);
+        int session = -1, quit = -1;
+        const auto actions = file->actions();
+        for (int i = 0; i < actions.size(); ++i) {
+            if (actions[i]->text() == QStringLiteral("Open &session…")) session = i;
+            if (actions[i]->shortcut() == QKeySequence(QKeySequence::Quit)) quit = i;
+        }
+        QVERIFY(session >= 0 && quit > session);
+    }
+
     void sourceToPtxAndSass() {
         QFETCH(int, attribution);
         const auto attr = InlineAttribution(attribution);
