@@ -18,7 +18,8 @@ namespace lowerscope {
 struct BuildOptions {
     std::string arch = "sm_90";        // sm_XX, sm_XXa, sm_XXf
     int hostOpt = 3;                   // -O<n> (host), 0..3
-    int ptxasOpt = 3;                  // -Xptxas -O<n>, 0..3
+    int ptxasOpt = 3;                  // -Xptxas -O<n>, 0..3 (not passed with deviceDebug: ptxas
+                                       // refuses optimised debugging)
     bool lineinfo = true;              // -lineinfo
     bool deviceDebug = false;          // -G
     bool fastMath = false;             // --use_fast_math
@@ -43,7 +44,8 @@ std::vector<std::string> toNvccArgs(const BuildOptions& options);
 std::string shellQuote(const std::vector<std::string>& argv);
 
 // "" when the options are valid, else one line saying what is wrong (arch not sm_XX[a|f], an -O level
-// outside 0..3, a negative maxrregcount, an empty define or include dir, a tri-state not -1/0/1).
+// outside 0..3, a negative maxrregcount, an empty define or include dir, a tri-state not -1/0/1, or
+// a value that nvcc's shell would interpret: checkOptionSafety in core/build/option_safety.h).
 std::string checkBuildOptions(const BuildOptions& options);
 
 // Resource usage of one kernel. -1 = not reported.

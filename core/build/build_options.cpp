@@ -1,5 +1,7 @@
 #include "core/build/build.h"
 
+#include "core/build/option_safety.h"
+
 #include <regex>
 
 namespace lowerscope {
@@ -12,8 +14,12 @@ std::vector<std::string> toNvccArgs(const BuildOptions& o) {
     std::vector<std::string> a;
     a.push_back("-arch=" + o.arch);
     a.push_back("-O" + std::to_string(o.hostOpt));
-    a.push_back("-Xptxas");
-    a.push_back("-O" + std::to_string(o.ptxasOpt));
+    // ptxas refuses any -O above 0 with -G ("Optimized debugging not supported"), and nvcc already
+    // gives it -g; so -G builds leave the ptxas level to nvcc.
+    if (!o.deviceDebug) {
+        a.push_back("-Xptxas");
+        a.push_back("-O" + std::to_string(o.ptxasOpt));
+    }
     // -G already carries full line info; nvcc and ptxas warn about -G with -lineinfo and ignore the
     // latter, so it is left out rather than producing a warning on every debug build.
     if (o.lineinfo && !o.deviceDebug) a.push_back("-lineinfo");
@@ -82,7 +88,8 @@ std::string checkBuildOptions(const BuildOptions& o) {
         if (f.empty()) return "empty extra nvcc flag";
     for (const auto& f : o.extraPtxasFlags)
         if (f.empty()) return "empty extra ptxas flag";
-    return {};
+    // Whatever their origin, no value may carry shell syntax into nvcc's command lines.
+    return checkOptionSafety(o);
 }
 
 } // namespace lowerscope

@@ -1,5 +1,7 @@
 #include "core/build/diagnostics.h"
 
+#include "core/untrusted.h"
+
 #include <regex>
 #include <sstream>
 
@@ -53,6 +55,11 @@ const char* severityName(Severity s) {
 }
 
 std::string formatDiagnostic(const Diagnostic& d) {
+    // Diagnostics quote the source, and a garbage source's bytes must not reach the terminal raw.
+    return escapeControl(formatDiagnosticRaw(d), /*keepNewlines=*/true);
+}
+
+std::string formatDiagnosticRaw(const Diagnostic& d) {
     std::string out;
     if (!d.file.empty()) {
         out += d.file;

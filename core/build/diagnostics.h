@@ -23,7 +23,11 @@ std::vector<Diagnostic> parseDiagnostics(const std::string& stderrText, const st
 // "error", "warning", "remark", "note".
 const char* severityName(Severity s);
 
-// One line in the usual compiler form: "file:line:col: error: message" (parts omitted when unknown).
+// One line in the usual compiler form: "file:line:col: error: message" (parts omitted when unknown),
+// for a terminal: control bytes and invalid UTF-8 are written as \xNN (escapeControl, core/untrusted.h;
+// the newlines of multi-line messages are kept).
 std::string formatDiagnostic(const Diagnostic& d);
+// The same text with every byte as the tool wrote it (for widgets and files, not terminals).
+std::string formatDiagnosticRaw(const Diagnostic& d);
 
 } // namespace lowerscope

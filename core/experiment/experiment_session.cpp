@@ -1,6 +1,8 @@
 #include "core/experiment/experiment_session.h"
 
+#include "core/bounded_json.h"
 #include "core/build/json_io.h"
+#include "core/untrusted.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -12,7 +14,6 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -95,12 +96,14 @@ BuildConfig configFromJson(const json& j, const std::string& path) {
     return c;
 }
 
-// "lowerscope.session/<n>" → n; 0 when the string is not of that form.
+// "lowerscope.session/<n>" → n; 0 when the string does not start with "lowerscope.session/"; -1 for
+// a version this build cannot place ("lowerscope.session/2.1", "lowerscope.session/99999999999"):
+// such a schema can only come from a newer Lowerscope, so it is reported as one.
 int schemaVersion(const std::string& schema) {
     static const std::string prefix = "lowerscope.session/";
     if (schema.rfind(prefix, 0) != 0) return 0;
     const std::string digits = schema.substr(prefix.size());
-    if (digits.empty() || digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos) return 0;
+    if (digits.empty() || digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
     return std::stoi(digits);
 }
 
@@ -152,10 +155,10 @@ ExperimentSession sessionFromJson(const json& j) {
     if (version == 0)
         throw SessionError(SessionError::Kind::Corrupt, "not a Lowerscope session (schema \"" + schema + "\")");
     // Checked before anything else: a newer file may have changed any key, so no partial reading.
-    if (version > kSessionVersion)
+    if (version > kSessionVersion || version < 0)
         throw SessionError(SessionError::Kind::FutureVersion,
-                           "saved by a newer Lowerscope: schema " + schema + " (this version reads " +
-                               kSessionSchema + ")");
+                           "written by a newer Lowerscope: schema " + escapeControl(schema.substr(0, 80)) +
+                               " (this version reads " + kSessionSchema + ")");
 
     ExperimentSession s;
     s.title = string(j, "title", "");
@@ -240,20 +243,16 @@ void saveSession(const ExperimentSession& session, const std::string& path) {
 }
 
 ExperimentSession loadSession(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw SessionError(SessionError::Kind::Io, withFile(path, std::strerror(errno)));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    if (in.bad()) throw SessionError(SessionError::Kind::Io, withFile(path, "read failed"));
-    json j;
-    try {
-        j = json::parse(ss.str());
-    } catch (const json::parse_error& e) {
-        // nlohmann's message carries the byte offset and what it expected.
-        throw SessionError(SessionError::Kind::Corrupt, withFile(path, std::string("not valid JSON (") + e.what() + ")"));
+    std::string text, error;
+    if (!readFileBounded(path, text, error)) {
+        const bool limit = error.find("(limit)") != std::string::npos;
+        throw SessionError(limit ? SessionError::Kind::Corrupt : SessionError::Kind::Io,
+                           "cannot open session " + error);
     }
+    auto j = parseJsonBounded(text, error);
+    if (!j) throw SessionError(SessionError::Kind::Corrupt, withFile(path, error));
     try {
-        return sessionFromJson(j);
+        return sessionFromJson(*j);
     } catch (const SessionError& e) {
         throw SessionError(e.kind(), withFile(path, e.what()));
     }
@@ -301,23 +300,31 @@ LaunchSpec launchSpecFor(const SessionLaunch& launch, const std::string& kernel)
 // ------------------------------------------------------------------------------------ trust
 
 std::vector<TrustItem> untrustedSettings(const ExperimentSession& session) {
-    static const std::regex archRe(R"((sm|compute)_\d{2,3}[af]?)");
-    static const std::regex stdRe(R"((c|gnu)\+\+\d\d)");
-    static const std::regex defineRe(R"([A-Za-z_][A-Za-z0-9_]*(\(.*\))?(=[\s\S]*)?)");
     std::vector<TrustItem> out;
     auto side = [&](const BuildConfig& c) {
-        const BuildOptions& o = c.options;
-        if (!std::regex_match(o.arch, archRe)) out.push_back({c.label, "arch", "-arch=" + o.arch});
-        if (!o.cppStd.empty() && !std::regex_match(o.cppStd, stdRe))
-            out.push_back({c.label, "C++ standard", "-std=" + o.cppStd});
-        for (const auto& d : o.defines)
-            if (!std::regex_match(d, defineRe)) out.push_back({c.label, "define", "-D" + d});
-        for (const auto& f : o.extraNvccFlags) out.push_back({c.label, "extra nvcc flag", f});
-        for (const auto& f : o.extraPtxasFlags) out.push_back({c.label, "extra ptxas flag", "-Xptxas " + f});
+        for (auto& item : optionTrustItems(c.options, c.label)) out.push_back(std::move(item));
     };
     side(session.a);
     if (session.hasB) side(session.b);
     return out;
+}
+
+std::string refusedSetting(const ExperimentSession& session) {
+    for (const auto& t : untrustedSettings(session))
+        if (!t.refused.empty()) return t.side + ": " + t.refused;
+    return {};
+}
+
+void resolveSessionPaths(ExperimentSession& session, const std::vector<std::string>& roots) {
+    auto resolve = [&](SourceFile& src, const std::string& key) {
+        std::string resolved, error;
+        if (!resolveDocumentPath(src.name, roots, key, resolved, error))
+            throw SessionError(SessionError::Kind::UnsafePath, error);
+        src.name = resolved;
+    };
+    resolve(session.source, "source.name");
+    if (session.a.ownSource) resolve(session.a.source, "a.source.name");
+    if (session.hasB && session.b.ownSource) resolve(session.b.source, "b.source.name");
 }
 
 std::string trustFingerprint(const ExperimentSession& session) {

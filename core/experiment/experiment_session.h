@@ -15,6 +15,7 @@
 // file are kept (ExperimentSession::extra) and written back, so a round trip loses nothing.
 
 #include "core/build/build.h"
+#include "core/build/option_safety.h"
 #include "core/run/argspec.h"
 
 #include <nlohmann/json.hpp>
@@ -94,10 +95,11 @@ class SessionError : public std::runtime_error {
 public:
     enum class Kind {
         Io,            // cannot open / read / write / rename
-        Corrupt,       // not JSON, or JSON that is not a session object
+        Corrupt,       // not JSON, JSON past a size/depth limit (core/bounded_json.h), or not a session
         MissingKey,    // a required key is absent (path in what(), e.g. "a.options")
         WrongType,     // a key has the wrong JSON type
-        FutureVersion  // "saved by a newer Lowerscope: schema lowerscope.session/3"
+        FutureVersion, // "written by a newer Lowerscope: schema lowerscope.session/3"
+        UnsafePath     // a source name leads outside the folders the user chose (resolveSessionPaths)
     };
     SessionError(Kind kind, const std::string& message) : std::runtime_error(message), m_kind(kind) {}
     Kind kind() const { return m_kind; }
@@ -114,37 +116,35 @@ ExperimentSession sessionFromJson(const nlohmann::json& json);
 // `path`; on any failure the old file is untouched and the temporary removed. Throws SessionError(Io).
 void saveSession(const ExperimentSession& session, const std::string& path);
 
-// Reads and validates a whole file. Returns a new ExperimentSession; the caller's current one is never
-// touched, so on error it stays as it was. Throws SessionError.
+// Reads and validates a whole file (at most 64 MiB, 64 levels deep: core/bounded_json.h). Returns a
+// new ExperimentSession; the caller's current one is never touched, so on error it stays as it was.
+// Source names are not checked here (see resolveSessionPaths). Throws SessionError.
 ExperimentSession loadSession(const std::string& path);
 
 // Non-throwing form: on success assigns `into` and returns true; on failure leaves `into`
 // unchanged, sets `error` and returns false.
 bool loadSession(const std::string& path, ExperimentSession& into, std::string& error);
 
+// For a session someone else may have written: replaces every source name (the session's and a
+// side's own) by the path resolveDocumentPath (core/untrusted.h) gives for it under `roots`
+// (typically the current directory and the session file's folder), so that saving, the build's
+// include path and sidecar lookups stay in those folders. Throws SessionError(UnsafePath) naming
+// the key ("source.name", "b.source.name") when a name leads outside.
+void resolveSessionPaths(ExperimentSession& session, const std::vector<std::string>& roots);
+
 // ------------------------------------------------------------------------------------ trust
 
-// A build setting of an opened session that can make the build run or load arbitrary programs.
-struct TrustItem {
-    std::string side;    // "A" / "B" (the configuration's label)
-    std::string setting; // "extra nvcc flag", "extra ptxas flag", "arch", "C++ standard", "define"
-    std::string value;   // the flag as it would appear in nvcc's argv
-    bool operator==(const TrustItem&) const = default;
-};
-
-// The settings that need the user's consent before building a session from someone else.
-// Policy (documented in docs and the prompt):
-//   * every extra nvcc flag: passed verbatim, they can name programs (-ccbin, --compiler-bindir,
-//     -Xcompiler -fplugin=..., -Xlinker, --run, --keep-dir writes files);
-//   * every extra ptxas flag: verbatim too; asked for the same reason, conservatively;
-//   * structured values that fail their syntax check (arch not sm_XX[a|f], C++ standard not
-//     c++NN/gnu++NN, a define whose name does not start with a letter or '_'), since they become
-//     argv elements and could smuggle an option.
-// Not asked: include directories and well-formed defines. They only change which headers and
-// macros the compiler sees, which the untrusted source text can already do itself (#include of any
-// absolute path, #define); preprocessing and device compilation do not execute the code.
+// The settings of an opened session that need the user's consent before anything is built, in the
+// order A, B. Policy (documented in docs/SECURITY.md and shown in the prompt):
+//   * optionTrustItems (core/build/option_safety.h) of each side: every define, include dir, extra
+//     nvcc and ptxas flag, and a malformed arch or C++ standard; items whose value nvcc's shell
+//     would interpret carry `refused` and are never built, whatever the answer.
+// Source names are not asked about: resolveSessionPaths keeps them inside the folders the user
+// chose or refuses the session.
 std::vector<TrustItem> untrustedSettings(const ExperimentSession& session);
 inline bool needsTrustPrompt(const ExperimentSession& session) { return !untrustedSettings(session).empty(); }
+// The first refused item's reason, "" when none is refused.
+std::string refusedSetting(const ExperimentSession& session);
 
 // A stable hex digest of untrustedSettings(session) (not of the whole session): the app may
 // remember "trusted" per fingerprint so the same flags are not asked about twice.

@@ -224,7 +224,76 @@ TEST(ExperimentSession, FutureVersionIsRefusedWithoutReading) {
     writeAll(dir / "future.lowerscope", j.dump());
     std::string msg;
     EXPECT_EQ(loadErrorKind(dir / "future.lowerscope", &msg), SessionError::Kind::FutureVersion);
-    EXPECT_NE(msg.find("saved by a newer Lowerscope: schema lowerscope.session/3"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("written by a newer Lowerscope: schema lowerscope.session/3"), std::string::npos) << msg;
+}
+
+TEST(ExperimentSession, AnyNewerSchemaSaysWrittenByANewerLowerscope) {
+    TempDir dir;
+    for (const char* schema : {"lowerscope.session/2", "lowerscope.session/2.1", "lowerscope.session/99999999999",
+                               "lowerscope.session/next"}) {
+        auto j = sessionToJson(richSession());
+        j["schema"] = schema;
+        writeAll(dir / "f.lowerscope", j.dump());
+        std::string msg;
+        EXPECT_EQ(loadErrorKind(dir / "f.lowerscope", &msg), SessionError::Kind::FutureVersion) << schema;
+        EXPECT_NE(msg.find("written by a newer Lowerscope"), std::string::npos) << msg;
+    }
+}
+
+TEST(ExperimentSession, DocumentLimitsAreNamed) {
+    TempDir dir;
+    // 400 KB of nesting: refused before parsing, naming the depth limit.
+    std::string deep = "{\"schema\":\"lowerscope.session/1\",\"x\":" + std::string(200000, '[') +
+                       std::string(200000, ']') + "}";
+    writeAll(dir / "deep.lowerscope", deep);
+    std::string msg;
+    EXPECT_EQ(loadErrorKind(dir / "deep.lowerscope", &msg), SessionError::Kind::Corrupt);
+    EXPECT_NE(msg.find("too deep"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("(limit)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("deep.lowerscope"), std::string::npos) << msg;
+    // A directory and a device are named as such.
+    EXPECT_EQ(loadErrorKind(dir.path(), &msg), SessionError::Kind::Io);
+    EXPECT_NE(msg.find("directory"), std::string::npos) << msg;
+    EXPECT_EQ(loadErrorKind("/dev/null", &msg), SessionError::Kind::Io);
+    EXPECT_NE(msg.find("not a regular file"), std::string::npos) << msg;
+}
+
+TEST(ExperimentSession, SourceNamesStayInTheChosenFolders) {
+    TempDir dir;
+    fs::create_directories(dir / "proj" / "kernels");
+    ExperimentSession s = richSession();
+    const std::string root = (dir / "proj").string();
+    s.source.name = "kernels/k.cu";
+    ExperimentSession ok = s;
+    resolveSessionPaths(ok, {root});
+    EXPECT_EQ(ok.source.name, (dir / "proj" / "kernels" / "k.cu").string());
+
+    auto refusedWith = [&](ExperimentSession bad, const std::string& key) {
+        try {
+            resolveSessionPaths(bad, {root});
+        } catch (const SessionError& e) {
+            EXPECT_EQ(e.kind(), SessionError::Kind::UnsafePath);
+            EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("refused"), std::string::npos) << e.what();
+            return true;
+        }
+        return false;
+    };
+    s.source.name = "../../etc/passwd";
+    EXPECT_TRUE(refusedWith(s, "source.name"));
+    s.source.name = "/etc/passwd";
+    EXPECT_TRUE(refusedWith(s, "source.name"));
+    s.source.name = "kernels/../../outside.cu";
+    EXPECT_TRUE(refusedWith(s, "source.name"));
+    // A symlink inside the folder that points out of it does not open a way out.
+    fs::create_directory_symlink("/etc", dir / "proj" / "link");
+    s.source.name = "link/passwd";
+    EXPECT_TRUE(refusedWith(s, "source.name"));
+    s.source.name = "kernels/k.cu";
+    s.hasB = true;
+    s.b.ownSource = true;
+    s.b.source.name = "../b.cu";
+    EXPECT_TRUE(refusedWith(s, "b.source.name"));
 }
 
 TEST(ExperimentSession, FailedLoadLeavesTheCurrentSessionUntouched) {
@@ -290,22 +359,27 @@ TEST(ExperimentSession, LaunchFromSidecar) {
     EXPECT_EQ(back.flops, "2*n");
 }
 
-TEST(ExperimentSession, TrustPromptForFlagsThatCanRunPrograms) {
+TEST(ExperimentSession, TrustPromptListsDefinesIncludeDirsAndFlags) {
     ExperimentSession s;
     EXPECT_FALSE(needsTrustPrompt(s));
-    s.a.options.defines = {"N=4", "F(x)=((x)*2)", "_DEBUG"};
-    s.a.options.includeDirs = {"/usr/include/anything", "../x"};
     s.a.options.fastMath = true;
     s.a.options.maxRegCount = 32;
-    EXPECT_FALSE(needsTrustPrompt(s)) << "include dirs and well-formed defines do not prompt";
+    EXPECT_FALSE(needsTrustPrompt(s)) << "structured options do not prompt";
+    // Defines and include dirs come from the document and reach nvcc's command lines: listed.
+    s.a.options.defines = {"N=4", "F(x)=((x)*2)"};
+    s.a.options.includeDirs = {"/usr/include/anything"};
+    EXPECT_EQ(untrustedSettings(s), (std::vector<TrustItem>{{"A", "define", "-DN=4", ""},
+                                                            {"A", "define", "-DF(x)=((x)*2)", ""},
+                                                            {"A", "include dir", "-I/usr/include/anything", ""}}));
+    EXPECT_TRUE(refusedSetting(s).empty());
 
-    s.a.options.extraNvccFlags = {"-ccbin=/tmp/evil"};
-    ASSERT_TRUE(needsTrustPrompt(s));
-    EXPECT_EQ(untrustedSettings(s), (std::vector<TrustItem>{{"A", "extra nvcc flag", "-ccbin=/tmp/evil"}}));
+    ExperimentSession f;
+    f.a.options.extraNvccFlags = {"-ccbin=/tmp/evil"};
+    EXPECT_EQ(untrustedSettings(f), (std::vector<TrustItem>{{"A", "extra nvcc flag", "-ccbin=/tmp/evil", ""}}));
 
     ExperimentSession p;
     p.a.options.extraPtxasFlags = {"-v"};
-    EXPECT_EQ(untrustedSettings(p), (std::vector<TrustItem>{{"A", "extra ptxas flag", "-Xptxas -v"}}));
+    EXPECT_EQ(untrustedSettings(p), (std::vector<TrustItem>{{"A", "extra ptxas flag", "-Xptxas -v", ""}}));
 
     ExperimentSession m;
     m.a.options.defines = {"-ccbin=/tmp/evil"};
@@ -314,8 +388,19 @@ TEST(ExperimentSession, TrustPromptForFlagsThatCanRunPrograms) {
     const auto items = untrustedSettings(m);
     ASSERT_EQ(items.size(), 3u);
     EXPECT_EQ(items[0].setting, "arch");
+    EXPECT_FALSE(items[0].refused.empty());
     EXPECT_EQ(items[1].setting, "C++ standard");
+    EXPECT_FALSE(items[1].refused.empty());
     EXPECT_EQ(items[2].setting, "define");
+
+    // Shell syntax is refused outright, whatever the user answers.
+    ExperimentSession r;
+    r.a.options.defines = {"X=$(touch /tmp/x)"};
+    r.a.options.includeDirs = {"/tmp/`id`"};
+    ASSERT_EQ(untrustedSettings(r).size(), 2u);
+    EXPECT_NE(untrustedSettings(r)[0].refused.find("'$'"), std::string::npos) << untrustedSettings(r)[0].refused;
+    EXPECT_NE(untrustedSettings(r)[1].refused.find("'`'"), std::string::npos) << untrustedSettings(r)[1].refused;
+    EXPECT_NE(refusedSetting(r).find("A: define"), std::string::npos) << refusedSetting(r);
 
     // B counts only when the session has a B side.
     ExperimentSession b;

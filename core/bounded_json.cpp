@@ -1,0 +1,146 @@
+#include "core/bounded_json.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace lowerscope {
+
+namespace {
+
+std::string sizeText(size_t bytes) {
+    if (bytes >= (size_t(1) << 20) && bytes % (size_t(1) << 20) == 0)
+        return std::to_string(bytes >> 20) + " MiB";
+    if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
+    return std::to_string(bytes) + " bytes";
+}
+
+} // namespace
+
+void checkJsonLimits(std::string_view text, const JsonLimits& limits) {
+    if (text.size() > limits.maxBytes)
+        throw JsonLimitError(JsonLimitError::Limit::Bytes,
+                             "JSON document too large: " + std::to_string(text.size()) +
+                                 " bytes, more than " + sizeText(limits.maxBytes) + " (limit)");
+    int depth = 0;
+    size_t values = 0;
+    bool inString = false;
+    const char* p = text.data();
+    const char* const end = p + text.size();
+    for (; p < end; ++p) {
+        const char c = *p;
+        if (inString) {
+            if (c == '\\')
+                ++p; // the escaped character cannot end the string
+            else if (c == '"')
+                inString = false;
+            continue;
+        }
+        switch (c) {
+        case '"':
+            inString = true;
+            break;
+        case '[':
+        case '{':
+            if (++depth > limits.maxDepth)
+                throw JsonLimitError(JsonLimitError::Limit::Depth, "JSON document too deep: more than " +
+                                                                       std::to_string(limits.maxDepth) +
+                                                                       " nested arrays/objects (limit)");
+            ++values;
+            break;
+        case ']':
+        case '}':
+            --depth;
+            break;
+        case ',':
+            ++values;
+            break;
+        default:
+            break;
+        }
+        if (values > limits.maxValues)
+            throw JsonLimitError(JsonLimitError::Limit::Values, "JSON document too big: more than " +
+                                                                    std::to_string(limits.maxValues) +
+                                                                    " values (limit)");
+    }
+}
+
+nlohmann::json parseJsonBounded(std::string_view text, const JsonLimits& limits) {
+    checkJsonLimits(text, limits);
+    return nlohmann::json::parse(text.begin(), text.end());
+}
+
+std::optional<nlohmann::json> parseJsonBounded(std::string_view text, std::string& error,
+                                               const JsonLimits& limits) {
+    try {
+        return parseJsonBounded(text, limits);
+    } catch (const JsonLimitError& e) {
+        error = e.what();
+    } catch (const nlohmann::json::exception& e) {
+        // nlohmann's message carries the byte offset and what it expected.
+        error = std::string("not valid JSON (") + e.what() + ")";
+    }
+    return std::nullopt;
+}
+
+bool readFileBounded(const std::string& path, std::string& text, std::string& error,
+                     const JsonLimits& limits) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        error = "cannot read " + path + ": " + std::strerror(errno);
+        return false;
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        const bool dir = S_ISDIR(st.st_mode);
+        ::close(fd);
+        error = "cannot read " + path + ": " + (dir ? "it is a directory" : "not a regular file");
+        return false;
+    }
+    if (size_t(st.st_size) > limits.maxBytes) {
+        ::close(fd);
+        error = path + " is larger than " + sizeText(limits.maxBytes) + " (limit)";
+        return false;
+    }
+    // The size may change while reading: never hold more than the limit plus one byte.
+    std::string out;
+    out.resize(std::min(size_t(st.st_size), limits.maxBytes) + 1);
+    size_t got = 0;
+    for (;;) {
+        if (got == out.size()) {
+            if (out.size() > limits.maxBytes) break;
+            out.resize(std::min(out.size() * 2, limits.maxBytes + 1));
+        }
+        const ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            error = "cannot read " + path + ": " + std::strerror(errno);
+            ::close(fd);
+            return false;
+        }
+        if (n == 0) break;
+        got += size_t(n);
+    }
+    ::close(fd);
+    if (got > limits.maxBytes) {
+        error = path + " is larger than " + sizeText(limits.maxBytes) + " (limit)";
+        return false;
+    }
+    out.resize(got);
+    text = std::move(out);
+    return true;
+}
+
+std::optional<nlohmann::json> readJsonFileBounded(const std::string& path, std::string& error,
+                                                  const JsonLimits& limits) {
+    std::string text;
+    if (!readFileBounded(path, text, error, limits)) return std::nullopt;
+    auto j = parseJsonBounded(text, error, limits);
+    if (!j) error = path + ": " + error;
+    return j;
+}
+
+} // namespace lowerscope

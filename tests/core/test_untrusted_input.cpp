@@ -1,0 +1,238 @@
+// The rules for input other people wrote (issue 13): option values that nvcc's shell would
+// interpret (core/build/option_safety.h), bounded JSON documents (core/bounded_json.h), control
+// bytes in terminal text and document paths (core/untrusted.h). The nvcc-level proof that the
+// allowed sets are safe is in test_nvcc_shell.cpp; the entry points in test_injection.cpp.
+#include "core/bounded_json.h"
+#include "core/build/build.h"
+#include "core/build/diagnostics.h"
+#include "core/build/option_safety.h"
+#include "core/untrusted.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+using namespace lowerscope;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool refused(std::string_view value, OptionSlot slot) {
+    return !checkOptionValue("x", value, slot).empty();
+}
+
+} // namespace
+
+TEST(OptionSafety, DefinesKeepQuotesAndSpacesButNotExpansions) {
+    // What users write: kept (nvcc puts defines in double quotes and escapes `"`).
+    for (const char* ok : {"N=4", "MSG=\"a b\"", "F(x)=((x)*2)", "A=1,B=2", "S='c'", "P=a;b|c&d<e>f",
+                           "T=*?[x]~#{}", "U=\xc3\xa9t\xc3\xa9"})
+        EXPECT_FALSE(refused(ok, OptionSlot::Define))
+            << ok << ": " << checkOptionValue("define", ok, OptionSlot::Define);
+    for (const char* bad : {"X=$(id)", "X=`id`", "X=${HOME}", "X=\\$(id)", "X=a\nb", "X=\x1b[31m"})
+        EXPECT_TRUE(refused(bad, OptionSlot::Define)) << bad;
+}
+
+TEST(OptionSafety, MessageNamesOptionValueCharacterAndMeaning) {
+    const std::string m = checkOptionValue("define", "X=$(touch /tmp/c)", OptionSlot::Define);
+    EXPECT_NE(m.find("define \"X=$(touch /tmp/c)\""), std::string::npos) << m;
+    EXPECT_NE(m.find("'$'"), std::string::npos) << m;
+    EXPECT_NE(m.find("command substitution"), std::string::npos) << m;
+    EXPECT_NE(m.find("refused"), std::string::npos) << m;
+    // Control bytes are shown, not echoed.
+    const std::string c = checkOptionValue("include dir", "/x\x1b]0;t\x07", OptionSlot::IncludeDir);
+    EXPECT_NE(c.find("\\x1b"), std::string::npos) << c;
+    EXPECT_EQ(c.find('\x1b'), std::string::npos);
+}
+
+TEST(OptionSafety, IncludeDirs) {
+    for (const char* ok : {"/opt/x y", "inc", "../shared/include", "/a$b", "/a;b", "/a(b)"})
+        EXPECT_FALSE(refused(ok, OptionSlot::IncludeDir)) << ok;
+    for (const char* bad : {"/a`id`", "/a\\b", "/a\"b", "/a'b", "/a\nb"})
+        EXPECT_TRUE(refused(bad, OptionSlot::IncludeDir)) << bad;
+}
+
+TEST(OptionSafety, PtxasFlagsAreUnquoted) {
+    for (const char* ok :
+         {"-v", "-O2", "--warn-on-spills", "-dlcm=ca", "--def-load-cache=cg", "-v,-O2", "--x=a#b"})
+        EXPECT_FALSE(refused(ok, OptionSlot::PtxasFlag)) << ok;
+    for (const char* bad : {"-v -O2", "a;id", "a|id", "a&id", "a>f", "a<f", "(id)", "`id`", "a\\b", "\"a\"",
+                            "*", "a?", "[a]", "~/x", "#x", "-v,#x", "{a,b}", "a\tb", "a\nb"})
+        EXPECT_TRUE(refused(bad, OptionSlot::PtxasFlag)) << bad;
+}
+
+TEST(OptionSafety, FreeNvccFlagsGetTheirSlotsRule) {
+    // Plain flags.
+    EXPECT_TRUE(
+        checkNvccArgs("extra nvcc flag", {"-Xcompiler", "-Wall", "--expt-relaxed-constexpr", "-rdc=true"})
+            .empty());
+    EXPECT_FALSE(checkNvccArgs("extra nvcc flag", {"-Xcompiler", "-DX=$(id)"}).empty());
+    EXPECT_FALSE(checkNvccArgs("extra nvcc flag", {"--keep-dir=/tmp/$(id)"}).empty());
+    EXPECT_FALSE(checkNvccArgs("extra nvcc flag", {"-Xcompiler", "-O2 -fplugin=x"}).empty());
+    EXPECT_FALSE(checkNvccArgs("extra nvcc flag", {"it's"}).empty());
+    // A define given as a free flag gets the define rule: spaces and quotes are fine, $ is not.
+    EXPECT_TRUE(checkNvccArgs("extra nvcc flag", {"-DMSG=\"a b\""}).empty());
+    EXPECT_TRUE(checkNvccArgs("extra nvcc flag", {"-D", "MSG=\"a b\""}).empty());
+    EXPECT_TRUE(checkNvccArgs("extra nvcc flag", {"--define-macro=MSG=a b"}).empty());
+    EXPECT_FALSE(checkNvccArgs("extra nvcc flag", {"-D", "X=$(id)"}).empty());
+    EXPECT_TRUE(checkNvccArgs("extra nvcc flag", {"-I", "/opt/x y"}).empty());
+    EXPECT_FALSE(checkNvccArgs("extra nvcc flag", {"-I/opt/`id`"}).empty());
+    EXPECT_TRUE(checkNvccArgs("extra nvcc flag", {"-Xptxas", "-v,-O2"}).empty());
+    EXPECT_FALSE(checkNvccArgs("extra nvcc flag", {"--ptxas-options=-v;id"}).empty());
+    // nvcc's own list syntax for code generation keeps its brackets and quotes.
+    EXPECT_TRUE(
+        checkNvccArgs("extra nvcc flag", {"-gencode", "arch=compute_90,code=[sm_90,compute_90]"}).empty());
+    EXPECT_TRUE(checkNvccArgs("extra nvcc flag", {"-gencode=arch=compute_90,code=\"sm_90\""}).empty());
+    EXPECT_FALSE(checkNvccArgs("extra nvcc flag", {"-gencode", "arch=compute_90,code=sm_90;id"}).empty());
+    EXPECT_FALSE(checkNvccArgs("extra nvcc flag", {"-Xcompiler", "[a]"}).empty());
+    // The message names the origin.
+    EXPECT_EQ(checkNvccArgs("compile_commands.json entry 3", {"-Xcompiler", "`id`"})
+                  .rfind("compile_commands.json entry 3", 0),
+              0u);
+}
+
+TEST(OptionSafety, CheckBuildOptionsAppliesTheRuleToEveryField) {
+    auto problem = [](void (*set)(BuildOptions&)) {
+        BuildOptions o;
+        set(o);
+        return checkBuildOptions(o);
+    };
+    EXPECT_NE(problem([](BuildOptions& o) { o.defines = {"X=$(id)"}; }).find("define"), std::string::npos);
+    EXPECT_NE(problem([](BuildOptions& o) { o.includeDirs = {"/`id`"}; }).find("include dir"),
+              std::string::npos);
+    EXPECT_NE(problem([](BuildOptions& o) { o.extraNvccFlags = {";id"}; }).find("extra nvcc flag"),
+              std::string::npos);
+    EXPECT_NE(problem([](BuildOptions& o) { o.extraPtxasFlags = {"-v;id"}; }).find("extra ptxas flag"),
+              std::string::npos);
+    EXPECT_EQ(problem([](BuildOptions& o) { o.defines = {"MSG=\"a b\""}; }), "");
+}
+
+TEST(OptionSafety, TrustItemsMarkRefusedValuesOnTheirElement) {
+    BuildOptions o;
+    o.extraNvccFlags = {"-D", "X=$(id)", "-Xcompiler", "-Wall"};
+    const auto items = optionTrustItems(o, "A");
+    ASSERT_EQ(items.size(), 4u);
+    EXPECT_TRUE(items[0].refused.empty());
+    EXPECT_FALSE(items[1].refused.empty());
+    EXPECT_TRUE(items[2].refused.empty());
+    EXPECT_TRUE(items[3].refused.empty());
+}
+
+TEST(OptionSafety, ShellSafePaths) {
+    for (const char* ok :
+         {"kernels/saxpy.cu", "/home/a/proj-1/k_2.cu", "/x/y,z=1@2%3:4+.cu", "/d\xc3\xa9j\xc3\xa0/k.cu"})
+        EXPECT_TRUE(isShellSafePath(ok)) << ok;
+    for (const char* bad : {"", "/tmp/$(id)/k.cu", "/tmp/`id`.cu", "/tmp/a b.cu", "/tmp/it's.cu",
+                            "/tmp/a\"b.cu", "-rdc.cu", "/tmp/a\\b.cu", "/tmp/a;b.cu"})
+        EXPECT_FALSE(isShellSafePath(bad)) << bad;
+}
+
+TEST(OptionSafety, DeviceDebugLeavesThePtxasLevelToNvcc) {
+    BuildOptions o;
+    o.deviceDebug = true;
+    o.ptxasOpt = 3;
+    const auto argv = toNvccArgs(o);
+    for (size_t i = 0; i + 1 < argv.size(); ++i)
+        EXPECT_FALSE(argv[i] == "-Xptxas" && argv[i + 1].rfind("-O", 0) == 0);
+    EXPECT_NE(std::find(argv.begin(), argv.end(), "-G"), argv.end());
+}
+
+TEST(BoundedJson, LimitsAreCheckedBeforeParsingAndNamed) {
+    JsonLimits small;
+    small.maxBytes = 1000;
+    small.maxDepth = 4;
+    small.maxValues = 10;
+    EXPECT_EQ(parseJsonBounded("{\"a\":[1,2,{\"b\":[]}]}", small)["a"][2]["b"].size(), 0u);
+    auto limitOf = [&](const std::string& text) {
+        try {
+            parseJsonBounded(text, small);
+        } catch (const JsonLimitError& e) {
+            return std::make_pair(int(e.limit()), std::string(e.what()));
+        }
+        return std::make_pair(-1, std::string());
+    };
+    auto [l1, m1] = limitOf("[[[[[1]]]]]");
+    EXPECT_EQ(l1, int(JsonLimitError::Limit::Depth));
+    EXPECT_NE(m1.find("more than 4 nested"), std::string::npos) << m1;
+    auto [l2, m2] = limitOf("[1,2,3,4,5,6,7,8,9,10,11,12]");
+    EXPECT_EQ(l2, int(JsonLimitError::Limit::Values));
+    EXPECT_NE(m2.find("more than 10 values"), std::string::npos) << m2;
+    auto [l3, m3] = limitOf("\"" + std::string(2000, 'x') + "\"");
+    EXPECT_EQ(l3, int(JsonLimitError::Limit::Bytes));
+    EXPECT_NE(m3.find("1000 bytes (limit)"), std::string::npos) << m3;
+    // Brackets and commas inside strings (escaped quotes included) do not count.
+    EXPECT_EQ(parseJsonBounded("[\"[[[[[[,,,,,,,,,,,,\\\"[[[[[[\"]", small)[0].get<std::string>().size(),
+              25u);
+    // Bad JSON is the parser's error, non-throwing form gives the message.
+    std::string error;
+    EXPECT_FALSE(parseJsonBounded("{\"a\":", error, small));
+    EXPECT_NE(error.find("not valid JSON"), std::string::npos) << error;
+    EXPECT_FALSE(parseJsonBounded(std::string(300000, '['), error));
+    EXPECT_NE(error.find("too deep"), std::string::npos) << error;
+}
+
+TEST(BoundedJson, FilesAreReadUpToTheLimitOnly) {
+    std::string tmpl = (fs::temp_directory_path() / "lowerscope-bj-XXXXXX").string();
+    const fs::path dir = ::mkdtemp(tmpl.data());
+    JsonLimits small;
+    small.maxBytes = 100;
+    std::ofstream(dir / "big.json") << "[" << std::string(500, ' ') << "]";
+    std::ofstream(dir / "ok.json") << "{\"a\": 1}";
+    std::string text, error;
+    EXPECT_FALSE(readFileBounded((dir / "big.json").string(), text, error, small));
+    EXPECT_NE(error.find("larger than 100 bytes (limit)"), std::string::npos) << error;
+    EXPECT_TRUE(readJsonFileBounded((dir / "ok.json").string(), error, small));
+    EXPECT_FALSE(readFileBounded(dir.string(), text, error));
+    EXPECT_NE(error.find("directory"), std::string::npos) << error;
+    EXPECT_FALSE(readFileBounded("/dev/null", text, error));
+    EXPECT_NE(error.find("not a regular file"), std::string::npos) << error;
+    EXPECT_FALSE(readJsonFileBounded((dir / "absent.json").string(), error));
+    EXPECT_NE(error.find("absent.json"), std::string::npos) << error;
+    fs::remove_all(dir);
+}
+
+TEST(TerminalText, ControlBytesAndInvalidUtf8AreEscaped) {
+    EXPECT_EQ(escapeControl("a\x1b[31mb\x07"), "a\\x1b[31mb\\x07");
+    EXPECT_EQ(escapeControl("tab\tok"), "tab\tok");
+    EXPECT_EQ(escapeControl("l1\nl2"), "l1\\x0al2");
+    EXPECT_EQ(escapeControl("l1\nl2", true), "l1\nl2");
+    EXPECT_EQ(escapeControl("\xc3\xa9t\xc3\xa9"), "\xc3\xa9t\xc3\xa9");
+    EXPECT_EQ(escapeControl("\xff\xc3"), "\\xff\\xc3");
+    EXPECT_EQ(escapeControl("\xc0\xaf"), "\\xc0\\xaf");          // overlong '/'
+    EXPECT_EQ(escapeControl("\xed\xa0\x80"), "\\xed\\xa0\\x80"); // surrogate
+    EXPECT_EQ(escapeControl("\xc2\x9b"), "\xc2\x9b") << "a C1 code point in UTF-8 is text, not a raw 0x9b";
+    Diagnostic d;
+    d.file = "k\x1b.cu";
+    d.line = 3;
+    d.message = "bad \x1b]0;title\x07 token\n  second line";
+    EXPECT_EQ(formatDiagnostic(d), "k\\x1b.cu:3: error: bad \\x1b]0;title\\x07 token\n  second line");
+}
+
+TEST(DocumentPaths, StayInsideTheRoots) {
+    std::string tmpl = (fs::temp_directory_path() / "lowerscope-dp-XXXXXX").string();
+    const fs::path dir = ::mkdtemp(tmpl.data());
+    fs::create_directories(dir / "a" / "k");
+    fs::create_directories(dir / "b");
+    std::ofstream(dir / "b" / "x.cu") << "x";
+    const std::vector<std::string> roots{(dir / "a").string(), (dir / "b").string()};
+    std::string resolved, error;
+    // Found under the second root.
+    ASSERT_TRUE(resolveDocumentPath("x.cu", roots, "a.file", resolved, error)) << error;
+    EXPECT_EQ(resolved, (dir / "b" / "x.cu").string());
+    // Not found: the first root.
+    ASSERT_TRUE(resolveDocumentPath("k/new.cu", roots, "a.file", resolved, error)) << error;
+    EXPECT_EQ(resolved, (dir / "a" / "k" / "new.cu").string());
+    ASSERT_TRUE(resolveDocumentPath((dir / "b" / "x.cu").string(), roots, "a.file", resolved, error))
+        << error;
+    for (const std::string bad : {"../../etc/passwd", "/etc/passwd", "k/../../../x", "a\nb", ""}) {
+        EXPECT_FALSE(resolveDocumentPath(bad, roots, "a.file", resolved, error)) << bad;
+        EXPECT_NE(error.find("a.file"), std::string::npos) << error;
+        EXPECT_NE(error.find("refused"), std::string::npos) << error;
+    }
+    fs::create_directory_symlink("/etc", dir / "a" / "etc");
+    EXPECT_FALSE(resolveDocumentPath("etc/passwd", roots, "a.file", resolved, error));
+    EXPECT_NE(error.find("symbolic link"), std::string::npos) << error;
+    fs::remove_all(dir);
+}
