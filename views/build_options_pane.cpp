@@ -220,7 +220,11 @@ void BuildOptionsPane::toSession() {
 
 void BuildOptionsPane::updatePreview() {
     if (!m_session) return;
-    m_preview->setPlainText(QString::fromStdString(shellQuote(m_session->previewCommand())));
+    QString text = QString::fromStdString(shellQuote(m_session->previewCommand()));
+    // The build refuses invalid options (shell syntax included); say so where they are typed.
+    if (const std::string bad = checkBuildOptions(m_session->options()); !bad.empty())
+        text += tr("\n\nNot built: %1").arg(QString::fromStdString(bad));
+    m_preview->setPlainText(text);
 }
 
 } // namespace lowerscope

@@ -107,7 +107,18 @@ ExperimentData ExperimentController::gather() const {
     return d;
 }
 
-bool ExperimentController::apply(const ExperimentData& data, const QString& path) {
+bool ExperimentController::apply(const ExperimentData& opened, const QString& path) {
+    // Shell syntax in a setting is never built, and source names stay in the user's folders: both
+    // are refused before anything is shown or asked.
+    if (const QString refused = refusedSetting(opened); !refused.isEmpty()) {
+        report(tr("Could not open the session %1: %2\nThe current session is unchanged.").arg(path, refused));
+        return false;
+    }
+    ExperimentData data = opened;
+    if (QString error; !resolveExperimentPaths(data, path, error)) {
+        report(tr("Could not open the session %1: %2\nThe current session is unchanged.").arg(path, error));
+        return false;
+    }
     // Ask before anything is built (or even shown: the source pane would auto-build).
     const QStringList items = untrustedItems(data);
     if (!items.isEmpty()) {

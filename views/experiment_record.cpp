@@ -2,6 +2,7 @@
 
 #include "core/experiment/experiment_session.h"
 
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -129,6 +130,24 @@ QStringList untrustedItems(const ExperimentData& data) {
 }
 
 QString trustFingerprint(const ExperimentData& data) { return q(trustFingerprint(toCore(data))); }
+
+QString refusedSetting(const ExperimentData& data) { return q(refusedSetting(toCore(data))); }
+
+bool resolveExperimentPaths(ExperimentData& data, const QString& sessionPath, QString& error) {
+    ExperimentSession session = toCore(data);
+    std::vector<std::string> roots{"."};
+    if (!sessionPath.isEmpty()) roots.push_back(QFileInfo(sessionPath).absolutePath().toStdString());
+    try {
+        resolveSessionPaths(session, roots);
+    } catch (const SessionError& e) {
+        error = q(e.what());
+        return false;
+    }
+    data.sourceName = q(session.source.name);
+    if (data.a.ownSource) data.a.sourceName = q(session.a.source.name);
+    if (data.hasB && data.b.ownSource) data.b.sourceName = q(session.b.source.name);
+    return true;
+}
 
 bool askTrustWithMessageBox(QWidget* parent, const QString& sessionPath, const QStringList& items) {
     QMessageBox box(parent);

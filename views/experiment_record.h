@@ -69,6 +69,13 @@ nlohmann::json experimentToJson(const ExperimentData& data);
 QStringList untrustedItems(const ExperimentData& data);
 // Stable digest of those settings, so a user's "yes" is remembered for exactly these flags.
 QString trustFingerprint(const ExperimentData& data);
+// "" when every setting may be built after a yes; else why one never is (shell syntax in a value,
+// see core/build/option_safety.h), e.g. "B: define \"X=$(id)\": '$' would be interpreted ...".
+QString refusedSetting(const ExperimentData& data);
+// Resolves the source names of a session opened from `sessionPath` inside the folders the user
+// chose (the current directory and the session's folder; core's resolveSessionPaths). False with
+// `error` naming the key when a name leads outside; `data` is untouched then.
+bool resolveExperimentPaths(ExperimentData& data, const QString& sessionPath, QString& error);
 
 // Asked before building an untrusted session: returns true to build. `items` as above.
 using TrustPrompt = std::function<bool(const QString& sessionPath, const QStringList& items)>;

@@ -4,6 +4,7 @@
 
 #include "core/build/build.h"
 #include "core/build/diagnostics.h"
+#include "core/untrusted.h"
 #include "core/build/json_io.h"
 #include "core/build/toolchain.h"
 
@@ -62,13 +63,13 @@ int runBuild(const BuildArgs& a) {
     for (const auto& d : r.diagnostics) std::cerr << formatDiagnostic(d) << '\n';
     int rc = 0;
     if (r.setupError) {
-        std::cerr << "lowerscope-cli build: error: " << r.error << '\n';
+        std::cerr << "lowerscope-cli build: error: " << escapeControl(r.error) << '\n';
         rc = 2;
     } else if (r.compileError) {
-        std::cerr << "lowerscope-cli build: " << a.file << ": compilation failed\n";
+        std::cerr << "lowerscope-cli build: " << escapeControl(a.file) << ": compilation failed\n";
         rc = 1;
     } else if (!r.ok) {
-        std::cerr << "lowerscope-cli build: error: " << r.error << '\n';
+        std::cerr << "lowerscope-cli build: error: " << escapeControl(r.error) << '\n';
         rc = 1;
     }
 
@@ -83,7 +84,7 @@ int runBuild(const BuildArgs& a) {
         printResources(r);
     } else if (a.jsonOut.empty()) {
         auto total = r.timingsMs.count("total") ? r.timingsMs.at("total") : 0.0;
-        std::printf("built %s for %s: %zu kernel(s), %.0f ms%s\n", a.file.c_str(), a.options.arch.c_str(),
+        std::printf("built %s for %s: %zu kernel(s), %.0f ms%s\n", escapeControl(a.file).c_str(), a.options.arch.c_str(),
                     r.kernels.size(), total, r.cacheHit ? " (cache hit)" : "");
         printResources(r);
     }

@@ -6,8 +6,11 @@
 #include "app/cli/commands.h"
 #include "app/cli/compare_run.h"
 
+#include "core/bounded_json.h"
 #include "core/build/build.h"
+#include "core/build/option_safety.h"
 #include "core/experiment/report.h"
+#include "core/untrusted.h"
 #include "core/run/stats.h"
 #include "core/parse/sass_parser.h"
 #include "core/experiment/experiment_session.h"
@@ -37,28 +40,44 @@ struct ExperimentArgs {
     std::string cardFile;
     std::string hypothesis, implementation, interpretation;
     bool noDiff = false;
+    bool trust = false;
 };
 
 std::optional<std::string> readText(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    std::string text, error;
+    if (!readFileBounded(path, text, error)) {
         return std::nullopt;
     }
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+    return text;
 }
 
+// A JSON document the user named (card, compare document): bounded in size and depth
+// (core/bounded_json.h); the message names the limit that was passed.
 json readJsonFile(const std::string& path, const char* what) {
-    auto text = readText(path);
-    if (!text) {
-        throw CliFailure{kUsage, "cannot read " + std::string(what) + " " + path};
+    std::string error;
+    auto j = readJsonFileBounded(path, error);
+    if (!j) {
+        throw CliFailure{kUsage, "cannot read " + std::string(what) + " " + error};
     }
-    json j = json::parse(*text, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
+    if (!j->is_object()) {
         throw CliFailure{kUsage, path + " is not a JSON object"};
     }
-    return j;
+    return std::move(*j);
+}
+
+// A source file named inside the compare document: it must lie in the current directory or the
+// document's folder (core/untrusted.h), so a document cannot make this command read (and copy
+// into the session) a file elsewhere.
+std::string documentSource(const std::string& name, const std::string& documentPath, const std::string& key) {
+    const std::string docDir = std::filesystem::path(documentPath).parent_path().string();
+    std::string resolved, error;
+    if (!resolveDocumentPath(name, {".", docDir.empty() ? "." : docDir}, documentPath + ": " + key, resolved,
+                             error)) {
+        throw CliFailure{kUsage, error};
+    }
+    // Keep the name as the document wrote it when it is relative and found from here: the session
+    // records names relative to where the command runs.
+    return name.front() != '/' && std::filesystem::exists(name) ? name : resolved;
 }
 
 // "ffma_dependent(float*, int, float, float)" → "ffma_dependent" (the sidecar's name).
@@ -323,7 +342,11 @@ int runExperiment(const ExperimentArgs& a) {
             throw CliFailure{kUsage, "the compare document lacks a, b, ratio or tolerance"};
         }
 
-        const std::string fileA = stringAt(doc["a"], "file", "a"), fileB = stringAt(doc["b"], "file", "b");
+        std::string fileA = stringAt(doc["a"], "file", "a"), fileB = stringAt(doc["b"], "file", "b");
+        if (!a.fromJson.empty()) {
+            fileA = documentSource(fileA, a.fromJson, "a.file");
+            fileB = documentSource(fileB, a.fromJson, "b.file");
+        }
         const std::string kernelA = baseName(stringAt(doc["a"], "kernel", "a"));
         const std::string kernelB = baseName(stringAt(doc["b"], "kernel", "b"));
         const std::string optsA = doc.value("build_options_a", std::string());
@@ -369,7 +392,21 @@ int runExperiment(const ExperimentArgs& a) {
         }
         in.dynamicSharedBytes = static_cast<int>(la.value("shared_bytes", 0LL));
         std::optional<SideSass> sassA, sassB;
-        if (!a.noDiff) {
+        bool rebuild = !a.noDiff;
+        if (rebuild && !a.fromJson.empty() && !a.trust) {
+            // Options read from a document pass through the trust policy before anything is built.
+            std::vector<TrustItem> items = optionTrustItems(saved.a.options, "A");
+            for (auto& t : optionTrustItems(saved.b.options, "B")) items.push_back(std::move(t));
+            if (!items.empty()) {
+                std::cerr << "warning: not rebuilding for the SASS diff: " << a.fromJson
+                          << " carries build settings that need your consent (pass --trust to build them):\n";
+                for (const auto& t : items) {
+                    std::cerr << "  " << t.side << ": " << t.setting << " " << escapeControl(t.value) << '\n';
+                }
+                rebuild = false;
+            }
+        }
+        if (rebuild) {
             Toolchain tc = discoverToolchain();
             sassA = sassOf(tc, fileA, saved.a.options, kernelA);
             sassB = sassA ? sassOf(tc, fileB, saved.b.options, kernelB) : std::nullopt;
@@ -436,6 +473,10 @@ void registerExperimentCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--implementation", args->implementation, "what A and B are (overrides --card)");
     cmd->add_option("--interpretation", args->interpretation, "what the numbers mean (overrides --card)");
     cmd->add_flag("--no-diff", args->noDiff, "do not rebuild for the SASS diff");
+    cmd->add_flag("--trust", args->trust, "with --from-json: build the document's defines, include dirs and extra "
+                                          "flags for the SASS diff (without it such settings are listed and the "
+                                          "diff is left out); values nvcc's shell would interpret are refused "
+                                          "either way");
     cmd->callback([args, &exitCode] { exitCode = runExperiment(*args); });
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/build/build.h"
 #include "core/build/diagnostics.h"
+#include "core/untrusted.h"
 #include "core/analysis/inspect.h"
 #include "core/analysis/lowering.h"
 #include "core/build/toolchain.h"
@@ -42,22 +43,22 @@ int runInspect(const InspectArgs& a) {
     const BuildResult r = buildFile(tc, a.file, a.options, control);
     for (const auto& d : r.diagnostics) std::cerr << formatDiagnostic(d) << '\n';
     if (r.setupError) {
-        std::cerr << "lowerscope-cli inspect: error: " << r.error << '\n';
+        std::cerr << "lowerscope-cli inspect: error: " << escapeControl(r.error) << '\n';
         return 2;
     }
     if (r.compileError) {
-        std::cerr << "lowerscope-cli inspect: " << a.file << ": compilation failed\n";
+        std::cerr << "lowerscope-cli inspect: " << escapeControl(a.file) << ": compilation failed\n";
         return 1;
     }
     if (!r.ok) {
-        std::cerr << "lowerscope-cli inspect: error: " << r.error << '\n';
+        std::cerr << "lowerscope-cli inspect: error: " << escapeControl(r.error) << '\n';
         return 1;
     }
 
     const LoweringModel model = buildLoweringModel(r);
     if (!a.kernel.empty() && !model.kernel(a.kernel)) {
         std::cerr << "lowerscope-cli inspect: error: no kernel named '" << a.kernel << "'; kernels:";
-        for (const auto& k : model.kernels) std::cerr << "\n  " << k.name;
+        for (const auto& k : model.kernels) std::cerr << "\n  " << escapeControl(k.name);
         std::cerr << '\n';
         return 2;
     }
