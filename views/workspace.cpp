@@ -1,5 +1,7 @@
 #include "views/workspace.h"
 
+#include "core/build/lifetime.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
@@ -23,6 +25,8 @@ Workspace::Workspace(QObject* parent) : QObject(parent), m_backend(runRealBuild)
     m_pool.setMaxThreadCount(2);
     m_workDir = QDir(QDir::tempPath())
                     .filePath(QStringLiteral("lowerscope-%1").arg(QCoreApplication::applicationPid()));
+    // Removed by the watchdog should the GUI be killed (core/build/lifetime.h).
+    watchDirectory(QDir(m_workDir).absolutePath().toStdString());
 }
 
 Workspace::~Workspace() {
@@ -31,6 +35,7 @@ Workspace::~Workspace() {
     for (const auto& job : std::as_const(m_jobs)) job->watcher->waitForFinished();
     m_pool.waitForDone();
     if (m_workDir.contains(QStringLiteral("lowerscope-"))) QDir(m_workDir).removeRecursively();
+    unwatchDirectory(QDir(m_workDir).absolutePath().toStdString());
 }
 
 QString Workspace::displayName() const {

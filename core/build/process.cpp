@@ -1,5 +1,7 @@
 #include "core/build/process.h"
 
+#include "core/build/lifetime.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
@@ -188,6 +190,8 @@ Spawned spawnChild(const ProcessSpec& spec) {
         ::close(inPipe[1]), ::close(outPipe[0]), ::close(errPipe[0]);
         return s;
     }
+    // From here on, should this process die, the watchdog kills the child's group (lifetime.h).
+    watchGroup(pid);
     s.pid = pid;
     s.in = inPipe[1];
     s.out = outPipe[0];
@@ -253,7 +257,7 @@ ProcessResult runProcess(const ProcessSpec& spec) {
 
     for (;;) {
         if (!killed) {
-            if (spec.cancel && spec.cancel->load()) {
+            if ((spec.cancel && spec.cancel->load()) || interruptSignal()) {
                 r.cancelled = killed = true;
             } else if (hasDeadline && Clock::now() >= deadline) {
                 r.timedOut = killed = true;
@@ -316,7 +320,7 @@ ProcessResult runProcess(const ProcessSpec& spec) {
             if (w == s.pid) break;
             if (w < 0 && errno != EINTR) break;
             if (!killed) {
-                if (spec.cancel && spec.cancel->load()) r.cancelled = killed = true;
+                if ((spec.cancel && spec.cancel->load()) || interruptSignal()) r.cancelled = killed = true;
                 else if (hasDeadline && Clock::now() >= deadline) r.timedOut = killed = true;
                 if (killed) killGroup(s.pid);
                 else std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -324,6 +328,10 @@ ProcessResult runProcess(const ProcessSpec& spec) {
         }
     }
     decodeStatus(status, r);
+    // A tool that died from a signal (a crash, the OOM killer) leaves its own children running:
+    // the rest of its group goes too.
+    if (r.signal != 0 && !killed) killGroup(s.pid);
+    unwatchGroup(s.pid);
     r.wallMs = msSince(t0);
     return r;
 }
@@ -375,6 +383,8 @@ bool InteractiveProcess::reap(bool block) {
         pid_t w = ::waitpid(m_pid, &m_status, block ? 0 : WNOHANG);
         if (w == m_pid) {
             m_reaped = true;
+            if (WIFSIGNALED(m_status) && !m_killed) killGroup(m_pid); // its children too
+            unwatchGroup(m_pid);
             return true;
         }
         if (w < 0 && errno == EINTR) continue;
@@ -453,10 +463,11 @@ InteractiveProcess::ReadStatus InteractiveProcess::readLine(std::string& line, s
             }
             return ReadStatus::Eof;
         }
-        if (cancel && cancel->load()) return ReadStatus::Cancelled;
+        if ((cancel && cancel->load()) || interruptSignal()) return ReadStatus::Cancelled;
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
         if (left <= 0) return ReadStatus::Timeout;
-        int slice = static_cast<int>(cancel ? std::min<long long>(left, kPollSliceMs) : left);
+        // Short slices even without a cancel flag: an interrupt (SIGINT/SIGTERM) must be seen soon.
+        int slice = static_cast<int>(std::min<long long>(left, cancel ? kPollSliceMs : 200));
         if (!pump(slice, false, nullptr)) {
             // Nothing left open: stdout is closed (handled above on the next turn).
             if (m_out >= 0) closeFd(m_out);

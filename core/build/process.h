@@ -5,7 +5,10 @@
 //   * InteractiveProcess: a long-lived child with its pipes kept open, for line-delimited
 //     request/response protocols (the runner client talks JSON lines to lowerscope-runner).
 // Every child is the leader of its own process group; killing it kills the whole group (nvcc's
-// cicc/ptxas children included). Nothing here throws: failures are reported in the results.
+// cicc/ptxas children included). A child killed by a signal we did not send takes the rest of its
+// group with it. Children die with this process (core/build/lifetime.h): an interrupt
+// (installInterruptHandlers) cancels every run, and a watchdog kills the groups should this
+// process be killed. Nothing here throws: failures are reported in the results.
 
 #include <atomic>
 #include <chrono>
@@ -28,7 +31,8 @@ struct ProcessSpec {
     std::chrono::milliseconds timeout{0};    // wall-clock limit; 0 = none. Past it the process
                                              // group gets SIGKILL and timedOut is set.
     std::atomic<bool>* cancel = nullptr;     // polled (~every 20 ms); when it becomes true the
-                                             // process group gets SIGKILL and cancelled is set
+                                             // process group gets SIGKILL and cancelled is set;
+                                             // an interrupt (lifetime.h) does the same
 };
 
 // How a run ended. Exactly one of: startError non-empty (never ran), timedOut, cancelled,

@@ -1,9 +1,15 @@
 // core/process: posix_spawn runs, timeouts, cancellation, big outputs, interactive children.
 #include "core/build/process.h"
 
+#include "core/build/lifetime.h"
+
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <thread>
 
 using namespace lowerscope;
@@ -212,4 +218,118 @@ TEST(InteractiveProcess, DestructorKillsRunningChild) {
     }
     // Reaped by the destructor: the pid no longer names our child.
     EXPECT_NE(::kill(pid, 0), 0);
+}
+
+// ------------------------------------------------------------------------------ lifetime.h
+// Each runs in a forked child so that the interrupt flag and the killing stay out of this process.
+
+namespace {
+
+bool processAlive(pid_t pid) {
+    if (::kill(pid, 0) != 0) return false;
+    FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+    if (!f) return false;
+    char buf[512] = {};
+    size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    std::string stat(buf, n);
+    size_t close = stat.rfind(')');
+    return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
+}
+
+bool waitGone(pid_t pid) {
+    for (int i = 0; i < 250 && processAlive(pid); ++i) std::this_thread::sleep_for(20ms);
+    return !processAlive(pid);
+}
+
+// Reads "pid child" written by the shell of `grandchildScript`.
+std::pair<pid_t, pid_t> readPids(const std::string& file) {
+    for (int i = 0; i < 500; ++i) {
+        FILE* f = std::fopen(file.c_str(), "r");
+        if (f) {
+            int a = -1, b = -1;
+            int got = std::fscanf(f, "%d %d", &a, &b);
+            std::fclose(f);
+            if (got == 2) return {a, b};
+        }
+        std::this_thread::sleep_for(20ms);
+    }
+    return {-1, -1};
+}
+
+std::string scratchDir() {
+    std::string tmpl = "/tmp/lowerscope-lifetime-XXXXXX";
+    return ::mkdtemp(tmpl.data());
+}
+
+} // namespace
+
+TEST(Lifetime, InterruptCancelsEveryRunningChild) {
+    const std::string dir = scratchDir();
+    const std::string pids = dir + "/pids";
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        std::thread interrupter([] {
+            std::this_thread::sleep_for(300ms);
+            requestInterrupt(SIGTERM);
+        });
+        ProcessSpec spec;
+        spec.argv = {"/bin/sh", "-c", "sleep 600 & echo $$ $! > " + pids + "; wait"};
+        ProcessResult r = runProcess(spec); // no timeout, no cancel flag: only the interrupt ends it
+        interrupter.join();
+        ::_exit(r.cancelled && interruptSignal() == SIGTERM ? 0 : 1);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    auto [sh, sleeper] = readPids(pids);
+    ASSERT_GT(sleeper, 0);
+    EXPECT_TRUE(waitGone(sh));
+    EXPECT_TRUE(waitGone(sleeper)) << "the interrupted child's own child survived";
+    std::filesystem::remove_all(dir);
+}
+
+TEST(Lifetime, WatchdogKillsTheGroupsAndRemovesTheFoldersOfAKilledParent) {
+    const std::string dir = scratchDir();
+    const std::string pids = dir + "/pids";
+    const std::string work = dir + "/work";
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        std::filesystem::create_directories(work + "/nested/deeper");
+        FILE* f = std::fopen((work + "/nested/deeper/file").c_str(), "w");
+        if (f) std::fclose(f);
+        watchDirectory(work);
+        ProcessSpec spec;
+        spec.argv = {"/bin/sh", "-c", "sleep 600 & echo $$ $! > " + pids + "; wait"};
+        runProcess(spec); // never returns: the parent test kills this process
+        ::_exit(1);
+    }
+    auto [sh, sleeper] = readPids(pids);
+    ASSERT_GT(sleeper, 0);
+    ::kill(pid, SIGKILL); // no handler, no destructor: only the watchdog can clean up
+    ::waitpid(pid, nullptr, 0);
+    EXPECT_TRUE(waitGone(sh)) << "the child outlived its killed parent";
+    EXPECT_TRUE(waitGone(sleeper)) << "the child's own child outlived the killed parent";
+    for (int i = 0; i < 250 && std::filesystem::exists(work); ++i) std::this_thread::sleep_for(20ms);
+    EXPECT_FALSE(std::filesystem::exists(work)) << "the registered folder was left behind";
+    ::kill(sh, SIGKILL);
+    ::kill(sleeper, SIGKILL);
+    std::filesystem::remove_all(dir);
+}
+
+TEST(Lifetime, AChildKilledByASignalTakesItsGroupWithIt) {
+    const std::string dir = scratchDir();
+    const std::string pids = dir + "/pids";
+    ProcessSpec spec;
+    // The shell dies from SIGSEGV (as a crashing nvcc would) while its child keeps running.
+    spec.argv = {"/bin/sh", "-c", "sleep 600 & echo $$ $! > " + pids + "; kill -SEGV $$"};
+    ProcessResult r = runProcess(spec);
+    EXPECT_EQ(r.signal, SIGSEGV);
+    auto [sh, sleeper] = readPids(pids);
+    ASSERT_GT(sleeper, 0);
+    EXPECT_TRUE(waitGone(sleeper)) << "a crashed tool's child kept running";
+    ::kill(sleeper, SIGKILL);
+    std::filesystem::remove_all(dir);
 }
