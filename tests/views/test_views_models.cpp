@@ -197,7 +197,7 @@ private slots:
         QFETCH(int, limiter);
         const ArchLimits l = archLimits(arch.toStdString());
         QVERIFY(l.known);
-        const Occupancy o = computeOccupancy(l, regs, shared, block);
+        const TheoreticalOccupancy o = computeOccupancy(l, regs, shared, block);
         QCOMPARE(o.warpsPerSm, warps);
         QCOMPARE(int(o.limiter), limiter);
         QCOMPARE(o.occupancy, double(warps) / l.maxWarpsPerSm);
