@@ -3,7 +3,7 @@
 // spills, barriers) and the theoretical occupancy for the chosen block size.
 
 #include "core/build/build.h"
-#include "views/occupancy.h"
+#include "core/analysis/occupancy.h"
 
 #include <QAbstractTableModel>
 

@@ -1,4 +1,4 @@
-#include "views/occupancy.h"
+#include "core/analysis/occupancy.h"
 
 #include <algorithm>
 #include <array>
