@@ -84,7 +84,7 @@ std::vector<std::string> runnerCommandFor(const std::string& host, const std::ve
     return cmd;
 }
 
-bool probeRunner(const std::vector<std::string>& command, std::string& deviceName, std::string& errorKind,
+bool probeRunner(const std::vector<std::string>& command, std::string& deviceName, RunErrorKind& errorKind,
                  std::string& errorMessage, double timeoutS) {
     RunnerConfig config;
     config.command = command;
@@ -105,23 +105,23 @@ bool probeRunner(const std::vector<std::string>& command, std::string& deviceNam
 MeasureOutcome runMeasureJob(const MeasureRequest& request, std::atomic<bool>* cancel, const MeasureProgressFn& progress) {
     MeasureOutcome out;
     out.jobId = request.jobId;
-    auto fail = [&](const std::string& kind, const std::string& message, const json& extra = json::object()) {
+    auto fail = [&](RunErrorKind kind, const std::string& message, const json& extra = json::object()) {
         out.ok = false;
         out.errorKind = kind;
         out.errorMessage = message;
-        json err{{"kind", kind}, {"message", message}};
+        json err{{"kind", runErrorKindName(kind)}, {"message", message}};
         for (auto it = extra.begin(); it != extra.end(); ++it) err[it.key()] = it.value();
         out.document = json{{"schema", "lowerscope.run/1"}, {"error", err}};
         return out;
     };
-    if (request.sides.empty()) return fail("bad_launch", "nothing to run: build A (and B) first");
+    if (request.sides.empty()) return fail(RunErrorKind::BadLaunch, "nothing to run: build A (and B) first");
 
     RunRequest run;
     run.id = std::to_string(request.jobId);
     run.mode = parseMode(request.mode).value_or(MeasureMode::Auto);
     std::optional<double> bytes, flops;
     for (const MeasureSide& side : request.sides) {
-        if (side.cubin.empty()) return fail("bad_launch", side.label + " has no cubin: build it first");
+        if (side.cubin.empty()) return fail(RunErrorKind::BadLaunch, side.label + " has no cubin: build it first");
         LaunchSpec spec;
         spec.kernel = side.mangled;
         spec.grid = request.launch.grid;
@@ -135,7 +135,7 @@ MeasureOutcome runMeasureJob(const MeasureRequest& request, std::atomic<bool>* c
         try {
             resolved = resolveLaunch(spec, side.params, side.signature);
         } catch (const std::exception& e) {
-            return fail("bad_launch", side.label + ": " + e.what());
+            return fail(RunErrorKind::BadLaunch, side.label + ": " + e.what());
         }
         bytes = resolved.bytes;
         flops = resolved.flops;
@@ -152,11 +152,11 @@ MeasureOutcome runMeasureJob(const MeasureRequest& request, std::atomic<bool>* c
     RunOutcome outcome = runner.run(run, onProgress, cancel);
     runner.stop();
     if (!outcome.ok) {
-        out.cancelled = outcome.error.kind == "cancelled" || (cancel && cancel->load());
+        out.cancelled = outcome.error.kind == RunErrorKind::Cancelled || (cancel && cancel->load());
         json extra = toJson(outcome.error);
         if (!outcome.runnerStderr.empty()) extra["runner_stderr"] = outcome.runnerStderr.substr(
             outcome.runnerStderr.size() > 2000 ? outcome.runnerStderr.size() - 2000 : 0);
-        return fail(out.cancelled ? "cancelled" : outcome.error.kind, outcome.error.message, extra);
+        return fail(out.cancelled ? RunErrorKind::Cancelled : outcome.error.kind, outcome.error.message, extra);
     }
     const RunResult& r = outcome.result;
     json variants = json::array();

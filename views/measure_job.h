@@ -7,6 +7,7 @@
 // Plain strings only in this header: the launch is given in the CLI's spec language.
 
 #include "core/model.h"
+#include "core/run/protocol.h"
 
 #include <nlohmann/json.hpp>
 
@@ -60,7 +61,7 @@ struct MeasureOutcome {
     bool ok = false;
     bool cancelled = false;
     nlohmann::json document;         // "lowerscope.run/1" (ok) or {"error": {...}} (failure)
-    std::string errorKind;           // "kernel_fault", "deadline", "bad_launch", "runner_start", ...
+    RunErrorKind errorKind = RunErrorKind::Unknown; // when !ok: KernelFault, Deadline, BadLaunch, ...
     std::string errorMessage;        // one or two sentences for the user
 };
 
@@ -87,8 +88,8 @@ std::vector<std::string> runnerCommandFor(const std::string& host, const std::ve
                                           const std::string& remoteCommand = "lowerscope-runner");
 
 // Asks the runner for its device (starts and stops it). False on failure, with the runner's error
-// kind ("no_driver", "no_device", "runner_start", "runner_exited", ...) and message.
-bool probeRunner(const std::vector<std::string>& command, std::string& deviceName, std::string& errorKind,
+// kind (NoDriver, NoDevice, RunnerStart, RunnerExited, ...) and message.
+bool probeRunner(const std::vector<std::string>& command, std::string& deviceName, RunErrorKind& errorKind,
                  std::string& errorMessage, double timeoutS = 20);
 
 } // namespace lowerscope

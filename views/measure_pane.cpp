@@ -101,20 +101,27 @@ QChartView* makeChartView(QWidget* parent) {
     return v;
 }
 
-QString errorExplanation(const QString& kind) {
-    if (kind == QLatin1String("kernel_fault"))
+QString errorExplanation(RunErrorKind kind) {
+    switch (kind) {
+    case RunErrorKind::KernelFault:
         return QObject::tr("The kernel faulted (its CUDA context is unusable). The runner process ended; the next run "
                            "starts a fresh one.");
-    if (kind == QLatin1String("kernel_timeout") || kind == QLatin1String("deadline"))
+    case RunErrorKind::KernelTimeout:
+    case RunErrorKind::Deadline:
         return QObject::tr("The kernel did not finish before the deadline; the runner was killed.");
-    if (kind == QLatin1String("no_driver") || kind == QLatin1String("no_device"))
+    case RunErrorKind::NoDriver:
+    case RunErrorKind::NoDevice:
         return QObject::tr("No GPU here. Set a remote runner host (ssh), or open a result recorded on a GPU machine "
                            "(File → Open measurement).");
-    if (kind == QLatin1String("runner_start") || kind == QLatin1String("runner_exited"))
+    case RunErrorKind::RunnerStart:
+    case RunErrorKind::RunnerExited:
         return QObject::tr("The runner could not be started or ended early.");
-    if (kind == QLatin1String("bad_launch") || kind == QLatin1String("bad_request"))
+    case RunErrorKind::BadLaunch:
+    case RunErrorKind::BadRequest:
         return QObject::tr("The launch configuration does not fit the kernel.");
-    return {};
+    default:
+        return {};
+    }
 }
 
 } // namespace
@@ -525,7 +532,7 @@ quint64 MeasurePane::run(Target target) {
         } catch (const std::exception& e) {
             MeasureOutcome out;
             out.jobId = id;
-            out.errorKind = "internal";
+            out.errorKind = RunErrorKind::Internal;
             out.errorMessage = e.what();
             return out;
         }
@@ -561,9 +568,9 @@ void MeasurePane::onFinished(quint64 jobId, const MeasureOutcome& outcome) {
         return;
     }
     if (!outcome.ok) {
-        const QString kind = QString::fromStdString(outcome.errorKind);
+        const QString kind = QString::fromLatin1(runErrorKindName(outcome.errorKind));
         QString text = tr("<b>%1</b>: %2").arg(kind.toHtmlEscaped(), QString::fromStdString(outcome.errorMessage).toHtmlEscaped());
-        const QString more = errorExplanation(kind);
+        const QString more = errorExplanation(outcome.errorKind);
         if (!more.isEmpty()) text += QStringLiteral("<br>") + more.toHtmlEscaped();
         showError(text);
         m_status->setText(tr("Failed."));
@@ -650,10 +657,10 @@ void MeasurePane::showMeasurement(const Measurement& m) {
     if (m.synthetic) verdict = tr("[SYNTHETIC DATA] ") + verdict;
     m_verdict->setText(verdict);
     if (m.error) {
-        const QString kind = QString::fromStdString(m.error->kind);
+        const QString kind = QString::fromLatin1(runErrorKindName(m.error->kind));
         QString text = tr("<b>%1</b>: %2").arg(kind.toHtmlEscaped(), QString::fromStdString(m.error->message).toHtmlEscaped());
         if (!m.error->cudaError.empty()) text += QStringLiteral(" (%1)").arg(QString::fromStdString(m.error->cudaError));
-        const QString more = errorExplanation(kind);
+        const QString more = errorExplanation(m.error->kind);
         if (!more.isEmpty()) text += QStringLiteral("<br>") + more.toHtmlEscaped();
         showError(text);
     } else {

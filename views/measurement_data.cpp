@@ -191,7 +191,7 @@ Measurement parseOwn(const json& input) {
     if (const json* e = find(input, "error")) {
         if (!e->is_object()) throw MeasurementError("error should be an object");
         MeasuredError err;
-        err.kind = str(*e, "kind", "error.", "error");
+        err.kind = parseRunErrorKind(str(*e, "kind", "error.", "unknown"));
         err.message = str(*e, "message", "error.");
         err.cudaError = str(*e, "cuda_error", "error.");
         err.stage = str(*e, "stage", "error.");
@@ -258,7 +258,7 @@ std::string formatDurationMs(double ms) {
 
 std::string verdictText(const Measurement& m) {
     if (m.error) {
-        std::string s = "Failed (" + m.error->kind + ")";
+        std::string s = std::string("Failed (") + runErrorKindName(m.error->kind) + ")";
         if (!m.error->message.empty()) s += ": " + m.error->message;
         return s;
     }

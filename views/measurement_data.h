@@ -7,6 +7,7 @@
 // Statistics are recomputed from the kept samples with core/run/stats.h, so what the charts draw
 // and what the verdict says always agree with the samples in the file.
 
+#include "core/run/protocol.h"
 #include "core/run/stats.h"
 
 #include <nlohmann/json.hpp>
@@ -70,7 +71,7 @@ struct MeasuredAgreement {
 
 // A runner / CLI error document ({"error": {...}}).
 struct MeasuredError {
-    std::string kind;               // "kernel_fault", "kernel_timeout", "no_device", ...
+    RunErrorKind kind = RunErrorKind::Unknown;
     std::string message;
     std::string cudaError;
     std::string stage;

@@ -293,16 +293,14 @@ RunResult execute(ProcessRunner& runner, const RunRequest& req) {
     }
     if (!o.ok) {
         const RunError& e = o.error;
-        bool noGpu = e.kind == "no_driver" || e.kind == "no_device" || e.kind == "driver_error" ||
-                     e.kind == "runner_start";
-        std::string msg = e.kind + ": " + e.message;
+        std::string msg = std::string(runErrorKindName(e.kind)) + ": " + e.message;
         if (!e.cudaError.empty() && e.message.find(e.cudaError) == std::string::npos) {
             msg += " [" + e.cudaError + "]";
         }
         if (!e.stage.empty()) {
             msg += " (stage " + e.stage + (e.variant.empty() ? "" : ", variant " + e.variant) + ")";
         }
-        throw Failure{noGpu || e.kind == "bad_request" ? kUsage : kKernelError, msg};
+        throw Failure{isSetupError(e.kind) ? kUsage : kKernelError, msg};
     }
     return o.result;
 }
