@@ -11,7 +11,7 @@
 // in the pane; nothing in the app depends on the runner staying alive.
 
 #include "views/measure_job.h"
-#include "views/measurement_data.h"
+#include "core/run/measurement_data.h"
 
 #include <QPointer>
 #include <QWidget>

@@ -1,4 +1,4 @@
-#include "views/measurement_data.h"
+#include "core/run/measurement_data.h"
 
 #include "core/experiment/report.h"
 
