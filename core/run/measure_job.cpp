@@ -1,4 +1,4 @@
-#include "views/measure_job.h"
+#include "core/run/measure_job.h"
 
 #include "core/run/argspec.h"
 #include "core/run/protocol.h"
