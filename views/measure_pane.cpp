@@ -465,6 +465,8 @@ bool MeasurePane::sideFromSession(Workspace* s, const QString& label, MeasureSid
     out.cubin = snap->result.cubin;
     out.mangled = k->mangled;
     out.signature = k->name;
+    out.file = s->displayName().toStdString();
+    out.buildOptions = shellQuote(toNvccArgs(snap->options));
     if (k->ptxFunction >= 0 && k->ptxFunction < int(snap->model.ptx.functions.size()))
         out.params = snap->model.ptx.functions[size_t(k->ptxFunction)].params;
     return true;
@@ -666,7 +668,7 @@ void MeasurePane::showMeasurement(const Measurement& m) {
     } else {
         m_error->setVisible(false);
     }
-    const MeasuredDevice& d = m.device;
+    const DeviceInfo& d = m.device;
     QStringList dev;
     if (!d.name.empty()) dev << QString::fromStdString(d.name);
     if (d.smCount > 0) dev << tr("%1 SMs").arg(d.smCount);
@@ -848,7 +850,7 @@ void MeasurePane::updateCharts() {
     // ---- throughput vs peaks
     {
         QChart* chart = m_throughputChart->chart();
-        const MeasuredDevice& d = m.device;
+        const DeviceInfo& d = m.device;
         QStringList categories;
         struct Peak {
             QString name;
@@ -917,7 +919,7 @@ void MeasurePane::updateCharts() {
         for (const auto& v : m.variants) headers << QString::fromStdString(v.label);
         m_stats->setHorizontalHeaderLabels(headers);
         for (int r = 0; r < rows.size(); ++r) m_stats->setItem(r, 0, new QTableWidgetItem(rows[r]));
-        auto dur = [](double ms) { return QString::fromStdString(formatDurationMs(ms)); };
+        auto dur = [](double ms) { return QString::fromStdString(formatDuration(ms)); };
         for (size_t c = 0; c < m.variants.size(); ++c) {
             const auto& v = m.variants[c];
             const auto& s = v.stats;
