@@ -56,6 +56,22 @@ double meanClockMhz(const MeasurementRecord& record, size_t i) {
     return i < record.recordedClockMhz.size() ? record.recordedClockMhz[i] : 0.0;
 }
 
+Throughput throughputOf(const LaunchRecord& l, double medianMs, const DeviceInfo& d) {
+    Throughput t;
+    const double seconds = medianMs * 1e-3;
+    if (!(seconds > 0)) return t;
+    if (l.bytes) {
+        t.gbs = *l.bytes / seconds / 1e9;
+        t.pctOfPeakBandwidth = d.peakBandwidthGBs > 0 ? 100.0 * *t.gbs / d.peakBandwidthGBs : 0.0;
+        t.pctOfCopyBandwidth = d.copyBandwidthGBs > 0 ? 100.0 * *t.gbs / d.copyBandwidthGBs : 0.0;
+    }
+    if (l.flops) {
+        t.gflops = *l.flops / seconds / 1e9;
+        t.pctOfPeakFp32 = d.fp32PeakGflops > 0 ? 100.0 * *t.gflops / d.fp32PeakGflops : 0.0;
+    }
+    return t;
+}
+
 // ------------------------------------------------------------------------------- measuring
 
 PreparedSide prepareSide(const MeasureSide& side) {

@@ -86,6 +86,14 @@ struct MeasurementRecord {
 // recorded, else 0.
 double meanClockMhz(const MeasurementRecord& record, size_t i);
 
+// Achieved rates of a launch at `medianMs` against the device's peaks (0 % when the device does
+// not report that peak). A rate is empty when its work was not declared or the time is not > 0.
+struct Throughput {
+    std::optional<double> gbs, pctOfPeakBandwidth, pctOfCopyBandwidth;
+    std::optional<double> gflops, pctOfPeakFp32;
+};
+Throughput throughputOf(const LaunchRecord& launch, double medianMs, const DeviceInfo& device);
+
 // ------------------------------------------------------------------------------- measuring
 
 // One side of a measurement: a built kernel and the launch to run it with.

@@ -58,24 +58,16 @@ json runDocument(const LaunchRecord& l, const VariantResult& v, double clock, co
                                {"fully_written", o.fullyWritten},
                                {"unwritten", o.unwrittenCount}});
     }
-    json throughput = json{{"bytes", nullptr}, {"flops", nullptr}};
-    const double seconds = st.median * 1e-3;
-    if (l.bytes && seconds > 0) {
-        const double gbs = *l.bytes / seconds / 1e9;
-        throughput["bytes"] = *l.bytes;
-        throughput["gbs"] = gbs;
-        throughput["pct_of_peak_bandwidth"] = d.peakBandwidthGBs > 0 ? 100.0 * gbs / d.peakBandwidthGBs : 0.0;
-        throughput["pct_of_copy_bandwidth"] = d.copyBandwidthGBs > 0 ? 100.0 * gbs / d.copyBandwidthGBs : 0.0;
-    } else if (l.bytes) {
-        throughput["bytes"] = *l.bytes;
+    json throughput = json{{"bytes", l.bytes ? json(*l.bytes) : json(nullptr)}, {"flops", l.flops ? json(*l.flops) : json(nullptr)}};
+    const Throughput t = throughputOf(l, st.median, d);
+    if (t.gbs) {
+        throughput["gbs"] = *t.gbs;
+        throughput["pct_of_peak_bandwidth"] = *t.pctOfPeakBandwidth;
+        throughput["pct_of_copy_bandwidth"] = *t.pctOfCopyBandwidth;
     }
-    if (l.flops && seconds > 0) {
-        const double gflops = *l.flops / seconds / 1e9;
-        throughput["flops"] = *l.flops;
-        throughput["gflops"] = gflops;
-        throughput["pct_of_peak_fp32"] = d.fp32PeakGflops > 0 ? 100.0 * gflops / d.fp32PeakGflops : 0.0;
-    } else if (l.flops) {
-        throughput["flops"] = *l.flops;
+    if (t.gflops) {
+        throughput["gflops"] = *t.gflops;
+        throughput["pct_of_peak_fp32"] = *t.pctOfPeakFp32;
     }
     return json{{"schema", kRunSchema},
                 {"file", l.file},
