@@ -1,5 +1,5 @@
 // One way to measure (prepareSide → measure), the A/B verdict and the duration formatter. The
-// documents are written and read in measurement_document.cpp.
+// documents are written in measurement_writer.cpp and read in measurement_reader.cpp.
 #include "core/run/measurement.h"
 
 #include "core/run/stats.h"
