@@ -1,9 +1,10 @@
-// `lowerscope-cli run`, `compare` and `compare-outputs`: build a kernel, measure it with
+// `lowerscope-cli run` and `compare`: build a kernel, measure it with
 // core/run/measurement.h through lowerscope-runner (a separate process: the CLI never loads the
 // CUDA driver), write its document and print a summary.
 #include "app/cli/build_flags.h"
 #include "app/cli/commands.h"
 #include "app/cli/compare_run.h"
+#include "app/cli/kept_outputs.h"
 
 #include "core/build/build.h"
 #include "core/build/demangle.h"
@@ -38,12 +39,6 @@ struct RunArgs {
     LaunchArgs launch;
 };
 
-
-struct CompareOutputsArgs {
-    std::string dirA, dirB;
-    double atol = 1e-5, rtol = 1e-4;
-    std::string jsonOut;
-};
 
 // Exit codes (commands.h): 0 ok, 1 kernel or build error, 2 usage / missing tool / no GPU.
 constexpr int kOk = 0, kKernelError = 1, kUsage = 2;
@@ -357,33 +352,6 @@ void printRun(const MeasurementRecord& rec, size_t i, const std::string& label =
     }
 }
 
-// Writes each returned output to DIR/<name>.bin and DIR/outputs.json.
-void keepOutputs(const std::string& dir, const VariantResult& v) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) {
-        throw Failure{kUsage, "cannot create " + dir + ": " + ec.message()};
-    }
-    json index = json::array();
-    for (const auto& o : v.outputs) {
-        std::string path = (std::filesystem::path(dir) / (o.name + ".bin")).string();
-        std::ofstream out(path, std::ios::binary | std::ios::trunc);
-        out.write(reinterpret_cast<const char*>(o.data.data()), static_cast<std::streamsize>(o.data.size()));
-        if (!out) {
-            throw Failure{kUsage, "cannot write " + path};
-        }
-        index.push_back(json{{"name", o.name},
-                             {"type", elemTypeName(o.type)},
-                             {"count", o.count},
-                             {"digest", o.digest},
-                             {"file", o.name + ".bin"}});
-    }
-    if (!writeJson(json{{"schema", "lowerscope.outputs/1"}, {"kernel", v.kernel}, {"outputs", index}},
-                   (std::filesystem::path(dir) / "outputs.json").string())) {
-        throw Failure{kUsage, "cannot write " + dir + "/outputs.json"};
-    }
-}
-
 int runRun(const RunArgs& a) {
     try {
         Toolchain tc = discoverToolchain();
@@ -494,83 +462,6 @@ int runCompare(const CompareArgs& a) {
     }
 }
 
-// Reads DIR/outputs.json and the .bin files it names.
-std::vector<std::pair<OutputReport, std::vector<uint8_t>>> readKept(const std::string& dir) {
-    std::ifstream in((std::filesystem::path(dir) / "outputs.json").string());
-    if (!in) {
-        throw Failure{kUsage, "cannot read " + dir + "/outputs.json"};
-    }
-    json j = json::parse(in, nullptr, false);
-    if (j.is_discarded() || !j.contains("outputs") || !j["outputs"].is_array()) {
-        throw Failure{kUsage, dir + "/outputs.json is not a lowerscope.outputs/1 document"};
-    }
-    std::vector<std::pair<OutputReport, std::vector<uint8_t>>> out;
-    for (const auto& o : j["outputs"]) {
-        OutputReport r;
-        r.name = o.value("name", "");
-        auto t = parseElemType(o.value("type", ""));
-        if (!t || r.name.empty()) {
-            throw Failure{kUsage, dir + "/outputs.json: bad entry"};
-        }
-        r.type = *t;
-        r.count = o.value("count", int64_t(0));
-        std::ifstream bin((std::filesystem::path(dir) / o.value("file", r.name + ".bin")).string(), std::ios::binary);
-        std::vector<uint8_t> data((std::istreambuf_iterator<char>(bin)), std::istreambuf_iterator<char>());
-        out.emplace_back(r, std::move(data));
-    }
-    return out;
-}
-
-int runCompareOutputs(const CompareOutputsArgs& a) {
-    try {
-        auto A = readKept(a.dirA);
-        auto B = readKept(a.dirB);
-        json results = json::array();
-        bool all = true;
-        for (const auto& [ra, da] : A) {
-            const std::vector<uint8_t>* db = nullptr;
-            const OutputReport* rb = nullptr;
-            for (const auto& [r, d] : B) {
-                if (r.name == ra.name) {
-                    db = &d;
-                    rb = &r;
-                }
-            }
-            if (!db) {
-                std::printf("output %s: missing in %s\n", ra.name.c_str(), a.dirB.c_str());
-                all = false;
-                continue;
-            }
-            BufferComparison c = rb->type == ra.type ? compareBuffers(ra.type, da, *db, a.atol, a.rtol)
-                                                     : BufferComparison{0, 0, 0, 0, -1, true};
-            all = all && c.agree();
-            results.push_back(json{{"name", ra.name},
-                                   {"agree", c.agree()},
-                                   {"size_mismatch", c.sizeMismatch},
-                                   {"count", c.count},
-                                   {"mismatches", c.mismatches},
-                                   {"max_abs_error", c.maxAbsError},
-                                   {"max_rel_error", c.maxRelError},
-                                   {"first_mismatch", c.firstMismatch}});
-            if (a.jsonOut != "-") {
-                std::printf("output %s: %s (max abs error %.3g, max rel error %.3g, %lld of %lld beyond tolerance)\n",
-                            ra.name.c_str(), c.sizeMismatch ? "DIFFERENT SIZE/TYPE" : c.agree() ? "agree" : "DIFFER",
-                            c.maxAbsError, c.maxRelError, static_cast<long long>(c.mismatches),
-                            static_cast<long long>(c.count));
-            }
-        }
-        if (!a.jsonOut.empty() &&
-            !writeJson(json{{"schema", "lowerscope.compare-outputs/1"}, {"agree", all}, {"outputs", results}},
-                       a.jsonOut)) {
-            return kUsage;
-        }
-        return all ? kOk : kKernelError;
-    } catch (const Failure& f) {
-        std::cerr << "lowerscope-cli compare-outputs: " << f.message << '\n';
-        return f.code;
-    }
-}
-
 void addLaunchFlags(CLI::App& cmd, LaunchArgs& a, bool compare) {
     cmd.add_option("--kernel", a.kernel, "kernel name (plain or mangled); default: the sidecar's first kernel")
         ->type_name("NAME");
@@ -661,16 +552,7 @@ void registerRunCommands(CLI::App& app, int& exitCode) {
     addLaunchFlags(*cmp, cmpArgs->launch, true);
     cmp->callback([cmpArgs, &exitCode] { exitCode = runCompare(*cmpArgs); });
 
-    auto coArgs = std::make_shared<CompareOutputsArgs>();
-    CLI::App* co = app.add_subcommand(
-        "compare-outputs", "Compare outputs saved by run/compare --keep-outputs: max abs/rel error and the count of "
-                           "elements beyond atol + rtol*|a|. Exit 0 when all agree, 1 when not, 2 on errors.");
-    co->add_option("dir_a", coArgs->dirA, "outputs of A (reference)")->required()->type_name("DIR");
-    co->add_option("dir_b", coArgs->dirB, "outputs of B")->required()->type_name("DIR");
-    co->add_option("--atol", coArgs->atol, "absolute tolerance (default 1e-5)");
-    co->add_option("--rtol", coArgs->rtol, "relative tolerance (default 1e-4)");
-    co->add_option("--json", coArgs->jsonOut, "write the result as JSON to OUT ('-' = stdout)")->type_name("OUT");
-    co->callback([coArgs, &exitCode] { exitCode = runCompareOutputs(*coArgs); });
+    registerCompareOutputsCommand(app, exitCode);
 }
 
 } // namespace lowerscope::cli
