@@ -1,3 +1,6 @@
+// The Measurement pane (measure_pane.h). Over 600 lines because it is one widget with four charts, a
+// statistics table, the launch editor and the runner preferences; the charts are the bulk and are
+// drawn from core/run/measurement_data.h summaries only.
 #include "views/measure_pane.h"
 
 #include "views/build_job.h"
