@@ -8,7 +8,7 @@
 // interpretation).
 
 #include "core/build/build.h"
-#include "views/measure_job.h"
+#include "core/run/measure_job.h"
 
 #include <QString>
 #include <QStringList>

@@ -1,3 +1,6 @@
+// The Measurement pane (measure_pane.h). Over 600 lines because it is one widget with four charts, a
+// statistics table, the launch editor and the runner preferences; the charts are the bulk and are
+// drawn from core/run/measurement_data.h summaries only.
 #include "views/measure_pane.h"
 
 #include "views/build_job.h"
@@ -101,20 +104,27 @@ QChartView* makeChartView(QWidget* parent) {
     return v;
 }
 
-QString errorExplanation(const QString& kind) {
-    if (kind == QLatin1String("kernel_fault"))
+QString errorExplanation(RunErrorKind kind) {
+    switch (kind) {
+    case RunErrorKind::KernelFault:
         return QObject::tr("The kernel faulted (its CUDA context is unusable). The runner process ended; the next run "
                            "starts a fresh one.");
-    if (kind == QLatin1String("kernel_timeout") || kind == QLatin1String("deadline"))
+    case RunErrorKind::KernelTimeout:
+    case RunErrorKind::Deadline:
         return QObject::tr("The kernel did not finish before the deadline; the runner was killed.");
-    if (kind == QLatin1String("no_driver") || kind == QLatin1String("no_device"))
+    case RunErrorKind::NoDriver:
+    case RunErrorKind::NoDevice:
         return QObject::tr("No GPU here. Set a remote runner host (ssh), or open a result recorded on a GPU machine "
                            "(File → Open measurement).");
-    if (kind == QLatin1String("runner_start") || kind == QLatin1String("runner_exited"))
+    case RunErrorKind::RunnerStart:
+    case RunErrorKind::RunnerExited:
         return QObject::tr("The runner could not be started or ended early.");
-    if (kind == QLatin1String("bad_launch") || kind == QLatin1String("bad_request"))
+    case RunErrorKind::BadLaunch:
+    case RunErrorKind::BadRequest:
         return QObject::tr("The launch configuration does not fit the kernel.");
-    return {};
+    default:
+        return {};
+    }
 }
 
 } // namespace
@@ -458,6 +468,8 @@ bool MeasurePane::sideFromSession(Workspace* s, const QString& label, MeasureSid
     out.cubin = snap->result.cubin;
     out.mangled = k->mangled;
     out.signature = k->name;
+    out.file = s->displayName().toStdString();
+    out.buildOptions = shellQuote(toNvccArgs(snap->options));
     if (k->ptxFunction >= 0 && k->ptxFunction < int(snap->model.ptx.functions.size()))
         out.params = snap->model.ptx.functions[size_t(k->ptxFunction)].params;
     return true;
@@ -525,7 +537,7 @@ quint64 MeasurePane::run(Target target) {
         } catch (const std::exception& e) {
             MeasureOutcome out;
             out.jobId = id;
-            out.errorKind = "internal";
+            out.errorKind = RunErrorKind::Internal;
             out.errorMessage = e.what();
             return out;
         }
@@ -561,9 +573,9 @@ void MeasurePane::onFinished(quint64 jobId, const MeasureOutcome& outcome) {
         return;
     }
     if (!outcome.ok) {
-        const QString kind = QString::fromStdString(outcome.errorKind);
+        const QString kind = QString::fromLatin1(runErrorKindName(outcome.errorKind));
         QString text = tr("<b>%1</b>: %2").arg(kind.toHtmlEscaped(), QString::fromStdString(outcome.errorMessage).toHtmlEscaped());
-        const QString more = errorExplanation(kind);
+        const QString more = errorExplanation(outcome.errorKind);
         if (!more.isEmpty()) text += QStringLiteral("<br>") + more.toHtmlEscaped();
         showError(text);
         m_status->setText(tr("Failed."));
@@ -650,16 +662,16 @@ void MeasurePane::showMeasurement(const Measurement& m) {
     if (m.synthetic) verdict = tr("[SYNTHETIC DATA] ") + verdict;
     m_verdict->setText(verdict);
     if (m.error) {
-        const QString kind = QString::fromStdString(m.error->kind);
+        const QString kind = QString::fromLatin1(runErrorKindName(m.error->kind));
         QString text = tr("<b>%1</b>: %2").arg(kind.toHtmlEscaped(), QString::fromStdString(m.error->message).toHtmlEscaped());
         if (!m.error->cudaError.empty()) text += QStringLiteral(" (%1)").arg(QString::fromStdString(m.error->cudaError));
-        const QString more = errorExplanation(kind);
+        const QString more = errorExplanation(m.error->kind);
         if (!more.isEmpty()) text += QStringLiteral("<br>") + more.toHtmlEscaped();
         showError(text);
     } else {
         m_error->setVisible(false);
     }
-    const MeasuredDevice& d = m.device;
+    const DeviceInfo& d = m.device;
     QStringList dev;
     if (!d.name.empty()) dev << QString::fromStdString(d.name);
     if (d.smCount > 0) dev << tr("%1 SMs").arg(d.smCount);
@@ -841,7 +853,7 @@ void MeasurePane::updateCharts() {
     // ---- throughput vs peaks
     {
         QChart* chart = m_throughputChart->chart();
-        const MeasuredDevice& d = m.device;
+        const DeviceInfo& d = m.device;
         QStringList categories;
         struct Peak {
             QString name;
@@ -910,7 +922,7 @@ void MeasurePane::updateCharts() {
         for (const auto& v : m.variants) headers << QString::fromStdString(v.label);
         m_stats->setHorizontalHeaderLabels(headers);
         for (int r = 0; r < rows.size(); ++r) m_stats->setItem(r, 0, new QTableWidgetItem(rows[r]));
-        auto dur = [](double ms) { return QString::fromStdString(formatDurationMs(ms)); };
+        auto dur = [](double ms) { return QString::fromStdString(formatDuration(ms)); };
         for (size_t c = 0; c < m.variants.size(); ++c) {
             const auto& v = m.variants[c];
             const auto& s = v.stats;

@@ -10,8 +10,8 @@
 // one, whose result is dropped. Kernel faults, timeouts and runner failures are shown as errors
 // in the pane; nothing in the app depends on the runner staying alive.
 
-#include "views/measure_job.h"
-#include "views/measurement_data.h"
+#include "core/run/measure_job.h"
+#include "core/run/measurement_data.h"
 
 #include <QPointer>
 #include <QWidget>

@@ -3,7 +3,7 @@
 // spills, barriers) and the theoretical occupancy for the chosen block size.
 
 #include "core/build/build.h"
-#include "views/occupancy.h"
+#include "core/analysis/occupancy.h"
 
 #include <QAbstractTableModel>
 
@@ -22,7 +22,7 @@ public:
     void setBlockSize(int threads);
     void setDynamicShared(int bytes);
     int blockSize() const { return m_blockSize; }
-    const Occupancy& occupancy() const { return m_occupancy; }
+    const TheoreticalOccupancy& occupancy() const { return m_occupancy; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -45,7 +45,7 @@ private:
     QString m_arch;
     int m_blockSize = 256;
     int m_dynamicShared = 0;
-    Occupancy m_occupancy;
+    TheoreticalOccupancy m_occupancy;
     QVector<Row> m_rows;
 };
 

@@ -10,6 +10,7 @@
 #include "core/build/build.h"
 #include "core/build/option_safety.h"
 #include "core/experiment/report.h"
+#include "core/run/measurement.h"
 #include "core/untrusted.h"
 #include "core/run/stats.h"
 #include "core/parse/sass_parser.h"
@@ -83,18 +84,10 @@ std::string documentSource(const std::string& name, const std::string& documentP
 // "ffma_dependent(float*, int, float, float)" → "ffma_dependent" (the sidecar's name).
 std::string baseName(const std::string& kernel) { return kernel.substr(0, kernel.find('(')); }
 
-// A string field of a JSON object, or a usage error naming the path.
-std::string stringAt(const json& j, const char* key, const std::string& where) {
-    if (!j.contains(key) || !j[key].is_string()) {
-        throw CliFailure{kUsage, where + ": \"" + key + "\" is missing or not a string"};
-    }
-    return j[key].get<std::string>();
-}
-
 // The launch of a compare document read back (--from-json): the sidecar entry of A's kernel when
 // there is one (the expressions, as the comparison resolved them unless flags overrode them), else
 // the resolved numbers recorded in the document.
-SessionLaunch launchFromDocument(const json& side, const std::string& file, const std::string& kernel) {
+SessionLaunch launchFromRecord(const LaunchRecord& launch, const std::string& file, const std::string& kernel) {
     const std::string sidecar = sidecarPathFor(file);
     if (std::filesystem::exists(sidecar)) {
         try {
@@ -108,22 +101,17 @@ SessionLaunch launchFromDocument(const json& side, const std::string& file, cons
         }
     }
     SessionLaunch l;
-    try {
-        const json& launch = side.at("launch");
-        l.grid.clear();
-        l.block.clear();
-        for (const auto& v : launch.at("grid")) {
-            l.grid.push_back(std::to_string(v.get<long long>()));
-        }
-        for (const auto& v : launch.at("block")) {
-            l.block.push_back(std::to_string(v.get<long long>()));
-        }
-        l.sharedBytes = std::to_string(launch.value("shared_bytes", 0LL));
-        for (const auto& a : launch.at("args")) {
-            l.args.push_back(a.at("name").get<std::string>() + "=" + a.at("value").get<std::string>());
-        }
-    } catch (const std::exception& e) {
-        throw CliFailure{kUsage, std::string("the compare document's launch is unreadable: ") + e.what()};
+    l.grid.clear();
+    l.block.clear();
+    for (uint32_t v : launch.grid) {
+        l.grid.push_back(std::to_string(v));
+    }
+    for (uint32_t v : launch.block) {
+        l.block.push_back(std::to_string(v));
+    }
+    l.sharedBytes = std::to_string(launch.sharedBytes);
+    for (const RecordedArg& a : launch.args) {
+        l.args.push_back(a.name + "=" + a.value);
     }
     return l;
 }
@@ -156,74 +144,72 @@ std::string fmtNum(const char* format, double v) {
 }
 
 // The card's "measurement": how the numbers were taken, from the document itself.
-std::string measurementText(const json& doc) {
-    const json& a = doc.at("a");
-    const json& b = doc.at("b");
-    const json& d = a.at("device");
+std::string measurementText(const MeasurementRecord& rec) {
+    const VariantResult& a = rec.result.variants.at(0);
+    const VariantResult& b = rec.result.variants.at(1);
+    const DeviceInfo& d = rec.result.device;
+    const RatioStats ratio = compareSamples(a.samplesMs, b.samplesMs);
     std::string text = "Interleaved A/B timing through lowerscope-runner (`lowerscope-cli experiment`, the "
                        "`compare` path): A and B alternate A B, B A, ... so neither always runs second; " +
-                       d.value("name", std::string("unnamed device")) + " (compute capability " +
-                       d.value("compute_capability", std::string("?")) + ", " +
-                       std::to_string(d.value("sm_count", 0)) + " SMs), " + a["launch"].value("mode", "?") +
-                       " mode";
-    if (a["launch"].value("mode", "") == "cold") {
+                       (d.name.empty() ? std::string("unnamed device") : d.name) + " (compute capability " +
+                       std::to_string(d.ccMajor) + "." + std::to_string(d.ccMinor) + ", " +
+                       std::to_string(d.smCount) + " SMs), " + (a.mode.empty() ? std::string("?") : a.mode) + " mode";
+    if (a.mode == "cold") {
         text += " (L2 flushed by a read pass before every sample, one launch per sample, events behind a spin gate)";
-    } else if (a["launch"].value("mode", "") == "hot") {
-        text += " (CUDA graph of " + std::to_string(a["launch"].value("launches_per_sample", 1)) +
-                " launches per sample)";
+    } else if (a.mode == "hot") {
+        text += " (CUDA graph of " + std::to_string(a.launchesPerSample) + " launches per sample)";
     }
-    text += "; " + std::to_string(a["stats"].value("count", 0)) + " samples of A and " +
-            std::to_string(b["stats"].value("count", 0)) + " of B (" +
-            std::to_string(doc["ratio"].value("pairs", 0)) + " pairs; stop: " +
-            a["stats"].value("stop_reason", std::string("?")) + "), mean SM clock " +
-            fmtNum("%.0f", a.value("clock_mhz", 0.0)) + " / " + fmtNum("%.0f", b.value("clock_mhz", 0.0)) +
-            " MHz, " + std::to_string(a.value("throttled_samples", 0) + b.value("throttled_samples", 0)) +
-            " throttled samples discarded. Outputs compared element-wise with atol " +
-            fmtNum("%.1g", doc["tolerance"].value("atol", 0.0)) + " + rtol " +
-            fmtNum("%.1g", doc["tolerance"].value("rtol", 0.0)) + " × |A|.";
+    text += "; " + std::to_string(a.samplesMs.size()) + " samples of A and " + std::to_string(b.samplesMs.size()) +
+            " of B (" + std::to_string(ratio.pairs) + " pairs; stop: " +
+            (a.stopReason.empty() ? std::string("?") : a.stopReason) + "), mean SM clock " +
+            fmtNum("%.0f", meanClockMhz(rec, 0)) + " / " + fmtNum("%.0f", meanClockMhz(rec, 1)) + " MHz, " +
+            std::to_string(a.throttledSamples + b.throttledSamples) +
+            " throttled samples discarded. Outputs compared element-wise with atol " + fmtNum("%.1g", rec.atol) +
+            " + rtol " + fmtNum("%.1g", rec.rtol) + " × |A|.";
     return text;
 }
 
 // The card's "result": the numbers and the verdict.
-std::string resultText(const json& doc) {
-    std::string error;
-    auto result = runResultOf(doc, &error);
-    if (!result) {
-        throw CliFailure{kUsage, "the compare document has no usable result: " + error};
-    }
-    const TimingVerdict v = timingVerdict(*result);
-    const json& a = doc.at("a");
-    const json& b = doc.at("b");
-    const json& r = doc.at("ratio");
-    std::string text = "Median A " + reportDuration(a["stats"].value("median_ms", 0.0)) + ", B " +
-                       reportDuration(b["stats"].value("median_ms", 0.0)) + "; B/A = " +
-                       fmtNum("%.4f", r.value("b_over_a", 0.0)) + " (95 % CI " +
-                       fmtNum("%.4f", r["ci95"].at(0).get<double>()) + "–" +
-                       fmtNum("%.4f", r["ci95"].at(1).get<double>()) + "), verdict: " +
-                       r.value("verdict", std::string("?")) + ".";
+std::string resultText(const MeasurementRecord& rec) {
+    const VariantResult& a = rec.result.variants.at(0);
+    const VariantResult& b = rec.result.variants.at(1);
+    const TimingVerdict v = timingVerdict(rec.result);
+    const RatioStats r = compareSamples(a.samplesMs, b.samplesMs);
+    const SampleStats sa = computeStats(a.samplesMs), sb = computeStats(b.samplesMs);
+    const std::string verdict = !r.significant ? "no significant difference" : r.ratio < 1 ? "B is faster" : "A is faster";
+    std::string text = "Median A " + formatDuration(sa.median) + ", B " + formatDuration(sb.median) + "; B/A = " +
+                       fmtNum("%.4f", r.ratio) + " (95 % CI " + fmtNum("%.4f", r.ciLow) + "–" +
+                       fmtNum("%.4f", r.ciHigh) + "), verdict: " + verdict + ".";
     if (v.valid) {
         text += " " + v.sentence + ".";
     }
-    const double cyclesA = a["stats"].value("median_cycles", 0.0), cyclesB = b["stats"].value("median_cycles", 0.0);
+    const double clockA = meanClockMhz(rec, 0), clockB = meanClockMhz(rec, 1);
+    const double cyclesA = sa.median * 1e-3 * clockA * 1e6, cyclesB = sb.median * 1e-3 * clockB * 1e6;
     if (cyclesA > 0 && cyclesB > 0) {
         text += " That is " + fmtNum("%.0f", cyclesA) + " vs " + fmtNum("%.0f", cyclesB) + " SM cycles.";
     }
-    auto gflops = [](const json& side) { return side["throughput"].value("gflops", 0.0); };
-    if (gflops(a) > 0 && gflops(b) > 0) {
-        text += " " + fmtNum("%.0f", gflops(a)) + " vs " + fmtNum("%.0f", gflops(b)) + " GFLOP/s (declared FLOPs).";
+    auto rate = [](const std::optional<double>& work, const SampleStats& st) {
+        return work && st.median > 0 ? *work / (st.median * 1e-3) / 1e9 : 0.0;
+    };
+    const LaunchRecord& la = rec.launches.at(0);
+    const LaunchRecord& lb = rec.launches.at(1);
+    if (rate(la.flops, sa) > 0 && rate(lb.flops, sb) > 0) {
+        text += " " + fmtNum("%.0f", rate(la.flops, sa)) + " vs " + fmtNum("%.0f", rate(lb.flops, sb)) +
+                " GFLOP/s (declared FLOPs).";
     }
-    auto gbs = [](const json& side) { return side["throughput"].value("gbs", 0.0); };
-    if (gbs(a) > 0 && gbs(b) > 0) {
-        text += " " + fmtNum("%.0f", gbs(a)) + " vs " + fmtNum("%.0f", gbs(b)) + " GB/s (declared bytes).";
+    if (rate(la.bytes, sa) > 0 && rate(lb.bytes, sb) > 0) {
+        text += " " + fmtNum("%.0f", rate(la.bytes, sa)) + " vs " + fmtNum("%.0f", rate(lb.bytes, sb)) +
+                " GB/s (declared bytes).";
     }
-    text += std::string(" Outputs ") + (doc.value("outputs_agree", false) ? "agree" : "do not agree") +
-            " within tolerance";
-    for (const auto& g : doc.value("agreement", json::array())) {
-        text += "; " + g.value("name", std::string("?")) + ": max abs error " +
-                fmtNum("%.3g", g.value("max_abs_error", 0.0)) + ", max rel error " +
-                fmtNum("%.3g", g.value("max_rel_error", 0.0)) + ", " +
-                std::to_string(g.value("mismatches", 0LL)) + " of " + std::to_string(g.value("count", 0LL)) +
-                " elements beyond tolerance";
+    bool agree = !rec.result.agreement.empty();
+    for (const OutputAgreement& g : rec.result.agreement) {
+        agree = agree && g.agree;
+    }
+    text += std::string(" Outputs ") + (agree ? "agree" : "do not agree") + " within tolerance";
+    for (const OutputAgreement& g : rec.result.agreement) {
+        text += "; " + g.name + ": max abs error " + fmtNum("%.3g", g.maxAbsError) + ", max rel error " +
+                fmtNum("%.3g", g.maxRelError) + ", " + std::to_string(g.mismatches) + " of " +
+                std::to_string(g.count) + " elements beyond tolerance";
     }
     return text + ".";
 }
@@ -337,20 +323,34 @@ int runExperiment(const ExperimentArgs& a) {
             specA = run.specA;
             printCompareSummary(doc);
         }
-        if (!doc.contains("a") || !doc["a"].is_object() || !doc.contains("b") || !doc["b"].is_object() ||
-            !doc.contains("ratio") || !doc["ratio"].is_object() || !doc.contains("tolerance")) {
-            throw CliFailure{kUsage, "the compare document lacks a, b, ratio or tolerance"};
+        MeasurementRecord rec;
+        try {
+            rec = readMeasurement(doc);
+        } catch (const MeasurementError& e) {
+            throw CliFailure{kUsage, std::string("unreadable compare document: ") + e.what()};
         }
-
-        std::string fileA = stringAt(doc["a"], "file", "a"), fileB = stringAt(doc["b"], "file", "b");
+        if (rec.error || rec.result.variants.size() != 2 || rec.launches.size() != 2) {
+            throw CliFailure{kUsage, "the compare document does not hold a measured A and B"};
+        }
+        if (!rec.optionsA || !rec.optionsB) {
+            throw CliFailure{kUsage, "the compare document does not say how A and B were built (build_options_a/b)"};
+        }
+        auto need = [](const std::string& value, const char* what) {
+            if (value.empty()) {
+                throw CliFailure{kUsage, std::string("the compare document does not name ") + what};
+            }
+            return value;
+        };
+        std::string fileA = need(rec.launches[0].file, "A's source file (a.file)");
+        std::string fileB = need(rec.launches[1].file, "B's source file (b.file)");
         if (!a.fromJson.empty()) {
             fileA = documentSource(fileA, a.fromJson, "a.file");
             fileB = documentSource(fileB, a.fromJson, "b.file");
         }
-        const std::string kernelA = baseName(stringAt(doc["a"], "kernel", "a"));
-        const std::string kernelB = baseName(stringAt(doc["b"], "kernel", "b"));
-        const std::string optsA = doc.value("build_options_a", std::string());
-        const std::string optsB = doc.value("build_options_b", std::string());
+        const std::string kernelA = baseName(need(rec.launches[0].kernelName, "A's kernel (a.kernel)"));
+        const std::string kernelB = baseName(need(rec.launches[1].kernelName, "B's kernel (b.kernel)"));
+        const std::string optsA = *rec.optionsA;
+        const std::string optsB = *rec.optionsB;
 
         ExperimentSession s;
         s.source.name = fileA;
@@ -363,15 +363,15 @@ int runExperiment(const ExperimentArgs& a) {
         s.a = sideConfig("A", kernelA, optsA, fileA, fileA);
         s.b = sideConfig("B", kernelB, optsB, fileB, fileA);
         s.hasB = true;
-        s.launch = specA ? sessionLaunchFrom(*specA) : launchFromDocument(doc["a"], fileA, kernelA);
+        s.launch = specA ? sessionLaunchFrom(*specA) : launchFromRecord(rec.launches[0], fileA, kernelA);
         s.title = !a.title.empty() ? a.title
                   : kernelA != kernelB ? kernelA + " vs " + kernelB
                                        : kernelA + ": " + (optsA.empty() ? std::string("defaults") : optsA) +
                                              " vs " + (optsB.empty() ? std::string("defaults") : optsB);
         s.measurements.push_back(doc);
         s.card = card;
-        s.card.measurement = measurementText(doc);
-        s.card.result = resultText(doc);
+        s.card.measurement = measurementText(rec);
+        s.card.result = resultText(rec);
 
         const std::string sessionPath = a.out + ".lowerscope";
         const std::string reportPath = a.out + ".md";
@@ -382,15 +382,9 @@ int runExperiment(const ExperimentArgs& a) {
         ReportInputs in;
         in.session = &saved;
         in.diffOptions.naming = RegisterNaming::PerAnchor;  // robust when B is more than a renaming (diff.h)
-        const json& la = doc["a"]["launch"];
-        if (la.contains("block") && la["block"].is_array()) {
-            long long threads = 1;
-            for (const auto& v : la["block"]) {
-                threads *= v.is_number() ? v.get<long long>() : 1;
-            }
-            in.blockThreads = static_cast<int>(threads);
-        }
-        in.dynamicSharedBytes = static_cast<int>(la.value("shared_bytes", 0LL));
+        const LaunchRecord& la = rec.launches[0];
+        in.blockThreads = static_cast<int>(la.block[0] * la.block[1] * la.block[2]);
+        in.dynamicSharedBytes = static_cast<int>(la.sharedBytes);
         std::optional<SideSass> sassA, sassB;
         bool rebuild = !a.noDiff;
         if (rebuild && !a.fromJson.empty() && !a.trust) {

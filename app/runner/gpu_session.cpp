@@ -219,19 +219,19 @@ void GpuSession::check(CUresult r, const char* call, const std::string& stage, c
     e.variant = variant;
     int code = 0;
     if (isKernelFault(r)) {
-        e.kind = "kernel_fault";
+        e.kind = RunErrorKind::KernelFault;
         e.message = std::string("the kernel faulted: ") + errorString(m_d, r) + " (reported by " + call +
                     " during " + stage + "); the CUDA context is unusable, the runner exits";
         e.fatal = true;
         code = kExitKernelFault;
     } else if (r == CUDA_ERROR_OUT_OF_MEMORY) {
-        e.kind = "out_of_memory";
+        e.kind = RunErrorKind::OutOfMemory;
         e.message = std::string(call) + ": out of device memory during " + stage;
     } else if (r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES || std::string(call) == "cuLaunchKernel") {
-        e.kind = "launch_error";
+        e.kind = RunErrorKind::LaunchError;
         e.message = std::string(call) + " failed: " + errorString(m_d, r) + " (" + e.cudaError + ")";
     } else {
-        e.kind = "cuda_error";
+        e.kind = RunErrorKind::CudaError;
         e.message = std::string(call) + " failed during " + stage + ": " + errorString(m_d, r) + " (" + e.cudaError + ")";
     }
     throw RequestFailure(e, code);
@@ -251,7 +251,7 @@ void GpuSession::waitEvent(CUevent ev, const std::string& stage, const std::stri
         double waited = msSince(start) / 1000.0;
         if (waited > m_kernelTimeoutS) {
             RunError e;
-            e.kind = "kernel_timeout";
+            e.kind = RunErrorKind::KernelTimeout;
             e.stage = stage;
             e.variant = variant;
             e.fatal = true;
@@ -291,14 +291,14 @@ void GpuSession::progress(const std::string& stage, const std::string& variant, 
 int GpuSession::open(RunError& error) {
     DriverLoad load = loadDriver(m_d);
     if (!load.ok) {
-        error.kind = "no_driver";
+        error.kind = RunErrorKind::NoDriver;
         error.message = "no CUDA driver found (" + load.error + ")";
         error.fatal = true;
         return kExitNoDriver;
     }
     CUresult r = m_d.cuInit(0);
     if (r == CUDA_ERROR_NO_DEVICE) {
-        error.kind = "no_device";
+        error.kind = RunErrorKind::NoDevice;
         error.message = "no CUDA device: the driver is installed but sees no GPU (cuInit: " + errorName(m_d, r) + ")";
         error.cudaError = errorName(m_d, r);
         error.cudaCode = r;
@@ -306,7 +306,7 @@ int GpuSession::open(RunError& error) {
         return kExitNoDevice;
     }
     if (r != CUDA_SUCCESS) {
-        error.kind = "driver_error";
+        error.kind = RunErrorKind::DriverError;
         error.message = "the CUDA driver failed to initialise: " + errorString(m_d, r) + " (" + errorName(m_d, r) + ")";
         error.cudaError = errorName(m_d, r);
         error.cudaCode = r;
@@ -315,7 +315,7 @@ int GpuSession::open(RunError& error) {
     }
     int count = 0;
     if (m_d.cuDeviceGetCount(&count) != CUDA_SUCCESS || count < 1) {
-        error.kind = "no_device";
+        error.kind = RunErrorKind::NoDevice;
         error.message = "no CUDA device: the driver reports none";
         error.fatal = true;
         return kExitNoDevice;
@@ -384,8 +384,8 @@ int GpuSession::open(RunError& error) {
     } catch (const RequestFailure& f) {
         error = f.error;
         error.fatal = true;
-        if (error.kind == "cuda_error") {
-            error.kind = "driver_error";
+        if (error.kind == RunErrorKind::CudaError) {
+            error.kind = RunErrorKind::DriverError;
         }
         return kExitNoDevice;
     }
@@ -403,7 +403,7 @@ void GpuSession::loadHelpers() {
     CUresult r = m_d.cuModuleLoadDataEx(&m_helpers, ptx.c_str(), 2, opts, vals);
     if (r != CUDA_SUCCESS) {
         RunError e;
-        e.kind = "driver_error";
+        e.kind = RunErrorKind::DriverError;
         e.cudaError = errorName(m_d, r);
         e.cudaCode = r;
         e.stage = "init";
@@ -516,7 +516,7 @@ void GpuSession::setupVariant(Variant& v, const RunRequest& req) {
     v.d = &m_d;
     v.result.label = label;
     if (s.cubin.empty()) {
-        throw RequestFailure(RunError{"bad_request", "no module image (cubin) given", "", 0, "module_load", label, false},
+        throw RequestFailure(RunError{RunErrorKind::BadRequest, "no module image (cubin) given", "", 0, "module_load", label, false},
                              0);
     }
     // Module load (wall time): the driver parses the image; a PTX image would be JIT-compiled here.
@@ -534,7 +534,7 @@ void GpuSession::setupVariant(Variant& v, const RunRequest& req) {
         if (isKernelFault(r)) {
             check(r, "cuModuleLoadDataEx", "module_load", label);
         }
-        RunError e{"module_load",
+        RunError e{RunErrorKind::ModuleLoad,
                    "cannot load the module: " + errorString(m_d, r) + (log[0] ? std::string(": ") + log : ""),
                    errorName(m_d, r), r, "module_load", label, false};
         throw RequestFailure(e, 0);
@@ -574,20 +574,20 @@ void GpuSession::setupVariant(Variant& v, const RunRequest& req) {
             for (const auto& m : matches) {
                 names += (names.empty() ? "" : ", ") + m.second;
             }
-            throw RequestFailure(RunError{"kernel_not_found",
+            throw RequestFailure(RunError{RunErrorKind::KernelNotFound,
                                           "kernel name '" + s.kernel + "' is ambiguous: " + names +
                                               " (give the mangled name)",
                                           "", 0, "module_load", label, false},
                                  0);
         } else {
-            throw RequestFailure(RunError{"kernel_not_found",
+            throw RequestFailure(RunError{RunErrorKind::KernelNotFound,
                                           "no kernel '" + s.kernel + "' in the module (it has: " + available + ")",
                                           "", 0, "module_load", label, false},
                                  0);
         }
     }
     if (r == CUDA_ERROR_NOT_FOUND) {
-        throw RequestFailure(RunError{"kernel_not_found", "no kernel '" + s.kernel + "' in the module",
+        throw RequestFailure(RunError{RunErrorKind::KernelNotFound, "no kernel '" + s.kernel + "' in the module",
                                       errorName(m_d, r), r, "module_load", label, false},
                              0);
     }
@@ -605,7 +605,7 @@ void GpuSession::setupVariant(Variant& v, const RunRequest& req) {
     v.result.resources.maxThreadsPerBlock = fattr(FUNC_MAX_THREADS_PER_BLOCK);
     const uint32_t threads = s.block[0] * s.block[1] * s.block[2];
     if (static_cast<int>(threads) > v.result.resources.maxThreadsPerBlock) {
-        throw RequestFailure(RunError{"launch_error",
+        throw RequestFailure(RunError{RunErrorKind::LaunchError,
                                       "block of " + std::to_string(threads) + " threads exceeds this kernel's limit of " +
                                           std::to_string(v.result.resources.maxThreadsPerBlock) +
                                           " (registers: " + std::to_string(v.result.resources.registers) + ")",
@@ -630,7 +630,7 @@ void GpuSession::setupVariant(Variant& v, const RunRequest& req) {
     double totalBlocks = double(s.grid[0]) * s.grid[1] * s.grid[2];
     v.result.occupancy.waves = blocks > 0 ? totalBlocks / (double(blocks) * m_device.smCount) : 0;
     if (blocks == 0) {
-        throw RequestFailure(RunError{"launch_error",
+        throw RequestFailure(RunError{RunErrorKind::LaunchError,
                                       "no block of this configuration fits on an SM (registers " +
                                           std::to_string(v.result.resources.registers) + "/thread, shared " +
                                           std::to_string(v.result.resources.staticSharedBytes + s.sharedBytes) +
@@ -1141,7 +1141,7 @@ RunResult GpuSession::run(const RunRequest& req, const ProgressFn& progressFn) {
             v->result.stopReason = stopReasonName(reason);
         }
         if (v->result.samplesMs.empty()) {
-            RunError e{"throttled", "every sample was taken below 75 % of the rated SM clock (" +
+            RunError e{RunErrorKind::Throttled, "every sample was taken below 75 % of the rated SM clock (" +
                                         std::to_string(m_device.clockMhz) + " MHz); nothing to report",
                        "", 0, "measure", v->label(), false};
             throw RequestFailure(e, 0);

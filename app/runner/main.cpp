@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
                 id = j["id"].get<std::string>();
             }
         } catch (const std::exception& e) {
-            writeLine(errorLine(RunError{"bad_request", std::string("not a JSON request: ") + e.what(), "", 0, "", "",
+            writeLine(errorLine(RunError{RunErrorKind::BadRequest, std::string("not a JSON request: ") + e.what(), "", 0, "", "",
                                          false},
                                 id));
             continue;
@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
             continue;
         }
         if (op != "run") {
-            writeLine(errorLine(RunError{"bad_request", "unknown op '" + op + "' (run, info, quit)", "", 0, "", "", false},
+            writeLine(errorLine(RunError{RunErrorKind::BadRequest, "unknown op '" + op + "' (run, info, quit)", "", 0, "", "", false},
                                 id));
             continue;
         }
@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
         try {
             fromJson(j, req);
         } catch (const std::exception& e) {
-            writeLine(errorLine(RunError{"bad_request", e.what(), "", 0, "", "", false}, id));
+            writeLine(errorLine(RunError{RunErrorKind::BadRequest, e.what(), "", 0, "", "", false}, id));
             continue;
         }
         GpuSession::ProgressFn progress = [](const RunProgress& p) { writeLine(progressLine(p)); };
@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
                 _exit(f.exitCode);
             }
         } catch (const std::exception& e) {
-            writeLine(errorLine(RunError{"internal", e.what(), "", 0, "", "", false}, id));
+            writeLine(errorLine(RunError{RunErrorKind::Internal, e.what(), "", 0, "", "", false}, id));
         }
     }
     return 0;

@@ -43,14 +43,6 @@ std::string code(const std::string& text) {
     return fence + (pad ? " " : "") + text + (pad ? " " : "") + fence;
 }
 
-// 10^ceil(log10(x)) as text: the smallest power of ten that bounds x ("1e-6", "0.01", "1").
-std::string powerOfTenAbove(double x) {
-    if (!(x > 0)) return "0";
-    const int k = int(std::ceil(std::log10(x) - 1e-12));
-    if (k >= -2 && k <= 3) return fmt("%g", std::pow(10.0, k));
-    return "1e" + std::to_string(k);
-}
-
 std::string ratioText(double v) {
     return std::fabs(v - 1.0) < 0.01 ? fmt("%.3f", v) : fmt("%.2f", v);
 }
@@ -82,178 +74,6 @@ std::string nvccLine(const ExperimentSession& s, const BuildConfig& c) {
 }
 
 } // namespace
-
-std::string reportDuration(double ms) {
-    const double a = std::fabs(ms);
-    auto four = [](double v, const char* unit) {
-        const char* f = v >= 100 ? "%.1f %s" : v >= 10 ? "%.2f %s" : "%.3f %s";
-        char buf[64];
-        std::snprintf(buf, sizeof buf, f, v, unit);
-        return std::string(buf);
-    };
-    if (a == 0) return "0 ms";
-    if (a < 1e-3) return four(ms * 1e6, "ns");
-    if (a < 1) return four(ms * 1e3, "µs");
-    if (a < 1000) return four(ms, "ms");
-    return four(ms / 1000, "s");
-}
-
-namespace {
-
-// One variant of the CLI's "lowerscope.run/1" document as the runner's VariantResult.
-VariantResult variantFromCliDocument(const json& doc, const std::string& label) {
-    VariantResult v;
-    v.label = label;
-    const json launch = doc.value("launch", json::object());
-    v.kernel = launch.value("kernel", doc.value("kernel", std::string()));
-    v.mode = launch.value("mode", std::string());
-    v.launchesPerSample = launch.value("launches_per_sample", 1);
-    v.resources.registers = launch.value("registers", 0);
-    v.resources.staticSharedBytes = launch.value("static_shared_bytes", 0);
-    v.resources.localBytes = launch.value("local_bytes", 0);
-    v.resources.constBytes = launch.value("const_bytes", 0);
-    v.firstLaunchMs = doc.value("first_launch_ms", 0.0);
-    const json& samples = doc.at("samples_ms");
-    if (!samples.is_array()) throw std::runtime_error("samples_ms is not an array");
-    for (const auto& x : samples) v.samplesMs.push_back(x.get<double>());
-    // Per-sample SM clock (documents written before it was added have only the mean clock_mhz).
-    if (const auto it = doc.find("sample_clock_mhz"); it != doc.end() && it->is_array())
-        for (const auto& x : *it) v.sampleClockMhz.push_back(x.get<double>());
-    v.throttledSamples = doc.value("throttled_samples", 0);
-    return v;
-}
-
-DeviceInfo deviceFromCliDocument(const json& doc) {
-    DeviceInfo d;
-    const json dev = doc.value("device", json::object());
-    d.name = dev.value("name", std::string());
-    d.smCount = dev.value("sm_count", 0);
-    d.clockMhz = dev.value("clock_mhz", 0.0);
-    const std::string cc = dev.value("compute_capability", std::string());
-    if (std::sscanf(cc.c_str(), "%d.%d", &d.ccMajor, &d.ccMinor) != 2) d.ccMajor = d.ccMinor = 0;
-    return d;
-}
-
-} // namespace
-
-std::optional<json> runResultOf(const json& document, std::string* error) {
-    auto fail = [&](const std::string& why) -> std::optional<json> {
-        if (error) *error = why;
-        return std::nullopt;
-    };
-    if (!document.is_object()) return fail("not a JSON object");
-    if (document.contains("error") && document["error"].is_object()) {
-        const json& e = document["error"];
-        std::string why = e.value("kind", std::string("error"));
-        if (e.contains("message") && e["message"].is_string()) why += ": " + e["message"].get<std::string>();
-        return fail(why);
-    }
-    try {
-        const std::string schema = document.value("schema", std::string());
-        // The CLI's documents (lowerscope-cli run/compare --json), recast as a runner result.
-        if (schema == "lowerscope.run/1" && document.contains("samples_ms")) {
-            RunResult r;
-            r.device = deviceFromCliDocument(document);
-            r.variants.push_back(variantFromCliDocument(document, ""));
-            return toJson(r);
-        }
-        if (schema == "lowerscope.compare/1") {
-            RunResult r;
-            r.device = deviceFromCliDocument(document.at("a"));
-            r.variants.push_back(variantFromCliDocument(document.at("a"), "A"));
-            r.variants.push_back(variantFromCliDocument(document.at("b"), "B"));
-            if (document.contains("agreement") && document["agreement"].is_array())
-                for (const auto& g : document["agreement"]) {
-                    OutputAgreement ag;
-                    fromJson(g, ag);
-                    r.agreement.push_back(ag);
-                }
-            return toJson(r);
-        }
-    } catch (const std::exception& e) {
-        return fail(std::string("unreadable result: ") + e.what());
-    }
-    const json* r = &document;
-    if (document.contains("result") && document["result"].is_object()) r = &document["result"];
-    if (!r->contains("variants") || !(*r)["variants"].is_array()) return fail("no \"variants\" in the result");
-    try {
-        RunResult parsed;
-        fromJson(*r, parsed); // validates the fields the report reads
-    } catch (const std::exception& e) {
-        return fail(std::string("unreadable result: ") + e.what());
-    }
-    return *r;
-}
-
-TimingVerdict timingVerdict(const json& runResult) {
-    TimingVerdict v;
-    RunResult r;
-    try {
-        fromJson(runResult, r);
-    } catch (const std::exception&) {
-        return v;
-    }
-    if (r.variants.size() < 2 || r.variants[0].samplesMs.empty() || r.variants[1].samplesMs.empty()) return v;
-    const VariantResult& a = r.variants[0];
-    const VariantResult& b = r.variants[1];
-    v.labelA = a.label.empty() ? "A" : a.label;
-    v.labelB = b.label.empty() ? "B" : b.label;
-    // Interleaved samples: the i-th sample of A and of B were taken next to each other.
-    const RatioStats rs = compareSamples(a.samplesMs, b.samplesMs);
-    v.valid = rs.pairs > 0;
-    if (!v.valid) return v;
-    v.medianA = rs.medianA;
-    v.medianB = rs.medianB;
-    v.ratio = rs.ratio;
-    v.ratioLow = rs.ciLow;
-    v.ratioHigh = rs.ciHigh;
-    v.significant = rs.significant;
-    v.notCalledBecause = insignificanceReason(rs);
-
-    if (!r.agreement.empty()) {
-        bool allSame = true, allAgree = true;
-        double maxAbs = 0;
-        std::string differ;
-        for (const OutputAgreement& ag : r.agreement) {
-            allSame = allSame && ag.sameDigest;
-            allAgree = allAgree && ag.agree;
-            maxAbs = std::max(maxAbs, ag.maxAbsError);
-            if (!ag.agree && differ.empty()) {
-                if (ag.sizeMismatch)
-                    differ = ag.name + " has a different size";
-                else
-                    differ = ag.name + ": " + std::to_string(ag.mismatches) + " of " + std::to_string(ag.count) +
-                             " elements beyond tolerance (max abs error " + fmt("%.3g", ag.maxAbsError) +
-                             ", max rel error " + fmt("%.3g", ag.maxRelError) + ")";
-            }
-        }
-        if (allSame) v.outputs = "outputs are bit-identical";
-        else if (allAgree) v.outputs = "outputs match within " + powerOfTenAbove(maxAbs);
-        else v.outputs = "outputs DIFFER: " + differ;
-    } else if (!a.outputs.empty() && a.outputs.size() == b.outputs.size()) {
-        // No element-wise comparison in the result: the outputs' digests still tell identical ones.
-        bool same = true;
-        for (size_t i = 0; same && i < a.outputs.size(); ++i)
-            same = !a.outputs[i].digest.empty() && a.outputs[i].digest == b.outputs[i].digest;
-        if (same) v.outputs = "outputs are bit-identical";
-    }
-
-    const std::string ci = [&] {
-        if (v.ratio < 1) return ratioText(1 / v.ratioHigh) + "–" + ratioText(1 / v.ratioLow);
-        return ratioText(v.ratioLow) + "–" + ratioText(v.ratioHigh);
-    }();
-    if (!v.significant) {
-        v.sentence = "no significant difference between " + v.labelA + " and " + v.labelB + ": " + v.labelB + "/" +
-                     v.labelA + " = " + ratioText(v.ratio) + " (95 % CI " + ratioText(v.ratioLow) + "–" +
-                     ratioText(v.ratioHigh) + "; " + v.notCalledBecause + ")";
-    } else if (v.ratio < 1) {
-        v.sentence = v.labelB + " is " + ratioText(1 / v.ratio) + "× faster (95 % CI " + ci + ")";
-    } else {
-        v.sentence = v.labelB + " is " + ratioText(v.ratio) + "× slower (95 % CI " + ci + ")";
-    }
-    if (!v.outputs.empty()) v.sentence += ", " + v.outputs;
-    return v;
-}
 
 std::string renderMarkdownReport(const ReportInputs& in) {
     std::ostringstream md;
@@ -304,26 +124,29 @@ std::string renderMarkdownReport(const ReportInputs& in) {
     }
 
     // ------------------------------------------------------------------ measurement
-    std::optional<json> result;
+    RunResult run;
+    bool haveRun = false;
     std::vector<std::string> failures;
     int chosen = -1;
     for (size_t i = 0; i < s.measurements.size(); ++i) {
+        std::optional<MeasurementRecord> rec;
         std::string why;
-        auto r = runResultOf(s.measurements[i], &why);
-        if (!r) failures.push_back("run " + std::to_string(i + 1) + ": " + why);
-        const bool wanted = in.measurementIndex < 0 ? bool(r) : int(i) == in.measurementIndex;
-        if (wanted && r) {
-            result = r;
-            chosen = int(i);
-        }
-    }
-    RunResult run;
-    bool haveRun = false;
-    if (result) {
         try {
-            fromJson(*result, run);
+            rec = readMeasurement(s.measurements[i]);
+            if (rec->error) {
+                why = std::string(runErrorKindName(rec->error->kind));
+                if (!rec->error->message.empty()) why += ": " + rec->error->message;
+                rec.reset();
+            }
+        } catch (const MeasurementError& e) {
+            why = std::string("unreadable result: ") + e.what();
+        }
+        if (!rec) failures.push_back("run " + std::to_string(i + 1) + ": " + why);
+        const bool wanted = in.measurementIndex < 0 ? bool(rec) : int(i) == in.measurementIndex;
+        if (wanted && rec) {
+            run = std::move(rec->result);
             haveRun = true;
-        } catch (const std::exception&) {
+            chosen = int(i);
         }
     }
 
@@ -376,13 +199,13 @@ std::string renderMarkdownReport(const ReportInputs& in) {
                 md << "– | – | – | – | – | – |\n";
                 continue;
             }
-            md << reportDuration(st.median) << " | " << reportDuration(st.ciLow) << " – " << reportDuration(st.ciHigh)
-               << " | " << reportDuration(st.min) << " | " << reportDuration(st.p10) << " – "
-               << reportDuration(st.p90) << " | " << fmt("%.2f %%", 100 * st.noise) << " | " << st.outliers.size()
+            md << formatDuration(st.median) << " | " << formatDuration(st.ciLow) << " – " << formatDuration(st.ciHigh)
+               << " | " << formatDuration(st.min) << " | " << formatDuration(st.p10) << " – "
+               << formatDuration(st.p90) << " | " << fmt("%.2f %%", 100 * st.noise) << " | " << st.outliers.size()
                << " |\n";
         }
         md << "\n";
-        const TimingVerdict verdict = timingVerdict(*result);
+        const TimingVerdict verdict = timingVerdict(run);
         if (verdict.valid) {
             md << "**Verdict:** " << verdict.sentence << ".\n\n";
             md << "_Ratio " << verdict.labelB << "/" << verdict.labelA << " = " << ratioText(verdict.ratio)

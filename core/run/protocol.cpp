@@ -31,6 +31,67 @@ std::optional<MeasureMode> parseMode(const std::string& name) {
     return std::nullopt;
 }
 
+namespace {
+struct KindName {
+    RunErrorKind kind;
+    const char* name;
+};
+constexpr KindName kKindNames[] = {
+    {RunErrorKind::Unknown, "unknown"},
+    {RunErrorKind::NoDriver, "no_driver"},
+    {RunErrorKind::NoDevice, "no_device"},
+    {RunErrorKind::DriverError, "driver_error"},
+    {RunErrorKind::BadRequest, "bad_request"},
+    {RunErrorKind::ModuleLoad, "module_load"},
+    {RunErrorKind::KernelNotFound, "kernel_not_found"},
+    {RunErrorKind::LaunchError, "launch_error"},
+    {RunErrorKind::OutOfMemory, "out_of_memory"},
+    {RunErrorKind::KernelFault, "kernel_fault"},
+    {RunErrorKind::KernelTimeout, "kernel_timeout"},
+    {RunErrorKind::CudaError, "cuda_error"},
+    {RunErrorKind::Throttled, "throttled"},
+    {RunErrorKind::Internal, "internal"},
+    {RunErrorKind::Deadline, "deadline"},
+    {RunErrorKind::RunnerExited, "runner_exited"},
+    {RunErrorKind::RunnerStart, "runner_start"},
+    {RunErrorKind::Protocol, "protocol"},
+    {RunErrorKind::Cancelled, "cancelled"},
+    {RunErrorKind::BadLaunch, "bad_launch"},
+};
+} // namespace
+
+const char* runErrorKindName(RunErrorKind kind) {
+    for (const KindName& k : kKindNames) {
+        if (k.kind == kind) {
+            return k.name;
+        }
+    }
+    return "unknown";
+}
+
+RunErrorKind parseRunErrorKind(const std::string& name) {
+    for (const KindName& k : kKindNames) {
+        if (name == k.name) {
+            return k.kind;
+        }
+    }
+    return RunErrorKind::Unknown;
+}
+
+bool isSetupError(RunErrorKind kind) {
+    switch (kind) {
+    case RunErrorKind::NoDriver:
+    case RunErrorKind::NoDevice:
+    case RunErrorKind::DriverError:
+    case RunErrorKind::RunnerStart:
+    case RunErrorKind::BadRequest:
+    case RunErrorKind::BadLaunch:
+        return true;
+    default:
+        return false;
+    }
+}
+
 LaunchVariant makeVariant(const ResolvedLaunch& launch, std::vector<uint8_t> cubin, const std::string& mangledName,
                           const std::string& label) {
     LaunchVariant v;
@@ -487,7 +548,7 @@ json toJson(const RunResult& v) {
 }
 
 json toJson(const RunError& v) {
-    return json{{"kind", v.kind},   {"message", v.message}, {"cuda_error", v.cudaError}, {"cuda_code", v.cudaCode},
+    return json{{"kind", runErrorKindName(v.kind)},   {"message", v.message}, {"cuda_error", v.cudaError}, {"cuda_code", v.cudaCode},
                 {"stage", v.stage}, {"variant", v.variant}, {"fatal", v.fatal}};
 }
 
@@ -752,7 +813,7 @@ void fromJson(const json& j, RunError& v) {
     if (!j.is_object()) {
         throw ProtocolError("error: expected an object");
     }
-    v.kind = getS(j, "kind", "unknown");
+    v.kind = parseRunErrorKind(getS(j, "kind", "unknown"));
     v.message = getS(j, "message");
     v.cudaError = getS(j, "cuda_error");
     v.cudaCode = static_cast<int>(getI(j, "cuda_code", 0));

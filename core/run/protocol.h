@@ -205,12 +205,46 @@ struct RunResult {
     bool operator==(const RunResult&) const = default;
 };
 
-// Error kinds: "no_driver", "no_device", "driver_error", "bad_request", "module_load",
-// "kernel_not_found", "launch_error", "out_of_memory", "kernel_fault", "kernel_timeout",
-// "cuda_error", and on the client side "deadline" (killed), "runner_exited", "runner_start",
-// "protocol".
+// What went wrong. The runner sends the kinds up to Internal; the client side adds the rest. On the
+// wire (and in documents) a kind travels as its name: "no_driver", "no_device", "driver_error",
+// "bad_request", "module_load", "kernel_not_found", "launch_error", "out_of_memory",
+// "kernel_fault", "kernel_timeout", "cuda_error", "throttled", "internal"; client side "deadline"
+// (killed), "runner_exited", "runner_start", "protocol", "cancelled", "bad_launch" (the launch
+// does not fit the kernel; never sent to a runner). A name this version does not know reads as
+// Unknown.
+enum class RunErrorKind {
+    Unknown,
+    NoDriver,
+    NoDevice,
+    DriverError,
+    BadRequest,
+    ModuleLoad,
+    KernelNotFound,
+    LaunchError,
+    OutOfMemory,
+    KernelFault,
+    KernelTimeout,
+    CudaError,
+    Throttled,
+    Internal,
+    Deadline,
+    RunnerExited,
+    RunnerStart,
+    Protocol,
+    Cancelled,
+    BadLaunch,
+};
+// The wire name ("kernel_fault", ...; "unknown" for Unknown).
+const char* runErrorKindName(RunErrorKind kind);
+// The kind of a wire name; Unknown for names this version does not know.
+RunErrorKind parseRunErrorKind(const std::string& name);
+// Kinds that say the measurement could not be attempted here (no driver or device, the runner did
+// not start or refused the request): the CLI's exit status 2, against 1
+// for a kernel that faulted, timed out or did not load.
+bool isSetupError(RunErrorKind kind);
+
 struct RunError {
-    std::string kind;
+    RunErrorKind kind = RunErrorKind::Unknown;
     std::string message;
     std::string cudaError;   // e.g. "CUDA_ERROR_ILLEGAL_ADDRESS"; "" when not a CUDA error
     int cudaCode = 0;

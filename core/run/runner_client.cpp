@@ -57,7 +57,7 @@ void ProcessRunner::stop() {
     m_running = false;
 }
 
-void ProcessRunner::endProcess(RunError& error, bool killed) {
+void ProcessRunner::endProcess(RunError* describe, bool killed) {
     ProcessResult r;
     if (killed) {
         m_proc.kill();
@@ -67,14 +67,14 @@ void ProcessRunner::endProcess(RunError& error, bool killed) {
         r = m_proc.wait(std::chrono::milliseconds(3000));
     }
     m_running = false;
-    if (error.kind.empty()) {
-        error.kind = "runner_exited";
-        error.message = "the runner ended without an answer (" + r.describe() + ")";
+    if (describe) {
+        describe->kind = RunErrorKind::RunnerExited;
+        describe->message = "the runner ended without an answer (" + r.describe() + ")";
         std::string err = tail(m_proc.stderrText().empty() ? r.stderrText : m_proc.stderrText(), 1000);
         if (!err.empty()) {
-            error.message += ": " + err;
+            describe->message += ": " + err;
         }
-        error.fatal = true;
+        describe->fatal = true;
     }
 }
 
@@ -88,7 +88,7 @@ bool ProcessRunner::ensureStarted(RunError& error) {
     spec.argv = m_config.command;
     spec.env = m_config.env;
     if (!m_proc.start(spec)) {
-        error = RunError{"runner_start",
+        error = RunError{RunErrorKind::RunnerStart,
                          "cannot start the runner (" + (m_config.command.empty() ? "" : m_config.command[0]) +
                              "): " + m_proc.startError(),
                          "", 0, "start", "", true};
@@ -100,16 +100,16 @@ bool ProcessRunner::ensureStarted(RunError& error) {
     for (;;) {
         auto st = m_proc.readLine(line, m_config.startTimeout);
         if (st == InteractiveProcess::ReadStatus::Timeout) {
-            error = RunError{"runner_start", "the runner did not say hello within " +
+            error = RunError{RunErrorKind::RunnerStart, "the runner did not say hello within " +
                                                  std::to_string(m_config.startTimeout.count() / 1000) + " s",
                              "", 0, "start", "", true};
-            endProcess(error, true);
+            endProcess(nullptr, true);
             return false;
         }
         if (st != InteractiveProcess::ReadStatus::Line) {
             m_running = true;  // so endProcess reaps it
-            endProcess(error, false);
-            error.kind = error.kind == "runner_exited" ? "runner_start" : error.kind;
+            endProcess(&error, false);
+            error.kind = RunErrorKind::RunnerStart;
             return false;
         }
         if (line.find_first_not_of(" \t\r") == std::string::npos) {
@@ -121,11 +121,10 @@ bool ProcessRunner::ensureStarted(RunError& error) {
         } catch (const ProtocolError&) {
             // ssh banners and the like before hello are skipped, but only a few of them.
             if (++junk > 100) {
-                error = RunError{"protocol", "the runner printed no hello line: " + tail(line, 200), "", 0, "start", "",
+                error = RunError{RunErrorKind::Protocol, "the runner printed no hello line: " + tail(line, 200), "", 0, "start", "",
                                  true};
                 m_running = true;
-                RunError ignored = error;
-                endProcess(ignored, true);
+                endProcess(nullptr, true);
                 return false;
             }
             continue;
@@ -134,21 +133,19 @@ bool ProcessRunner::ensureStarted(RunError& error) {
             error = m.error;
             error.fatal = true;
             m_running = true;
-            RunError ignored = error;
-            endProcess(ignored, false);
+            endProcess(nullptr, false);
             return false;
         }
         if (m.kind != RunnerMessage::Kind::Hello) {
             continue;
         }
         if (m.protocol != kRunnerProtocolVersion) {
-            error = RunError{"protocol",
+            error = RunError{RunErrorKind::Protocol,
                              "runner speaks protocol " + std::to_string(m.protocol) + ", this client " +
                                  std::to_string(kRunnerProtocolVersion),
                              "", 0, "start", "", true};
             m_running = true;
-            RunError ignored = error;
-            endProcess(ignored, true);
+            endProcess(nullptr, true);
             return false;
         }
         m_device = m.device;
@@ -183,8 +180,8 @@ RunOutcome ProcessRunner::run(RunRequest request, const RunProgressFn& progress,
     }
     const std::string line = toJson(request).dump();
     if (!m_proc.writeLine(line, std::max(m_config.deadline, std::chrono::milliseconds(5000)))) {
-        out.error = RunError{"runner_exited", "could not send the request to the runner", "", 0, "send", "", true};
-        endProcess(out.error, true);
+        out.error = RunError{RunErrorKind::RunnerExited, "could not send the request to the runner", "", 0, "send", "", true};
+        endProcess(nullptr, true);
         out.runnerStderr = m_proc.stderrText();
         return out;
     }
@@ -192,20 +189,20 @@ RunOutcome ProcessRunner::run(RunRequest request, const RunProgressFn& progress,
     for (;;) {
         auto st = m_proc.readLine(reply, m_config.deadline, cancel);
         if (st == InteractiveProcess::ReadStatus::Timeout) {
-            out.error = RunError{"deadline",
+            out.error = RunError{RunErrorKind::Deadline,
                                  "the runner sent nothing for " + std::to_string(m_config.deadline.count() / 1000.0) +
                                      " s (a kernel ran past the deadline?); it was killed",
                                  "", 0, "", "", true};
-            endProcess(out.error, true);
+            endProcess(nullptr, true);
             break;
         }
         if (st == InteractiveProcess::ReadStatus::Cancelled) {
-            out.error = RunError{"cancelled", "cancelled; the runner was killed", "", 0, "", "", true};
-            endProcess(out.error, true);
+            out.error = RunError{RunErrorKind::Cancelled, "cancelled; the runner was killed", "", 0, "", "", true};
+            endProcess(nullptr, true);
             break;
         }
         if (st != InteractiveProcess::ReadStatus::Line) {
-            endProcess(out.error, false);
+            endProcess(&out.error, false);
             break;
         }
         if (reply.find_first_not_of(" \t\r") == std::string::npos) {
@@ -215,8 +212,8 @@ RunOutcome ProcessRunner::run(RunRequest request, const RunProgressFn& progress,
         try {
             m = parseRunnerMessage(reply);
         } catch (const ProtocolError& e) {
-            out.error = RunError{"protocol", e.what(), "", 0, "", "", true};
-            endProcess(out.error, true);
+            out.error = RunError{RunErrorKind::Protocol, e.what(), "", 0, "", "", true};
+            endProcess(nullptr, true);
             break;
         }
         if (!m.id.empty() && m.id != request.id) {
@@ -237,7 +234,7 @@ RunOutcome ProcessRunner::run(RunRequest request, const RunProgressFn& progress,
             out.error = m.error;
             if (m.error.fatal) {
                 // The runner exits after a fatal error; reap it so the next request restarts it.
-                endProcess(out.error, false);
+                endProcess(nullptr, false);
             }
             break;
         }

@@ -78,8 +78,9 @@ public:
 private:
     // Starts the runner if it is not running and reads its hello line.
     bool ensureStarted(RunError& error);
-    // Kills the runner and fills `error` with what is known about how it ended.
-    void endProcess(RunError& error, bool killed);
+    // Ends the runner (killed, or given a moment to exit) and, when `describe` is given, fills it as
+    // a runner_exited error saying how the process ended.
+    void endProcess(RunError* describe, bool killed);
 
     RunnerConfig m_config;
     InteractiveProcess m_proc;

@@ -4,6 +4,7 @@
 #include "core/build/process.h"
 #include "core/experiment/report.h"
 #include "core/experiment/experiment_session.h"
+#include "core/run/measurement.h"
 #include "core/build/toolchain.h"
 
 #include <gtest/gtest.h>
@@ -74,7 +75,7 @@ TEST(Experiment, FromJsonWritesSessionAndReport) {
     const nlohmann::json doc = nlohmann::json::parse(readFile(data("compare.json")));
     const std::string verdict = doc["ratio"]["verdict"].get<std::string>();
     EXPECT_NE(session.card.result.find("verdict: " + verdict), std::string::npos) << session.card.result;
-    const TimingVerdict v = timingVerdict(*runResultOf(session.measurements[0]));
+    const TimingVerdict v = timingVerdict(readMeasurement(session.measurements[0]).result);
     ASSERT_TRUE(v.valid);
     EXPECT_NE(session.card.result.find(v.sentence), std::string::npos);
     EXPECT_NE(session.card.measurement.find(doc["a"]["device"]["name"].get<std::string>()), std::string::npos);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
 
 using namespace lowerscope;
 using nlohmann::json;
@@ -131,7 +132,7 @@ TEST(Protocol, ResultRoundTrip) {
 }
 
 TEST(Protocol, ErrorsProgressAndHello) {
-    RunError e{"kernel_fault", "the kernel faulted", "CUDA_ERROR_ILLEGAL_ADDRESS", 700, "first_launch", "A", true};
+    RunError e{RunErrorKind::KernelFault, "the kernel faulted", "CUDA_ERROR_ILLEGAL_ADDRESS", 700, "first_launch", "A", true};
     RunnerMessage m = parseRunnerMessage(errorLine(e, "9"));
     EXPECT_EQ(m.kind, RunnerMessage::Kind::Error);
     EXPECT_EQ(m.error, e);
@@ -154,6 +155,44 @@ TEST(Protocol, ErrorsProgressAndHello) {
     EXPECT_EQ(m.device, d);
     EXPECT_EQ(m.runnerVersion, "lowerscope-runner 0.1.0");
     EXPECT_EQ(roundTrip(d), d);
+}
+
+TEST(Protocol, ErrorKindsTravelByName) {
+    // Every kind has its own wire name, and the name reads back as the same kind.
+    const std::pair<RunErrorKind, const char*> kinds[] = {
+        {RunErrorKind::NoDriver, "no_driver"},          {RunErrorKind::NoDevice, "no_device"},
+        {RunErrorKind::DriverError, "driver_error"},    {RunErrorKind::BadRequest, "bad_request"},
+        {RunErrorKind::ModuleLoad, "module_load"},      {RunErrorKind::KernelNotFound, "kernel_not_found"},
+        {RunErrorKind::LaunchError, "launch_error"},    {RunErrorKind::OutOfMemory, "out_of_memory"},
+        {RunErrorKind::KernelFault, "kernel_fault"},    {RunErrorKind::KernelTimeout, "kernel_timeout"},
+        {RunErrorKind::CudaError, "cuda_error"},        {RunErrorKind::Throttled, "throttled"},
+        {RunErrorKind::Internal, "internal"},           {RunErrorKind::Deadline, "deadline"},
+        {RunErrorKind::RunnerExited, "runner_exited"},  {RunErrorKind::RunnerStart, "runner_start"},
+        {RunErrorKind::Protocol, "protocol"},           {RunErrorKind::Cancelled, "cancelled"},
+        {RunErrorKind::BadLaunch, "bad_launch"},        {RunErrorKind::Unknown, "unknown"},
+    };
+    std::set<std::string> names;
+    for (const auto& [kind, name] : kinds) {
+        EXPECT_STREQ(runErrorKindName(kind), name);
+        EXPECT_EQ(parseRunErrorKind(name), kind) << name;
+        names.insert(name);
+        RunError e;
+        e.kind = kind;
+        EXPECT_EQ(json::parse(errorLine(e))["error"]["kind"], name);
+        EXPECT_EQ(parseRunnerMessage(errorLine(e)).error.kind, kind);
+    }
+    EXPECT_EQ(names.size(), std::size(kinds));
+    // A kind from a newer runner, or none at all, is Unknown (never an exception).
+    EXPECT_EQ(parseRunErrorKind("kernel_melted"), RunErrorKind::Unknown);
+    EXPECT_EQ(parseRunnerMessage(R"({"error": {"kind": "kernel_melted", "message": "x"}})").error.kind,
+              RunErrorKind::Unknown);
+    EXPECT_EQ(parseRunnerMessage(R"({"error": {"message": "x"}})").error.kind, RunErrorKind::Unknown);
+    // Setup errors (exit 2 in the CLI) against kernel errors (exit 1).
+    EXPECT_TRUE(isSetupError(RunErrorKind::NoDevice));
+    EXPECT_TRUE(isSetupError(RunErrorKind::RunnerStart));
+    EXPECT_TRUE(isSetupError(RunErrorKind::BadRequest));
+    EXPECT_FALSE(isSetupError(RunErrorKind::KernelFault));
+    EXPECT_FALSE(isSetupError(RunErrorKind::Deadline));
 }
 
 TEST(Protocol, MalformedMessagesThrow) {

@@ -69,7 +69,7 @@ TEST(RunnerClient, HungKernelIsKilledAtTheDeadlineAndTheClientRecovers) {
     RunOutcome o = runner.run(request("hang"));
     double s = std::chrono::duration<double>(Clock::now() - t0).count();
     ASSERT_FALSE(o.ok);
-    EXPECT_EQ(o.error.kind, "deadline");
+    EXPECT_EQ(o.error.kind, RunErrorKind::Deadline);
     EXPECT_TRUE(o.error.fatal);
     EXPECT_GE(s, 0.95);
     EXPECT_LT(s, 3.0);
@@ -81,14 +81,14 @@ TEST(RunnerClient, HungKernelIsKilledAtTheDeadlineAndTheClientRecovers) {
 TEST(RunnerClient, ProgressKeepsASlowRunAlive) {
     ProcessRunner runner(fakeConfig(std::chrono::milliseconds(1000)));
     RunOutcome o = runner.run(request("slow"));
-    EXPECT_TRUE(o.ok) << o.error.kind << ": " << o.error.message;
+    EXPECT_TRUE(o.ok) << runErrorKindName(o.error.kind) << ": " << o.error.message;
 }
 
 TEST(RunnerClient, FaultIsStructuredAndTheRunnerRestarts) {
     ProcessRunner runner(fakeConfig());
     RunOutcome o = runner.run(request("fault"));
     ASSERT_FALSE(o.ok);
-    EXPECT_EQ(o.error.kind, "kernel_fault");
+    EXPECT_EQ(o.error.kind, RunErrorKind::KernelFault);
     EXPECT_EQ(o.error.cudaError, "CUDA_ERROR_ILLEGAL_ADDRESS");
     EXPECT_EQ(o.error.stage, "first_launch");
     RunOutcome next = runner.run(request("ok"));
@@ -100,7 +100,7 @@ TEST(RunnerClient, NonFatalErrorKeepsTheRunner) {
     ProcessRunner runner(fakeConfig());
     RunOutcome o = runner.run(request("soft"));
     ASSERT_FALSE(o.ok);
-    EXPECT_EQ(o.error.kind, "kernel_not_found");
+    EXPECT_EQ(o.error.kind, RunErrorKind::KernelNotFound);
     EXPECT_FALSE(o.error.fatal);
     EXPECT_TRUE(runner.run(request("ok")).ok);
     EXPECT_EQ(runner.starts(), 1);
@@ -110,7 +110,7 @@ TEST(RunnerClient, CrashWithoutAnswer) {
     ProcessRunner runner(fakeConfig());
     RunOutcome o = runner.run(request("crash"));
     ASSERT_FALSE(o.ok);
-    EXPECT_EQ(o.error.kind, "runner_exited");
+    EXPECT_EQ(o.error.kind, RunErrorKind::RunnerExited);
     EXPECT_NE(o.error.message.find("exit 9"), std::string::npos) << o.error.message;
     EXPECT_TRUE(runner.run(request("ok")).ok);
 }
@@ -125,7 +125,7 @@ TEST(RunnerClient, Cancel) {
     auto t0 = Clock::now();
     RunOutcome o = runner.run(request("hang"), {}, &cancel);
     t.join();
-    EXPECT_EQ(o.error.kind, "cancelled");
+    EXPECT_EQ(o.error.kind, RunErrorKind::Cancelled);
     EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), 3.0);
 }
 
@@ -136,12 +136,12 @@ TEST(RunnerClient, StartFailures) {
     DeviceInfo d;
     RunError e;
     EXPECT_FALSE(missing.device(d, e));
-    EXPECT_EQ(e.kind, "runner_start");
+    EXPECT_EQ(e.kind, RunErrorKind::RunnerStart);
     c.command = {FAKE_RUNNER, "--no-driver"};
     ProcessRunner noDriver(c);
     RunOutcome o = noDriver.run(request("ok"));
     EXPECT_FALSE(o.ok);
-    EXPECT_EQ(o.error.kind, "no_driver");
+    EXPECT_EQ(o.error.kind, RunErrorKind::NoDriver);
     EXPECT_NE(o.error.message.find("no CUDA driver found"), std::string::npos);
     EXPECT_EQ(sshRunnerCommand("gpu1"), (std::vector<std::string>{"ssh", "-o", "BatchMode=yes", "gpu1",
                                                                   "lowerscope-runner"}));
@@ -167,7 +167,7 @@ TEST(RealRunner, NoDriverMeansClearErrorAndExitCode) {
     ProcessRunner runner(c);
     RunOutcome o = runner.run(request("saxpy"));
     EXPECT_FALSE(o.ok);
-    EXPECT_EQ(o.error.kind, "no_driver");
+    EXPECT_EQ(o.error.kind, RunErrorKind::NoDriver);
     EXPECT_NE(o.error.message.find("no CUDA driver found"), std::string::npos);
 }
 

@@ -120,7 +120,7 @@ int testSaxpy() {
     req.returnOutputs = true;
     req.variants.push_back(variantFor(src("kernels/saxpy.cu"), s));
     RunOutcome o = runner.run(req);
-    CHECK(o.ok, "%s: %s", o.error.kind.c_str(), o.error.message.c_str());
+    CHECK(o.ok, "%s: %s", runErrorKindName(o.error.kind), o.error.message.c_str());
     if (!o.ok) {
         return 1;
     }
@@ -160,7 +160,7 @@ int testSaxpy() {
     RunRequest hot = quickRequest(MeasureMode::Auto);
     hot.variants.push_back(variantFor(src("kernels/saxpy.cu"), small));
     RunOutcome h = runner.run(hot);
-    CHECK(h.ok, "%s: %s", h.error.kind.c_str(), h.error.message.c_str());
+    CHECK(h.ok, "%s: %s", runErrorKindName(h.error.kind), h.error.message.c_str());
     if (h.ok) {
         printSummary("saxpy small (auto)", h.result);
         const VariantResult& hv = h.result.variants.at(0);
@@ -189,7 +189,7 @@ int testUnwritten() {
     RunRequest req = quickRequest(MeasureMode::Cold);
     req.variants.push_back(variantFor(src("tests/gpu/kernels/gpu_test_kernels.cu"), s));
     RunOutcome o = runner.run(req);
-    CHECK(o.ok, "%s: %s", o.error.kind.c_str(), o.error.message.c_str());
+    CHECK(o.ok, "%s: %s", runErrorKindName(o.error.kind), o.error.message.c_str());
     if (o.ok) {
         const OutputReport& out = o.result.variants.at(0).outputs.at(0);
         CHECK(!out.fullyWritten, "half_write reported as fully written");
@@ -214,9 +214,9 @@ int testFaults() {
         RunRequest req = quickRequest();
         req.variants.push_back(variantFor(src("tests/gpu/kernels/gpu_test_kernels.cu"), faultSpec(kernel)));
         RunOutcome o = runner.run(req);
-        std::printf("%s: ok=%d kind=%s cuda_error=%s stage=%s\n", kernel.c_str(), o.ok, o.error.kind.c_str(),
+        std::printf("%s: ok=%d kind=%s cuda_error=%s stage=%s\n", kernel.c_str(), o.ok, runErrorKindName(o.error.kind),
                     o.error.cudaError.c_str(), o.error.stage.c_str());
-        CHECK(!o.ok && o.error.kind == "kernel_fault", "%s: kind %s", kernel.c_str(), o.error.kind.c_str());
+        CHECK(!o.ok && o.error.kind == RunErrorKind::KernelFault, "%s: kind %s", kernel.c_str(), runErrorKindName(o.error.kind));
         CHECK(o.error.cudaError == cudaError, "%s: %s, expected %s", kernel.c_str(), o.error.cudaError.c_str(),
               cudaError.c_str());
         CHECK(o.error.fatal, "%s: not fatal", kernel.c_str());
@@ -224,7 +224,7 @@ int testFaults() {
         RunRequest next = quickRequest();
         next.variants.push_back(variantFor(src("kernels/saxpy.cu"), ok));
         RunOutcome n = runner.run(next);
-        CHECK(n.ok, "after %s: %s: %s", kernel.c_str(), n.error.kind.c_str(), n.error.message.c_str());
+        CHECK(n.ok, "after %s: %s: %s", kernel.c_str(), runErrorKindName(n.error.kind), n.error.message.c_str());
         starts += 1;
     }
     CHECK(runner.starts() == starts + 0 || runner.starts() == starts + 1, "starts %d", runner.starts());
@@ -239,9 +239,9 @@ int testDeadline() {
     auto t0 = std::chrono::steady_clock::now();
     RunOutcome o = runner.run(req);
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("endless_loop: ok=%d kind=%s after %.2f s (deadline %.1f s)\n", o.ok, o.error.kind.c_str(), s,
+    std::printf("endless_loop: ok=%d kind=%s after %.2f s (deadline %.1f s)\n", o.ok, runErrorKindName(o.error.kind), s,
                 deadline);
-    CHECK(!o.ok && o.error.kind == "deadline", "kind %s", o.error.kind.c_str());
+    CHECK(!o.ok && o.error.kind == RunErrorKind::Deadline, "kind %s", runErrorKindName(o.error.kind));
     CHECK(s >= deadline && s < deadline + 10, "%.2f s", s);
     LaunchSpec ok;
     ok.kernel = "saxpy";
@@ -251,7 +251,7 @@ int testDeadline() {
     RunRequest next = quickRequest();
     next.variants.push_back(variantFor(src("kernels/saxpy.cu"), ok));
     RunOutcome n = runner.run(next);
-    CHECK(n.ok, "after the deadline kill: %s: %s", n.error.kind.c_str(), n.error.message.c_str());
+    CHECK(n.ok, "after the deadline kill: %s: %s", runErrorKindName(n.error.kind), n.error.message.c_str());
     CHECK(runner.starts() == 2, "starts %d", runner.starts());
     return g_failures ? 1 : 0;
 }
@@ -273,7 +273,7 @@ int testFfma() {
     req.mode = MeasureMode::Cold;
     req.variants.push_back(variantFor(src("kernels/ffma_chain.cu"), *spec));
     RunOutcome o = runner.run(req);
-    CHECK(o.ok, "%s: %s", o.error.kind.c_str(), o.error.message.c_str());
+    CHECK(o.ok, "%s: %s", runErrorKindName(o.error.kind), o.error.message.c_str());
     if (!o.ok) {
         return 1;
     }
@@ -308,7 +308,7 @@ int testCompare() {
     req.variants.push_back(variantFor(src("kernels/saxpy.cu"), s, BuildOptions{}, "A"));
     req.variants.push_back(variantFor(src("kernels/saxpy.cu"), s, fast, "B"));
     RunOutcome o = runner.run(req);
-    CHECK(o.ok, "%s: %s", o.error.kind.c_str(), o.error.message.c_str());
+    CHECK(o.ok, "%s: %s", runErrorKindName(o.error.kind), o.error.message.c_str());
     if (!o.ok) {
         return 1;
     }

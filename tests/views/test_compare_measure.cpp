@@ -14,7 +14,7 @@
 #include "views/diff_view.h"
 #include "views/experiment_record.h"
 #include "views/measure_pane.h"
-#include "views/measurement_data.h"
+#include "core/run/measurement_data.h"
 #include "views/workspace.h"
 #include "views/theme.h"
 
@@ -312,7 +312,7 @@ private slots:
         pane.setBackend([](const MeasureRequest& req, std::atomic<bool>*, const MeasureProgressFn&) {
             MeasureOutcome out;
             out.jobId = req.jobId;
-            out.errorKind = "kernel_fault";
+            out.errorKind = RunErrorKind::KernelFault;
             out.errorMessage = "CUDA_ERROR_ILLEGAL_ADDRESS in first_launch";
             return out;
         });
@@ -359,10 +359,12 @@ private slots:
     void localRunnerWithoutGpuIsAClearError() {
         const QString runner = runnerPath();
         if (runner.isEmpty()) QSKIP("lowerscope-runner not built");
-        std::string device, kind, message;
-        if (probeRunner({runner.toStdString()}, device, kind, message, 20))
+        std::string device, message;
+        RunErrorKind errorKind = RunErrorKind::Unknown;
+        if (probeRunner({runner.toStdString()}, device, errorKind, message, 20))
             QSKIP("this machine has a GPU; the no-device path is not reachable here");
-        QVERIFY2(kind == "no_driver" || kind == "no_device", (kind + ": " + message).c_str());
+        const std::string kind = runErrorKindName(errorKind);
+        QVERIFY2(errorKind == RunErrorKind::NoDriver || errorKind == RunErrorKind::NoDevice, (kind + ": " + message).c_str());
 
         // Through the pane: the error shows, the app keeps working.
         Workspace a;
@@ -438,15 +440,17 @@ private slots:
         const std::string host = std::string(pw->pw_name) + "@127.0.0.1";
         const auto command = runnerCommandFor(host, options, runner.toStdString());
         QCOMPARE(QString::fromStdString(command.front()), QStringLiteral("ssh"));
-        std::string device, kind, message;
-        const bool ok = probeRunner(command, device, kind, message, 30);
+        std::string device, message;
+        RunErrorKind errorKind = RunErrorKind::Unknown;
+        const bool ok = probeRunner(command, device, errorKind, message, 30);
         server.kill();
         server.waitForFinished();
         if (ok) {
             QVERIFY(!device.empty()); // a GPU behind loopback: the runner answered through ssh
         } else {
             // The runner itself answered through ssh: it has no CUDA driver/device here.
-            QVERIFY2(kind == "no_driver" || kind == "no_device", (kind + ": " + message).c_str());
+            QVERIFY2(errorKind == RunErrorKind::NoDriver || errorKind == RunErrorKind::NoDevice,
+                     (std::string(runErrorKindName(errorKind)) + ": " + message).c_str());
         }
         // The pane builds the same command from its preference fields.
         MeasurePane pane(nullptr, nullptr, MeasurePane::Options{false});

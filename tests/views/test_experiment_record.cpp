@@ -10,7 +10,7 @@
 #include "views/diff_view.h"
 #include "views/experiment_record.h"
 #include "views/measure_pane.h"
-#include "views/measurement_data.h"
+#include "core/run/measurement_data.h"
 #include "views/workspace.h"
 #include "views/theme.h"
 

@@ -1,8 +1,7 @@
-// Models of the explorer under QAbstractItemModelTester, their lookups, and the occupancy
-// calculator. Fixture listings only (no tools needed).
+// Models of the explorer under QAbstractItemModelTester and their lookups (the occupancy
+// calculator itself is tested in tests/core/test_occupancy.cpp). Fixture listings only.
 #include "views/build_output_pane.h"
 #include "views/diagnostics_model.h"
-#include "views/occupancy.h"
 #include "views/ptx_model.h"
 #include "views/resources_model.h"
 #include "views/sass_model.h"
@@ -166,45 +165,6 @@ private slots:
         QCOMPARE(model.index(1, 0).data(DiagnosticsModel::LineRole).toInt(), 12);
         model.setDiagnostics({});
         QCOMPARE(model.rowCount(), 0);
-    }
-
-    // Reference values worked by hand with the CUDA occupancy calculator's rules.
-    void occupancy_data() {
-        QTest::addColumn<QString>("arch");
-        QTest::addColumn<int>("regs");
-        QTest::addColumn<int>("shared");
-        QTest::addColumn<int>("block");
-        QTest::addColumn<int>("warps");
-        QTest::addColumn<int>("limiter");
-        QTest::newRow("sm_90 32 regs 256") << "sm_90" << 32 << 0 << 256 << 64 << int(OccupancyLimiter::Warps);
-        QTest::newRow("sm_90 64 regs 256") << "sm_90" << 64 << 0 << 256 << 32 << int(OccupancyLimiter::Registers);
-        // 72 regs: 2304/warp → 28 warps (floor to 4) → 3 blocks of 8 warps.
-        QTest::newRow("sm_90 72 regs 256") << "sm_90" << 72 << 0 << 256 << 24 << int(OccupancyLimiter::Registers);
-        // 48 KiB + 1 KiB reserved per block → 4 blocks in 228 KiB.
-        QTest::newRow("sm_90 48K shared") << "sm_90" << 32 << 49152 << 256 << 32 << int(OccupancyLimiter::SharedMemory);
-        // 32 threads per block: 32 block slots → 32 warps.
-        QTest::newRow("sm_90 tiny blocks") << "sm_90" << 16 << 0 << 32 << 32 << int(OccupancyLimiter::Blocks);
-        // sm_86: 48 warps per SM, 16 blocks.
-        QTest::newRow("sm_86 32 regs 128") << "sm_86" << 32 << 0 << 128 << 48 << int(OccupancyLimiter::Warps);
-        QTest::newRow("sm_75 32 regs 256") << "sm_75" << 32 << 0 << 256 << 32 << int(OccupancyLimiter::Warps);
-    }
-    void occupancy() {
-        QFETCH(QString, arch);
-        QFETCH(int, regs);
-        QFETCH(int, shared);
-        QFETCH(int, block);
-        QFETCH(int, warps);
-        QFETCH(int, limiter);
-        const ArchLimits l = archLimits(arch.toStdString());
-        QVERIFY(l.known);
-        const Occupancy o = computeOccupancy(l, regs, shared, block);
-        QCOMPARE(o.warpsPerSm, warps);
-        QCOMPARE(int(o.limiter), limiter);
-        QCOMPARE(o.occupancy, double(warps) / l.maxWarpsPerSm);
-    }
-    void occupancyUnknownArch() {
-        QVERIFY(!archLimits("sm_999").known);
-        QCOMPARE(computeOccupancy(archLimits("sm_90"), 300, 0, 128).limiter, OccupancyLimiter::Invalid);
     }
 };
 

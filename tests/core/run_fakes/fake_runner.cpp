@@ -27,7 +27,7 @@ void out(const std::string& s) {
 
 int main(int argc, char** argv) {
     if (argc > 1 && std::string(argv[1]) == "--no-driver") {
-        out(errorLine(RunError{"no_driver", "no CUDA driver found (fake)", "", 0, "", "", true}));
+        out(errorLine(RunError{RunErrorKind::NoDriver, "no CUDA driver found (fake)", "", 0, "", "", true}));
         return 3;
     }
     DeviceInfo d;
@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
         try {
             fromJson(j, req);
         } catch (const std::exception& e) {
-            out(errorLine(RunError{"bad_request", e.what(), "", 0, "", "", false}, j.value("id", "")));
+            out(errorLine(RunError{RunErrorKind::BadRequest, e.what(), "", 0, "", "", false}, j.value("id", "")));
             continue;
         }
         const std::string kernel = req.variants[0].kernel;
@@ -58,12 +58,12 @@ int main(int argc, char** argv) {
             _exit(9);
         } else if (kernel == "fault") {
             out(progressLine(RunProgress{req.id, "first_launch", "", 0, 0, 0}));
-            out(errorLine(RunError{"kernel_fault", "the kernel faulted (fake)", "CUDA_ERROR_ILLEGAL_ADDRESS", 700,
+            out(errorLine(RunError{RunErrorKind::KernelFault, "the kernel faulted (fake)", "CUDA_ERROR_ILLEGAL_ADDRESS", 700,
                                    "first_launch", "", true},
                           req.id));
             _exit(5);
         } else if (kernel == "soft") {
-            out(errorLine(RunError{"kernel_not_found", "no kernel 'soft'", "", 0, "module_load", "", false}, req.id));
+            out(errorLine(RunError{RunErrorKind::KernelNotFound, "no kernel 'soft'", "", 0, "module_load", "", false}, req.id));
             continue;
         } else if (kernel == "slow") {
             for (int i = 0; i < 15; ++i) {

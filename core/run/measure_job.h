@@ -1,12 +1,13 @@
 #pragma once
-// One measurement job of the GUI: resolve the launch configuration against each build's PTX
-// parameters, send one request (one variant, or A and B interleaved) to a Runner
-// (core/run/runner_client.h), and turn the outcome into a "lowerscope.run/1" document that the
-// measurement pane and the session store. Runs on a worker thread; no Qt widgets here.
+// One measurement job of the GUI: the launch as the user typed it applied to each build side, then
+// core/run/measurement.h's measure() through a fresh runner process, and its one writer for the
+// document that the measurement pane shows and the session stores. Runs on a worker thread; no Qt.
 //
 // Plain strings only in this header: the launch is given in the CLI's spec language.
 
 #include "core/model.h"
+#include "core/run/measurement.h"
+#include "core/run/protocol.h"
 
 #include <nlohmann/json.hpp>
 
@@ -36,31 +37,23 @@ struct LaunchText {
 LaunchText defaultLaunch(const std::string& sourcePath, const std::string& kernel, const std::vector<PtxParam>& params,
                          std::string* origin = nullptr);
 
-// One build side of a job.
-struct MeasureSide {
-    std::string label;               // "A" / "B"
-    std::vector<uint8_t> cubin;
-    std::string mangled;             // kernel symbol
-    std::string signature;           // demangled signature (picks default outputs)
-    std::vector<PtxParam> params;
-};
-
 struct MeasureRequest {
     uint64_t jobId = 0;
-    std::vector<MeasureSide> sides;  // 1 = single run, 2 = A/B interleaved
+    std::vector<MeasureSide> sides;  // 1 = single run, 2 = A/B interleaved (their `spec` is
+                                     // ignored: `launch` applies to every side)
     LaunchText launch;
     std::string mode = "auto";       // auto | cold | hot
     double deadlineS = 10;           // the client kills a runner silent for this long
     std::vector<std::string> runnerCommand; // empty = defaultRunnerCommand()
-    std::string sourceName;          // recorded in the document
+    std::string sourceName;          // recorded in the document for sides that name no file
 };
 
 struct MeasureOutcome {
     uint64_t jobId = 0;
     bool ok = false;
     bool cancelled = false;
-    nlohmann::json document;         // "lowerscope.run/1" (ok) or {"error": {...}} (failure)
-    std::string errorKind;           // "kernel_fault", "deadline", "bad_launch", "runner_start", ...
+    nlohmann::json document;         // writeMeasurement's document: run/1 or compare/1, or an error
+    RunErrorKind errorKind = RunErrorKind::Unknown; // when !ok: KernelFault, Deadline, BadLaunch, ...
     std::string errorMessage;        // one or two sentences for the user
 };
 
@@ -87,8 +80,8 @@ std::vector<std::string> runnerCommandFor(const std::string& host, const std::ve
                                           const std::string& remoteCommand = "lowerscope-runner");
 
 // Asks the runner for its device (starts and stops it). False on failure, with the runner's error
-// kind ("no_driver", "no_device", "runner_start", "runner_exited", ...) and message.
-bool probeRunner(const std::vector<std::string>& command, std::string& deviceName, std::string& errorKind,
+// kind (NoDriver, NoDevice, RunnerStart, RunnerExited, ...) and message.
+bool probeRunner(const std::vector<std::string>& command, std::string& deviceName, RunErrorKind& errorKind,
                  std::string& errorMessage, double timeoutS = 20);
 
 } // namespace lowerscope

@@ -35,7 +35,8 @@ ArchLimits archLimits(const std::string& arch);
 
 enum class OccupancyLimiter { None, Warps, Registers, SharedMemory, Blocks, Invalid };
 
-struct Occupancy {
+// The calculator's answer (core/run/protocol.h's Occupancy is the figure the driver gave the runner).
+struct TheoreticalOccupancy {
     int blocksPerSm = 0;
     int warpsPerSm = 0;          // active warps per SM
     double occupancy = 0;        // warpsPerSm / maxWarpsPerSm, 0..1
@@ -46,7 +47,7 @@ struct Occupancy {
 
 // registers: per thread (as reported by ptxas; <= 0 treated as 0); sharedBytes: static + dynamic
 // per block; blockSize: threads per block.
-Occupancy computeOccupancy(const ArchLimits& limits, int registers, int sharedBytes, int blockSize);
+TheoreticalOccupancy computeOccupancy(const ArchLimits& limits, int registers, int sharedBytes, int blockSize);
 
 const char* limiterName(OccupancyLimiter limiter);
 

@@ -1,4 +1,4 @@
-#include "views/measure_job.h"
+#include "core/run/measure_job.h"
 
 #include "core/run/argspec.h"
 #include "core/run/protocol.h"
@@ -84,7 +84,7 @@ std::vector<std::string> runnerCommandFor(const std::string& host, const std::ve
     return cmd;
 }
 
-bool probeRunner(const std::vector<std::string>& command, std::string& deviceName, std::string& errorKind,
+bool probeRunner(const std::vector<std::string>& command, std::string& deviceName, RunErrorKind& errorKind,
                  std::string& errorMessage, double timeoutS) {
     RunnerConfig config;
     config.command = command;
@@ -105,43 +105,48 @@ bool probeRunner(const std::vector<std::string>& command, std::string& deviceNam
 MeasureOutcome runMeasureJob(const MeasureRequest& request, std::atomic<bool>* cancel, const MeasureProgressFn& progress) {
     MeasureOutcome out;
     out.jobId = request.jobId;
-    auto fail = [&](const std::string& kind, const std::string& message, const json& extra = json::object()) {
-        out.ok = false;
-        out.errorKind = kind;
-        out.errorMessage = message;
-        json err{{"kind", kind}, {"message", message}};
-        for (auto it = extra.begin(); it != extra.end(); ++it) err[it.key()] = it.value();
-        out.document = json{{"schema", "lowerscope.run/1"}, {"error", err}};
+    MeasurementRecord record;
+    auto finish = [&] {
+        out.ok = record.ok();
+        if (record.error) {
+            out.cancelled = record.error->kind == RunErrorKind::Cancelled || (cancel && cancel->load());
+            if (out.cancelled) record.error->kind = RunErrorKind::Cancelled;
+            out.errorKind = record.error->kind;
+            out.errorMessage = record.error->message;
+        }
+        out.document = writeMeasurement(record);
         return out;
     };
-    if (request.sides.empty()) return fail("bad_launch", "nothing to run: build A (and B) first");
+    auto fail = [&](const std::string& message) {
+        record.error = RunError{RunErrorKind::BadLaunch, message, "", 0, "", "", false};
+        return finish();
+    };
+    if (request.sides.empty()) return fail("nothing to run: build A (and B) first");
 
-    RunRequest run;
-    run.id = std::to_string(request.jobId);
-    run.mode = parseMode(request.mode).value_or(MeasureMode::Auto);
-    std::optional<double> bytes, flops;
-    for (const MeasureSide& side : request.sides) {
-        if (side.cubin.empty()) return fail("bad_launch", side.label + " has no cubin: build it first");
-        LaunchSpec spec;
-        spec.kernel = side.mangled;
-        spec.grid = request.launch.grid;
-        spec.block = request.launch.block;
-        spec.sharedBytes = request.launch.sharedBytes;
-        spec.args = request.launch.args;
-        spec.outputs = request.launch.outputs;
-        spec.bytes = request.launch.bytes;
-        spec.flops = request.launch.flops;
-        ResolvedLaunch resolved;
+    std::vector<PreparedSide> prepared;
+    for (MeasureSide side : request.sides) {
+        const std::string label = side.label;
+        if (side.cubin.empty()) return fail(label + " has no cubin: build it first");
+        side.spec.kernel = side.mangled;
+        side.spec.grid = request.launch.grid;
+        side.spec.block = request.launch.block;
+        side.spec.sharedBytes = request.launch.sharedBytes;
+        side.spec.args = request.launch.args;
+        side.spec.outputs = request.launch.outputs;
+        side.spec.bytes = request.launch.bytes;
+        side.spec.flops = request.launch.flops;
+        if (side.file.empty()) side.file = request.sourceName;
+        // A single run is unlabelled, as in the CLI; A and B keep their labels.
+        if (request.sides.size() == 1) side.label.clear();
         try {
-            resolved = resolveLaunch(spec, side.params, side.signature);
+            prepared.push_back(prepareSide(side));
         } catch (const std::exception& e) {
-            return fail("bad_launch", side.label + ": " + e.what());
+            return fail(label + ": " + e.what());
         }
-        bytes = resolved.bytes;
-        flops = resolved.flops;
-        run.variants.push_back(makeVariant(resolved, side.cubin, side.mangled, request.sides.size() > 1 ? side.label : ""));
     }
 
+    MeasureSettings settings;
+    settings.mode = parseMode(request.mode).value_or(MeasureMode::Auto);
     RunnerConfig config;
     config.command = request.runnerCommand;
     config.deadline = std::chrono::milliseconds(int64_t(std::max(1.0, request.deadlineS) * 1000));
@@ -149,41 +154,9 @@ MeasureOutcome runMeasureJob(const MeasureRequest& request, std::atomic<bool>* c
     RunProgressFn onProgress = [&](const RunProgress& p) {
         if (progress) progress(MeasureProgress{p.stage, p.variant, int(p.samples), p.noise, p.elapsedS});
     };
-    RunOutcome outcome = runner.run(run, onProgress, cancel);
+    record = measure(runner, prepared, settings, onProgress, cancel);
     runner.stop();
-    if (!outcome.ok) {
-        out.cancelled = outcome.error.kind == "cancelled" || (cancel && cancel->load());
-        json extra = toJson(outcome.error);
-        if (!outcome.runnerStderr.empty()) extra["runner_stderr"] = outcome.runnerStderr.substr(
-            outcome.runnerStderr.size() > 2000 ? outcome.runnerStderr.size() - 2000 : 0);
-        return fail(out.cancelled ? "cancelled" : outcome.error.kind, outcome.error.message, extra);
-    }
-    const RunResult& r = outcome.result;
-    json variants = json::array();
-    for (const VariantResult& v : r.variants) {
-        json jv = toJson(v);
-        if (bytes) jv["bytes"] = *bytes;
-        if (flops) jv["flops"] = *flops;
-        variants.push_back(std::move(jv));
-    }
-    json agreement = json::array();
-    for (const auto& a : r.agreement) agreement.push_back(toJson(a));
-    out.ok = true;
-    out.document = json{{"schema", "lowerscope.run/1"},
-                        {"source", request.sourceName},
-                        {"launch",
-                         {{"grid", request.launch.grid},
-                          {"block", request.launch.block},
-                          {"shared_bytes", request.launch.sharedBytes},
-                          {"args", request.launch.args},
-                          {"bytes", bytes ? json(*bytes) : json(nullptr)},
-                          {"flops", flops ? json(*flops) : json(nullptr)}}},
-                        {"mode", request.mode},
-                        {"device", toJson(r.device)},
-                        {"variants", variants},
-                        {"agreement", agreement},
-                        {"wall_s", r.wallS}};
-    return out;
+    return finish();
 }
 
 } // namespace lowerscope

@@ -1,4 +1,4 @@
-#include "views/occupancy.h"
+#include "core/analysis/occupancy.h"
 
 #include <algorithm>
 #include <array>
@@ -67,8 +67,8 @@ ArchLimits archLimits(const std::string& arch) {
     return limits;
 }
 
-Occupancy computeOccupancy(const ArchLimits& limits, int registers, int sharedBytes, int blockSize) {
-    Occupancy o;
+TheoreticalOccupancy computeOccupancy(const ArchLimits& limits, int registers, int sharedBytes, int blockSize) {
+    TheoreticalOccupancy o;
     registers = std::max(registers, 0);
     sharedBytes = std::max(sharedBytes, 0);
     if (blockSize <= 0 || blockSize > limits.maxThreadsPerBlock) {
