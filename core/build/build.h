@@ -3,6 +3,7 @@
 // The toolchain runs without a shell, tool runs that do not depend on each other in parallel.
 
 #include "core/build/toolchain.h"
+#include "core/model.h"
 
 #include <atomic>
 #include <chrono>
@@ -47,31 +48,6 @@ std::string shellQuote(const std::vector<std::string>& argv);
 // outside 0..3, a negative maxrregcount, an empty define or include dir, a tri-state not -1/0/1, or
 // a value that nvcc's shell would interpret: checkOptionSafety in core/build/option_safety.h).
 std::string checkBuildOptions(const BuildOptions& options);
-
-// Resource usage of one kernel. -1 = not reported.
-struct Resources {
-    int registers = -1;
-    int sharedBytes = -1;    // static shared memory
-    int localBytes = -1;     // local memory per thread (LOCAL)
-    int stackBytes = -1;     // STACK
-    int constantBytes = -1;  // CONSTANT[0] (kernel parameters + compiler constants)
-    int spillStores = -1;    // bytes, from ptxas -v
-    int spillLoads = -1;     // bytes, from ptxas -v
-    int barriers = -1;
-    bool operator==(const Resources&) const = default;
-};
-
-enum class Severity : uint8_t { Error, Warning, Remark, Note };
-
-struct Diagnostic {
-    std::string file;
-    int line = 0;    // 1-based, 0 = none
-    int column = 0;  // 1-based, 0 = none
-    Severity severity = Severity::Error;
-    std::string message;
-    std::string tool; // "nvcc", "ptxas", ...
-    bool operator==(const Diagnostic&) const = default;
-};
 
 // One tool invocation as run.
 struct CommandRecord {
