@@ -3,10 +3,10 @@
 #include "app/cli/commands.h"
 
 #include "core/build/build.h"
-#include "core/build/diagnostics.h"
-#include "core/untrusted.h"
 #include "core/build/json_io.h"
 #include "core/build/toolchain.h"
+#include "core/parse/diagnostics.h"
+#include "core/untrusted.h"
 
 #include <cstdio>
 #include <fstream>

@@ -4,12 +4,12 @@
 #include "app/cli/build_flags.h"
 #include "app/cli/commands.h"
 
-#include "core/build/build.h"
-#include "core/build/diagnostics.h"
-#include "core/untrusted.h"
 #include "core/analysis/inspect.h"
 #include "core/analysis/lowering.h"
+#include "core/build/build.h"
 #include "core/build/toolchain.h"
+#include "core/parse/diagnostics.h"
+#include "core/untrusted.h"
 
 #include <fstream>
 #include <iostream>

@@ -6,7 +6,7 @@
 
 #include "core/build/build.h"
 #include "core/build/demangle.h"
-#include "core/build/diagnostics.h"
+#include "core/parse/diagnostics.h"
 #include "core/parse/ptx_parser.h"
 #include "core/run/argspec.h"
 #include "core/run/buffer_data.h"

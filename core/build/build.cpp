@@ -2,8 +2,8 @@
 
 #include "core/build/cache.h"
 #include "core/build/demangle.h"
-#include "core/build/diagnostics.h"
 #include "core/build/process.h"
+#include "core/parse/diagnostics.h"
 #include "core/parse/tool_output.h"
 
 #include <algorithm>

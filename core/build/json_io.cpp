@@ -1,6 +1,6 @@
 #include "core/build/json_io.h"
 
-#include "core/build/diagnostics.h"
+#include "core/parse/diagnostics.h"
 
 #include <climits>
 #include <cstdint>

@@ -1,13 +1,13 @@
 // The build pipeline against the real toolchain: every example kernel, diagnostics, missing tools,
 // the cache, cancellation; plus the output parsers on captured real tool output.
 #include "core/build/build.h"
-#include "core/parse/tool_output.h"
 #include "core/build/cache.h"
 #include "core/build/demangle.h"
-#include "core/build/diagnostics.h"
 #include "core/build/json_io.h"
 #include "core/build/process.h"
 #include "core/build/toolchain.h"
+#include "core/parse/diagnostics.h"
+#include "core/parse/tool_output.h"
 
 #include <gtest/gtest.h>
 
