@@ -1,4 +1,4 @@
-#include "core/build/build.h"
+#include "core/build/build_options.h"
 
 #include "core/build/option_safety.h"
 
