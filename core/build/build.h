@@ -1,8 +1,11 @@
 #pragma once
-// Build pipeline: a .cu file + BuildOptions → PTX, cubin, SASS text, resources and diagnostics.
-// The toolchain runs without a shell, tool runs that do not depend on each other in parallel.
+// Build pipeline: an input (a .cu, a .ptx or a cubin, see input.h) → PTX, cubin, SASS text,
+// resources and diagnostics, through the stages its kind needs (stages.h), behind a
+// content-addressed cache (cache.h). The toolchain runs without a shell, tool runs that do not
+// depend on each other in parallel.
 
 #include "core/build/build_options.h"
+#include "core/build/input.h"
 #include "core/build/toolchain.h"
 #include "core/model.h"
 
@@ -45,6 +48,7 @@ struct BuildResult {
     bool compileError = false;             // nvcc/ptxas reported errors (see diagnostics)
     bool cancelled = false;
     bool cacheHit = false;
+    std::string arch;                      // the SASS architecture of the cubin ("sm_90"; "" when unknown)
     std::string toolchainFingerprint;      // versions of the tools used
     std::string cacheKey;                  // hex digest
     std::vector<Diagnostic> diagnostics;
@@ -65,8 +69,12 @@ struct BuildControl {
     std::string cacheDir;                        // "" = default (cacheDirectory())
 };
 
-// Builds `sourcePath`. Never throws for tool failures: they are reported in the result.
-BuildResult buildFile(const Toolchain& toolchain, const std::string& sourcePath, const BuildOptions& options,
+// Builds `input` with the stages of its kind. Never throws for tool failures: they are reported in
+// the result (setupError for a missing tool, an unreadable input or invalid options).
+BuildResult buildInput(const Toolchain& toolchain, const BuildInput& input, const BuildControl& control = {});
+
+// Builds the file at `path` as detectInputKind classifies it: buildInput(describeInput(path, options)).
+BuildResult buildFile(const Toolchain& toolchain, const std::string& path, const BuildOptions& options,
                       const BuildControl& control = {});
 
 // $LOWERSCOPE_CACHE_DIR, else $XDG_CACHE_HOME/lowerscope, else ~/.cache/lowerscope.

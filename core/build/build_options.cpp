@@ -42,6 +42,16 @@ std::vector<std::string> toNvccArgs(const BuildOptions& o) {
     return a;
 }
 
+std::vector<std::string> toPtxasArgs(const BuildOptions& o, const std::string& arch) {
+    std::vector<std::string> a{"-arch=" + arch, "-O" + std::to_string(o.ptxasOpt)};
+    // As with nvcc, -g carries full line info and ptxas warns when both are given.
+    if (o.deviceDebug) a.push_back("-g");
+    else if (o.lineinfo) a.push_back("--generate-line-info");
+    if (o.maxRegCount > 0) a.push_back("--maxrregcount=" + std::to_string(o.maxRegCount));
+    for (const auto& f : o.extraPtxasFlags) a.push_back(f);
+    return a;
+}
+
 std::string shellQuote(const std::vector<std::string>& argv) {
     std::string out;
     for (const auto& arg : argv) {

@@ -33,6 +33,11 @@ struct BuildOptions {
 // The option part of the nvcc argv (no program, no input/output, no -ptx/-cubin mode flag).
 std::vector<std::string> toNvccArgs(const BuildOptions& options);
 
+// The ptxas argv options (no program, input or output) for assembling PTX with `options` for
+// `arch`: -arch, -O<ptxasOpt>, --generate-line-info (lineinfo) or -g (deviceDebug),
+// --maxrregcount, the extra ptxas flags.
+std::vector<std::string> toPtxasArgs(const BuildOptions& options, const std::string& arch);
+
 // Human-readable shell-quoted form of an argv, for display only (nothing is run through a shell).
 std::string shellQuote(const std::vector<std::string>& argv);
 

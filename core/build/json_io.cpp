@@ -255,6 +255,7 @@ void to_json(json& j, const BuildResult& r) {
              {"setup_error", r.setupError},
              {"cancelled", r.cancelled},
              {"cache_hit", r.cacheHit},
+             {"arch", r.arch},
              {"toolchain_fingerprint", r.toolchainFingerprint},
              {"cache_key", r.cacheKey},
              {"diagnostics", r.diagnostics},
@@ -274,6 +275,7 @@ void from_json(const json& j, BuildResult& r) {
     getIf(j, "setup_error", r.setupError);
     getIf(j, "cancelled", r.cancelled);
     getIf(j, "cache_hit", r.cacheHit);
+    getIf(j, "arch", r.arch);
     getIf(j, "toolchain_fingerprint", r.toolchainFingerprint);
     getIf(j, "cache_key", r.cacheKey);
     getIf(j, "diagnostics", r.diagnostics);

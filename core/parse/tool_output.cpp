@@ -2,6 +2,7 @@
 // not for size: every parser accepts any text and never throws.
 #include "core/parse/tool_output.h"
 
+#include <algorithm>
 #include <regex>
 #include <string_view>
 
@@ -122,6 +123,25 @@ std::map<std::string, std::string> splitNvdisasmFunctions(const std::string& tex
         pos = end + 1;
     }
     flush();
+    return out;
+}
+
+std::vector<std::string> nvdisasmEntries(const std::string& text) {
+    // `        .other          _Z5saxpyifPKfPf,@"STO_CUDA_ENTRY STV_DEFAULT"`
+    std::vector<std::string> out;
+    size_t pos = 0;
+    while ((pos = text.find(".other", pos)) != std::string::npos) {
+        size_t end = text.find('\n', pos);
+        if (end == std::string::npos) end = text.size();
+        std::string_view line(text.data() + pos, end - pos);
+        pos = end;
+        if (line.find("STO_CUDA_ENTRY") == std::string_view::npos) continue;
+        size_t nameStart = line.find_first_not_of(" \t", 6);
+        size_t comma = line.find(',', nameStart);
+        if (nameStart == std::string_view::npos || comma == std::string_view::npos) continue;
+        std::string name(line.substr(nameStart, comma - nameStart));
+        if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(std::move(name));
+    }
     return out;
 }
 

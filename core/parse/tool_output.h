@@ -26,6 +26,10 @@ std::vector<PtxEntry> ptxEntries(const std::string& ptx);
 // to (not including) the next `//-----` header.
 std::map<std::string, std::string> splitNvdisasmFunctions(const std::string& text);
 
+// The kernels of an nvdisasm listing (functions marked `STO_CUDA_ENTRY`), in listing order: the
+// kernel list of a cubin that comes without its PTX.
+std::vector<std::string> nvdisasmEntries(const std::string& text);
+
 // `nvdisasm -gi -gp` text minus the `//## File ".nv_debug_ptx_txt", line N` lines: exactly the
 // `nvdisasm -gi` text of the same cubin (checked by tests on every example kernel), so one
 // disassembler run serves both.

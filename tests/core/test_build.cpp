@@ -455,7 +455,7 @@ TEST(Build, CacheHitIsIdenticalAndSkipsTheToolchain) {
     // Different options: a different key.
     BuildOptions fm;
     fm.fastMath = true;
-    EXPECT_NE(computeCacheKey(file, fm, toolchain().fingerprint()), changed.cacheKey);
+    EXPECT_NE(computeCacheKey(BuildInput{InputKind::CudaSource, file, fm}, toolchain().fingerprint()), changed.cacheKey);
     // useCache=false neither reads nor writes.
     BuildControl off = c;
     off.useCache = false;
@@ -679,16 +679,39 @@ TEST(Cache, LocalIncludesFollowQuotedAndIncludeDirs) {
     std::vector<std::string> names;
     for (const auto& p : inc) names.push_back(fs::path(p).filename().string());
     EXPECT_EQ(names, (std::vector<std::string>{"x.h", "y.h", "z.h"}));
-    std::string key1 = computeCacheKey(k, BuildOptions{}, "fp");
-    EXPECT_EQ(key1, computeCacheKey(k, BuildOptions{}, "fp"));
-    EXPECT_NE(key1, computeCacheKey(k, BuildOptions{}, "fp2"));
+    std::string key1 = computeCacheKey(BuildInput{InputKind::CudaSource, k, BuildOptions{}}, "fp");
+    EXPECT_EQ(key1, computeCacheKey(BuildInput{InputKind::CudaSource, k, BuildOptions{}}, "fp"));
+    EXPECT_NE(key1, computeCacheKey(BuildInput{InputKind::CudaSource, k, BuildOptions{}}, "fp2"));
     s.write("other/z.h", "// changed\n");
     BuildOptions withI;
     withI.includeDirs = {(s.dir / "other").string()};
-    std::string key2 = computeCacheKey(k, withI, "fp");
+    std::string key2 = computeCacheKey(BuildInput{InputKind::CudaSource, k, withI}, "fp");
     s.write("other/z.h", "// changed again\n");
-    EXPECT_NE(key2, computeCacheKey(k, withI, "fp"));
+    EXPECT_NE(key2, computeCacheKey(BuildInput{InputKind::CudaSource, k, withI}, "fp"));
     std::string err;
-    EXPECT_EQ(computeCacheKey("/nonexistent.cu", BuildOptions{}, "fp", &err), "");
+    EXPECT_EQ(computeCacheKey(BuildInput{InputKind::CudaSource, "/nonexistent.cu", BuildOptions{}}, "fp", &err), "");
     EXPECT_FALSE(err.empty());
+}
+
+TEST(Cache, KeyDependsOnTheInputKind) {
+    Scratch s;
+    const std::string text = ".version 9.0\n.target sm_90\n.address_size 64\n";
+    std::string a = s.write("a/k.ptx", text);
+    std::string b = s.write("b/k.ptx", text);
+    BuildOptions o;
+    const std::string ptxKey = computeCacheKey(BuildInput{InputKind::Ptx, a, o}, "fp");
+    EXPECT_EQ(ptxKey.size(), 32u);
+    EXPECT_NE(ptxKey, computeCacheKey(BuildInput{InputKind::CudaSource, a, o}, "fp"));
+    EXPECT_NE(ptxKey, computeCacheKey(BuildInput{InputKind::Cubin, a, o}, "fp"));
+    // PTX: the path (ptxas names it in diagnostics) and the ptxas options count, nvcc-only options do not.
+    EXPECT_NE(ptxKey, computeCacheKey(BuildInput{InputKind::Ptx, b, o}, "fp"));
+    BuildOptions hostOnly = o;
+    hostOnly.hostOpt = 0;
+    hostOnly.defines = {"X=1"};
+    EXPECT_EQ(ptxKey, computeCacheKey(BuildInput{InputKind::Ptx, a, hostOnly}, "fp"));
+    BuildOptions ptxas = o;
+    ptxas.maxRegCount = 32;
+    EXPECT_NE(ptxKey, computeCacheKey(BuildInput{InputKind::Ptx, a, ptxas}, "fp"));
+    // A cubin's disassembly depends on its bytes alone.
+    EXPECT_EQ(computeCacheKey(BuildInput{InputKind::Cubin, a, o}, "fp"), computeCacheKey(BuildInput{InputKind::Cubin, b, ptxas}, "fp"));
 }
