@@ -169,7 +169,7 @@ BuildResult buildInput(const Toolchain& toolchain, const BuildInput& input, cons
         return result;
     }
     Disassembly disassembly;
-    if (!disassembleCubin(ctx, compiled.cubinPath, disassembly)) {
+    if (!disassembleCubin(ctx, compiled.cubinPath, input.kind != InputKind::Cubin, disassembly)) {
         result.timingsMs["total"] = msSince(t0);
         return result;
     }

@@ -141,9 +141,12 @@ void from_json(const json& j, BuildOptions& o) {
 }
 
 void to_json(json& j, const Resources& r) {
-    j = json{{"registers", r.registers},     {"shared_bytes", r.sharedBytes},   {"local_bytes", r.localBytes},
-             {"stack_bytes", r.stackBytes},  {"constant_bytes", r.constantBytes}, {"spill_stores", r.spillStores},
-             {"spill_loads", r.spillLoads},  {"barriers", r.barriers}};
+    // A field no tool reported (-1) is absent: null, never a number a reader could take for a count.
+    auto count = [](int v) { return v < 0 ? json(nullptr) : json(v); };
+    j = json{{"registers", count(r.registers)},         {"shared_bytes", count(r.sharedBytes)},
+             {"local_bytes", count(r.localBytes)},       {"stack_bytes", count(r.stackBytes)},
+             {"constant_bytes", count(r.constantBytes)}, {"spill_stores", count(r.spillStores)},
+             {"spill_loads", count(r.spillLoads)},       {"barriers", count(r.barriers)}};
 }
 
 void from_json(const json& j, Resources& r) {

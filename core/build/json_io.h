@@ -26,7 +26,7 @@ BuildOptions readBuildOptions(const nlohmann::json& j, const std::string& path, 
 
 void to_json(nlohmann::json& j, const BuildOptions& o);     // tri-states: -1 → null, 0/1 → false/true
 void from_json(const nlohmann::json& j, BuildOptions& o);
-void to_json(nlohmann::json& j, const Resources& r);        // registers, shared_bytes, local_bytes, ...
+void to_json(nlohmann::json& j, const Resources& r);        // registers, shared_bytes, ...; -1 (absent) → null
 void from_json(const nlohmann::json& j, Resources& r);
 void to_json(nlohmann::json& j, const Diagnostic& d);       // severity as "error"/"warning"/...
 void from_json(const nlohmann::json& j, Diagnostic& d);

@@ -230,7 +230,7 @@ bool loadCubin(StageContext& ctx, const std::string& bytes, CompiledCubin& out) 
     return true;
 }
 
-bool disassembleCubin(StageContext& ctx, const std::string& cubinPath, Disassembly& out) {
+bool disassembleCubin(StageContext& ctx, const std::string& cubinPath, bool haveCompilerReport, Disassembly& out) {
     BuildResult& result = ctx.result;
     const Toolchain& tc = ctx.toolchain;
     // Independent readers of the same cubin, in parallel. `-gi` text is derived from the `-gi -gp`
@@ -250,16 +250,34 @@ bool disassembleCubin(StageContext& ctx, const std::string& cubinPath, Disassemb
     result.timingsMs["disassemble"] = msSince(tDis);
     for (size_t i = 0; i < specs.size(); ++i)
         result.commands.push_back(record(stages[i], specs[i], dr[i], stages[i] == "res-usage"));
-    for (size_t i = 0; i < specs.size(); ++i) {
-        std::string tool = fs::path(specs[i].argv[0]).filename().string();
-        if (stages[i] == "res-usage" && !dr[i].cancelled) continue; // optional cross-check
-        if (failedRun(result, tool, dr[i])) return false;
+    // The main listing is the build's product: without it there is nothing to show. The other
+    // runs are auxiliary: when one fails or times out the build still succeeds, with a warning
+    // naming what is missing (those fields stay absent: -1 counts, null in JSON).
+    if (failedRun(result, fs::path(specs[0].argv[0]).filename().string(), dr[0])) return false;
+    for (size_t i = 1; i < specs.size(); ++i) {
+        const ProcessResult& r = dr[i];
+        if (r.ok()) continue;
+        if (r.cancelled) {
+            failedRun(result, stages[i], r);
+            return false;
+        }
+        const std::string what = stages[i] == "sass-live" ? "live register counts are missing"
+                                 : haveCompilerReport    ? "resources come from ptxas -v only (local memory is missing)"
+                                                         : "resource usage is missing";
+        const std::string firstLine = r.started() ? r.stderrText.substr(0, r.stderrText.find('\n')) : r.startError;
+        Diagnostic d;
+        d.severity = Severity::Warning;
+        d.tool = "lowerscope";
+        d.message = fs::path(specs[i].argv[0]).filename().string() + " (" + stages[i] + ") " + r.describe() +
+                    (firstLine.empty() ? "" : " (" + firstLine.substr(0, 300) + ")") + ": " + what;
+        result.diagnostics.push_back(std::move(d));
     }
     if (!tc.cuobjdump.found()) {
         Diagnostic d;
         d.severity = Severity::Remark;
         d.tool = "lowerscope";
-        d.message = "cuobjdump not found: resources come from ptxas -v only";
+        d.message = haveCompilerReport ? "cuobjdump not found: resources come from ptxas -v only"
+                                       : "cuobjdump not found: resource usage is missing";
         result.diagnostics.push_back(std::move(d));
     }
     auto tParse = Clock::now();

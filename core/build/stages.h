@@ -71,8 +71,11 @@ struct Disassembly {
 };
 
 // disassemble: the -gi -gp listing, the -lrm count listing and cuobjdump -res-usage of `cubinPath`,
-// in parallel. The main listing is required; the others are auxiliary.
-bool disassembleCubin(StageContext& ctx, const std::string& cubinPath, Disassembly& out);
+// in parallel. The main listing is required (false when it fails); the others are auxiliary: when
+// one fails or times out, a warning in result.diagnostics says what is missing and the build goes
+// on. `haveCompilerReport`: resources also come from ptxas -v (compile, assemble), so a failing
+// cuobjdump loses less; only the wording of the warning depends on it.
+bool disassembleCubin(StageContext& ctx, const std::string& cubinPath, bool haveCompilerReport, Disassembly& out);
 
 // One KernelArtifacts per `.entry` of result.ptx (in PTX order; without PTX, per kernel of the
 // disassembly), with its SASS texts and resources (ptxas -v first, cuobjdump filling the rest).

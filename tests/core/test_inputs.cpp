@@ -209,3 +209,78 @@ TEST(CubinInput, ResultRoundTripsThroughTheCache) {
     EXPECT_EQ(hit.cubin, first.cubin);
 }
 
+// ------------------------------------------------- issue 12 item 2: degrade on auxiliary tools
+
+namespace {
+
+// An executable shell script standing in for a tool.
+std::string fakeTool(const ScratchDir& s, const std::string& name, const std::string& body) {
+    const std::string path = s.write(name, "#!/bin/sh\n" + body + "\n");
+    fs::permissions(path, fs::perms::owner_all);
+    return path;
+}
+
+const Diagnostic* warningAbout(const BuildResult& r, const std::string& text) {
+    for (const auto& d : r.diagnostics)
+        if (d.severity == Severity::Warning && d.message.find(text) != std::string::npos) return &d;
+    return nullptr;
+}
+
+} // namespace
+
+TEST(AuxiliaryTools, FailingCuobjdumpLeavesSassAndMarksResourcesAbsent) {
+    REQUIRE_BUILD_TOOLS();
+    ScratchDir s;
+    Toolchain tc = realToolchain();
+    tc.cuobjdump.path = fakeTool(s, "cuobjdump", "echo 'cuobjdump fatal : broken on purpose' >&2\nexit 3");
+
+    // CUDA source: ptxas -v still reports the resources; the warning says what is lost.
+    BuildResult cu = buildFile(tc, kSaxpy, BuildOptions{}, uncached());
+    ASSERT_TRUE(cu.ok) << cu.error;
+    ASSERT_FALSE(cu.kernels.empty());
+    EXPECT_NE(cu.kernels[0].sass.find("EXIT"), std::string::npos);
+    EXPECT_GT(cu.kernels[0].resources.registers, 0);
+    const Diagnostic* w = warningAbout(cu, "cuobjdump (res-usage) exit 3");
+    ASSERT_NE(w, nullptr);
+    EXPECT_NE(w->message.find("broken on purpose"), std::string::npos) << w->message;
+    EXPECT_NE(w->message.find("ptxas -v only"), std::string::npos) << w->message;
+
+    // A cubin: cuobjdump was the only source of resources, so they are absent, and null in JSON.
+    const std::string cubin = s.path("saxpy.cubin");
+    runTool({tc.nvcc.path, "-arch=sm_90", "-cubin", "-o", cubin, kSaxpy});
+    BuildResult bin = buildFile(tc, cubin, BuildOptions{}, uncached());
+    ASSERT_TRUE(bin.ok) << bin.error;
+    ASSERT_EQ(bin.kernels.size(), 1u);
+    EXPECT_NE(bin.kernels[0].sass.find("EXIT"), std::string::npos);
+    EXPECT_EQ(bin.kernels[0].resources, Resources{});
+    ASSERT_NE(warningAbout(bin, "resource usage is missing"), nullptr);
+    const nlohmann::json j = bin.kernels[0];
+    for (const char* key : {"registers", "shared_bytes", "local_bytes", "stack_bytes", "constant_bytes"})
+        EXPECT_TRUE(j["resources"][key].is_null()) << key << " = " << j["resources"][key];
+
+    // With a working cuobjdump the same cubin has them.
+    BuildResult good = buildFile(realToolchain(), cubin, BuildOptions{}, uncached());
+    ASSERT_TRUE(good.ok) << good.error;
+    EXPECT_GT(good.kernels[0].resources.registers, 0);
+    EXPECT_EQ(nlohmann::json(good.kernels[0])["resources"]["registers"], good.kernels[0].resources.registers);
+}
+
+TEST(AuxiliaryTools, HangingCuobjdumpTimesOutAndTheBuildStillSucceeds) {
+    REQUIRE_BUILD_TOOLS();
+    ScratchDir s;
+    const std::string cubin = s.path("saxpy.cubin");
+    runTool({realToolchain().nvcc.path, "-arch=sm_90", "-cubin", "-o", cubin, kSaxpy});
+    Toolchain tc = realToolchain();
+    tc.cuobjdump.path = fakeTool(s, "cuobjdump", "exec sleep 60");
+    BuildControl c = uncached();
+    c.timeout = std::chrono::seconds(4); // nvdisasm needs well under a second on this cubin
+    const auto t0 = std::chrono::steady_clock::now();
+    BuildResult r = buildFile(tc, cubin, BuildOptions{}, c);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30));
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_NE(r.kernels.at(0).sass.find("EXIT"), std::string::npos);
+    const Diagnostic* w = warningAbout(r, "timed out");
+    ASSERT_NE(w, nullptr);
+    EXPECT_NE(w->message.find("cuobjdump"), std::string::npos) << w->message;
+    EXPECT_EQ(r.kernels[0].resources.registers, -1);
+}
