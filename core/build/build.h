@@ -40,6 +40,19 @@ struct KernelArtifacts {
     std::string sassLive;    // nvdisasm -c -lrm count text, this function only
     int ptxFirstLine = 0;    // 1-based line in BuildResult::ptx where `ptx` starts (-gp numbers are
                              // module lines: module line = ptxFirstLine + slice line - 1)
+    int launchThreads = 0;   // threads per block the input's metadata names (Triton: num_warps × 32);
+                             // 0 = unknown
+    int launchSharedBytes = -1; // dynamic shared memory per block the metadata names (Triton: shared);
+                                // -1 = unknown
+};
+
+// One piece of CUDA code embedded in a container (fatbin, object, library, program).
+struct EmbeddedCode {
+    std::string name;                  // as `cuobjdump -lelf -lptx` lists it: "saxpy.sm_90.cubin"
+    bool isPtx = false;                // PTX (assembled when chosen) rather than a cubin
+    std::string arch;                  // "sm_90" (PTX: the arch it is assembled for)
+    std::vector<std::string> kernels;  // mangled names (cubins: from the symbol table; PTX: its entries)
+    bool operator==(const EmbeddedCode&) const = default;
 };
 
 struct BuildResult {
@@ -49,6 +62,9 @@ struct BuildResult {
     bool cancelled = false;
     bool cacheHit = false;
     std::string arch;                      // the SASS architecture of the cubin ("sm_90"; "" when unknown)
+    std::string inputKind;                 // inputKindName() of what was built ("cuda", "ptx", ...)
+    std::vector<EmbeddedCode> embedded;    // containers: every embedded cubin and PTX, in listing order
+    std::string member;                    // containers: the name of the one built (see BuildInput::member)
     std::string toolchainFingerprint;      // versions of the tools used
     std::string cacheKey;                  // hex digest
     std::vector<Diagnostic> diagnostics;

@@ -1,6 +1,7 @@
 #include "core/build/cache.h"
 
 #include "core/build/json_io.h"
+#include "core/build/triton.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -126,7 +127,23 @@ std::vector<std::string> localIncludes(const std::string& sourcePath, const std:
 
 std::string computeCacheKey(const BuildInput& input, const std::string& fingerprint, std::string* error) {
     std::string bytes;
-    if (!readFile(input.path, bytes)) {
+    if (input.kind == InputKind::Triton) {
+        // One kernel's folder: its metadata, PTX and cubin make the key.
+        try {
+            const TritonKernel k = readTritonKernel(input.path);
+            for (const std::string* f : {&k.metadataPath, &k.ptxPath, &k.cubinPath}) {
+                std::string part;
+                if (!f->empty() && !readFile(*f, part)) {
+                    if (error) *error = "cannot read " + *f;
+                    return {};
+                }
+                bytes += std::to_string(part.size()) + ":" + part;
+            }
+        } catch (const std::exception& e) {
+            if (error) *error = e.what();
+            return {};
+        }
+    } else if (!readFile(input.path, bytes)) {
         if (error) *error = "cannot read " + input.path;
         return {};
     }
@@ -175,6 +192,23 @@ std::string computeCacheKey(const BuildInput& input, const std::string& fingerpr
     }
     case InputKind::Cubin:
         add(bytes); // the disassembly depends on the bytes alone
+        break;
+    case InputKind::Fatbin:
+    case InputKind::Object:
+    case InputKind::SharedLibrary:
+    case InputKind::Executable:
+        // The bytes and which member: named, or the default for the arch; an embedded PTX is
+        // assembled with the ptxas options.
+        add(bytes);
+        add(input.member);
+        for (const auto& a : toPtxasArgs(options, options.arch)) add(a);
+        break;
+    case InputKind::Triton:
+        // The kernel's files and folder; `member` carries the cache root's listing when a root was
+        // opened (the result lists the root's kernels).
+        add(bytes);
+        add(canonicalPath(input.path));
+        add(input.member);
         break;
     }
     add(fingerprint);

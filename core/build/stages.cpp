@@ -7,6 +7,7 @@
 #include "core/parse/tool_output.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -193,6 +194,11 @@ bool assemblePtx(StageContext& ctx, const std::string& ptxPath, const std::strin
                 result.diagnostics.push_back(std::move(d));
             }
             result.error = "assembly failed";
+            // PTX from a newer toolkit (Triton ships its own): say so rather than "failed".
+            for (const auto& d : result.diagnostics)
+                if (d.message.find("Unsupported .version") != std::string::npos)
+                    result.error = "ptxas " + ctx.toolchain.ptxas.version + " cannot assemble this PTX (" + d.message +
+                                   "): a newer CUDA toolkit's ptxas can";
         }
         return false;
     }
@@ -227,6 +233,129 @@ bool loadCubin(StageContext& ctx, const std::string& bytes, CompiledCubin& out) 
         return false;
     }
     result.cubin.assign(bytes.begin(), bytes.end());
+    return true;
+}
+
+namespace {
+
+// A member name cuobjdump may write as a file: no separators, no leading dot, plain characters.
+bool plainMemberName(const std::string& n) {
+    if (n.empty() || n.size() > 255 || n[0] == '.') return false;
+    return std::all_of(n.begin(), n.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || c == '+';
+    });
+}
+
+// "sm_90" from "saxpy.sm_90.cubin" / "k.1.sm_90a.ptx"; "" when the name carries none.
+std::string archFromMemberName(const std::string& n) {
+    const size_t p = n.rfind(".sm_");
+    if (p == std::string::npos) return {};
+    const size_t e = n.find('.', p + 1);
+    return n.substr(p + 1, e == std::string::npos ? std::string::npos : e - p - 1);
+}
+
+const char* machineName(uint16_t m) {
+    switch (m) {
+    case 3: return "x86 (32-bit)";
+    case 20: return "PowerPC";
+    case 21: return "PowerPC 64";
+    case 40: return "ARM (32-bit)";
+    case 62: return "x86-64";
+    case 183: return "AArch64";
+    case 243: return "RISC-V";
+    default: return nullptr;
+    }
+}
+
+} // namespace
+
+bool extractEmbedded(StageContext& ctx, const std::string& path, std::map<std::string, std::string>& files) {
+    BuildResult& result = ctx.result;
+    const Toolchain& tc = ctx.toolchain;
+    auto fail = [&](std::string message) {
+        result.error = std::move(message);
+        result.setupError = true;
+        return false;
+    };
+    const std::string shown = fs::path(path).filename().string();
+    // What the file is, for the messages: a host ELF without section headers cannot be searched.
+    std::string head;
+    {
+        std::ifstream in(path, std::ios::binary);
+        head.resize(64);
+        in.read(head.data(), 64);
+        head.resize(static_cast<size_t>(std::max<std::streamsize>(0, in.gcount())));
+    }
+    std::string elfWhat;
+    if (auto h = readElfHeader(head)) {
+        const char* m = machineName(h->machine);
+        elfWhat = std::string(" (an ELF file for ") + (m ? m : "machine " + std::to_string(h->machine)) + ")";
+        if (h->is64 && h->littleEndian && head.size() >= 64 && head[0x3c] == 0 && head[0x3d] == 0)
+            return fail(shown + elfWhat + " has no section headers (stripped with sstrip, or damaged): its embedded "
+                                          "CUDA code cannot be found");
+    }
+
+    const std::string dir = ctx.tempDir + "/embedded";
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    ProcessSpec list = toolSpec(ctx, {tc.cuobjdump.path, "-lelf", "-lptx", path});
+    ProcessResult lr = runProcess(list);
+    result.commands.push_back(record("list-embedded", list, lr, true));
+    if (lr.cancelled) {
+        failedRun(result, "cuobjdump", lr);
+        return false;
+    }
+    const std::string said = lr.stderrText + lr.stdoutText;
+    if (said.find("does not contain device code") != std::string::npos)
+        return fail(shown + elfWhat + " contains no CUDA device code (a host-only binary, or its .nv_fatbin section "
+                                      "was stripped)");
+    if (!lr.ok()) {
+        std::string firstLine = lr.started() ? lr.stderrText.substr(0, lr.stderrText.find('\n')) : lr.startError;
+        return fail("cuobjdump cannot read " + shown + ": " + (firstLine.empty() ? lr.describe() : firstLine));
+    }
+    // "ELF file    1: saxpy.sm_90.cubin" / "PTX file    1: saxpy.sm_90.ptx"
+    std::istringstream lines(lr.stdoutText);
+    std::string line;
+    while (std::getline(lines, line)) {
+        const bool elf = line.rfind("ELF file", 0) == 0, ptx = line.rfind("PTX file", 0) == 0;
+        if (!elf && !ptx) continue;
+        const size_t colon = line.find(": ");
+        if (colon == std::string::npos) continue;
+        std::string name = line.substr(colon + 2);
+        while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
+        if (!plainMemberName(name))
+            return fail(shown + " names an embedded file '" + name.substr(0, 200) +
+                        "' that is not a plain file name; nothing was extracted");
+        EmbeddedCode code;
+        code.name = name;
+        code.isPtx = ptx;
+        code.arch = archFromMemberName(name);
+        result.embedded.push_back(std::move(code));
+    }
+    if (result.embedded.empty())
+        return fail(shown + elfWhat + " contains no CUDA device code (cuobjdump lists no cubin or PTX)");
+
+    ProcessSpec extract = toolSpec(ctx, {tc.cuobjdump.path, "-xelf", "all", "-xptx", "all", path});
+    extract.workingDir = dir;
+    ProcessResult xr = runProcess(extract);
+    result.commands.push_back(record("extract", extract, xr, false));
+    if (failedRun(result, "cuobjdump", xr)) return false;
+    bool anyKernel = false;
+    for (auto& code : result.embedded) {
+        const fs::path file = fs::path(dir) / code.name;
+        std::string bytes;
+        if (!fs::is_regular_file(file, ec) || !readFile(file.string(), bytes)) continue;
+        files[code.name] = file.string();
+        if (code.isPtx) {
+            for (const auto& e : ptxEntries(bytes)) code.kernels.push_back(e.mangled);
+        } else {
+            code.kernels = cudaElfKernels(bytes);
+            if (auto h = readElfHeader(bytes); h && code.arch.empty()) code.arch = cudaElfArch(*h);
+        }
+        anyKernel |= !code.kernels.empty();
+    }
+    if (!anyKernel)
+        return fail(shown + " embeds CUDA code but no kernel (only device functions or link stubs)");
     return true;
 }
 

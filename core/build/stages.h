@@ -3,6 +3,7 @@
 //   compile      .cu  → PTX + cubin            (nvcc, with the ptxas -v resource report)
 //   assemble     .ptx → cubin                  (ptxas -v)
 //   load         .cubin → the cubin and, when it carries line info, its PTX (no tool)
+//   extract      .fatbin/.o/.so/program → every embedded cubin and PTX (cuobjdump -xelf/-xptx)
 //   disassemble  any cubin → SASS texts per function, live counts, resource usage (nvdisasm, cuobjdump)
 // and collectKernels, which joins the PTX entries, the disassembly and the resource reports into
 // BuildResult::kernels. build() (build.h) picks the stages an input kind needs. Every stage records
@@ -60,6 +61,14 @@ bool assemblePtx(StageContext& ctx, const std::string& ptxPath, const std::strin
 // for the disassembler; result.cubin, result.arch (from the ELF header) and result.ptx (from a
 // `.nv_debug_ptx_txt` section, "" without line info). False when the bytes are no CUDA ELF.
 bool loadCubin(StageContext& ctx, const std::string& bytes, CompiledCubin& out);
+
+// extract: lists the code embedded in the container at `path` (cuobjdump -lelf -lptx) into
+// result.embedded, extracts all of it (cuobjdump -xelf all, -xptx all) into a folder of the temp
+// dir and fills `files` (member name → extracted file). Member names come from the binary and are
+// checked before anything is extracted: a name that is not a plain file name is refused, so
+// nothing is written outside the folder. False with result.error (setupError) for a file without
+// device code, with a damaged fatbin, or without any kernel.
+bool extractEmbedded(StageContext& ctx, const std::string& path, std::map<std::string, std::string>& files);
 
 // The disassembly of one cubin, per function symbol.
 struct Disassembly {

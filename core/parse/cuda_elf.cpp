@@ -48,36 +48,83 @@ std::string cudaElfArch(const ElfHeader& h) {
     return "sm_" + std::to_string(sm);
 }
 
-std::optional<std::string_view> elfSection(std::string_view b, std::string_view name) {
+namespace {
+
+// One section header of a 64-bit little-endian ELF.
+struct SectionHeader {
+    uint32_t name = 0, type = 0, link = 0;
+    uint64_t offset = 0, size = 0, entsize = 0;
+};
+
+// The section headers, or empty when the table is out of bounds.
+std::vector<SectionHeader> sectionHeaders(std::string_view b, uint64_t* shstrndx) {
     std::optional<ElfHeader> h = readElfHeader(b);
-    if (!h || !h->is64 || !h->littleEndian || b.size() < 64) return std::nullopt;
+    if (!h || !h->is64 || !h->littleEndian || b.size() < 64) return {};
     const uint64_t shoff = readUint(b, 0x28, 8, true);
     const uint64_t shentsize = readUint(b, 0x3a, 2, true);
     const uint64_t shnum = readUint(b, 0x3c, 2, true);
-    const uint64_t shstrndx = readUint(b, 0x3e, 2, true);
-    if (shentsize < 64 || shnum == 0 || shstrndx >= shnum) return std::nullopt;
-    if (shoff > b.size() || shnum > (b.size() - shoff) / shentsize) return std::nullopt;
-    auto section = [&](uint64_t i, uint64_t& off, uint64_t& size, uint32_t& nameOff) {
-        const size_t s = static_cast<size_t>(shoff + i * shentsize);
-        nameOff = static_cast<uint32_t>(readUint(b, s, 4, true));
-        off = readUint(b, s + 0x18, 8, true);
-        size = readUint(b, s + 0x20, 8, true);
-        return off <= b.size() && size <= b.size() - off;
-    };
-    uint64_t strOff = 0, strSize = 0;
-    uint32_t ignored = 0;
-    if (!section(shstrndx, strOff, strSize, ignored)) return std::nullopt;
-    const std::string_view strings = b.substr(static_cast<size_t>(strOff), static_cast<size_t>(strSize));
+    *shstrndx = readUint(b, 0x3e, 2, true);
+    if (shentsize < 64 || shnum == 0 || *shstrndx >= shnum) return {};
+    if (shoff > b.size() || shnum > (b.size() - shoff) / shentsize) return {};
+    std::vector<SectionHeader> out;
     for (uint64_t i = 0; i < shnum; ++i) {
-        uint64_t off = 0, size = 0;
-        uint32_t nameOff = 0;
-        if (!section(i, off, size, nameOff) || nameOff >= strings.size()) continue;
-        const size_t end = strings.find('\0', nameOff);
-        if (end == std::string_view::npos) continue;
-        if (strings.substr(nameOff, end - nameOff) == name)
-            return b.substr(static_cast<size_t>(off), static_cast<size_t>(size));
+        const size_t s = static_cast<size_t>(shoff + i * shentsize);
+        SectionHeader sh;
+        sh.name = static_cast<uint32_t>(readUint(b, s, 4, true));
+        sh.type = static_cast<uint32_t>(readUint(b, s + 4, 4, true));
+        sh.offset = readUint(b, s + 0x18, 8, true);
+        sh.size = readUint(b, s + 0x20, 8, true);
+        sh.link = static_cast<uint32_t>(readUint(b, s + 0x28, 4, true));
+        sh.entsize = readUint(b, s + 0x38, 8, true);
+        if (sh.offset > b.size() || sh.size > b.size() - sh.offset) sh.size = 0; // unusable, kept for indexing
+        out.push_back(sh);
     }
+    return out;
+}
+
+std::string_view sectionBytes(std::string_view b, const SectionHeader& sh) {
+    return b.substr(static_cast<size_t>(sh.offset), static_cast<size_t>(sh.size));
+}
+
+// The NUL-terminated string at `off` in `table`, "" when out of bounds.
+std::string_view stringAt(std::string_view table, uint64_t off) {
+    if (off >= table.size()) return {};
+    const size_t end = table.find('\0', static_cast<size_t>(off));
+    if (end == std::string_view::npos) return {};
+    return table.substr(static_cast<size_t>(off), end - static_cast<size_t>(off));
+}
+
+} // namespace
+
+std::optional<std::string_view> elfSection(std::string_view b, std::string_view name) {
+    uint64_t shstrndx = 0;
+    const std::vector<SectionHeader> sections = sectionHeaders(b, &shstrndx);
+    if (sections.empty()) return std::nullopt;
+    const std::string_view strings = sectionBytes(b, sections[shstrndx]);
+    for (const auto& sh : sections)
+        if (stringAt(strings, sh.name) == name) return sectionBytes(b, sh);
     return std::nullopt;
+}
+
+std::vector<std::string> cudaElfKernels(std::string_view b) {
+    constexpr uint32_t kSymtab = 2;
+    constexpr unsigned kFunc = 2, kCudaEntry = 0x10;
+    uint64_t shstrndx = 0;
+    const std::vector<SectionHeader> sections = sectionHeaders(b, &shstrndx);
+    std::vector<std::string> out;
+    for (const auto& sh : sections) {
+        if (sh.type != kSymtab || sh.entsize < 24 || sh.link >= sections.size()) continue;
+        const std::string_view syms = sectionBytes(b, sh);
+        const std::string_view names = sectionBytes(b, sections[sh.link]);
+        for (size_t off = 0; off + 24 <= syms.size(); off += static_cast<size_t>(sh.entsize)) {
+            const auto info = static_cast<unsigned char>(syms[off + 4]);
+            const auto other = static_cast<unsigned char>(syms[off + 5]);
+            if ((info & 0xf) != kFunc || !(other & kCudaEntry)) continue;
+            const std::string_view name = stringAt(names, readUint(syms, off, 4, true));
+            if (!name.empty()) out.emplace_back(name);
+        }
+    }
+    return out;
 }
 
 std::string ptxFromDebugSection(std::string_view section) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace lowerscope {
 
@@ -34,6 +35,10 @@ std::string cudaElfArch(const ElfHeader& header);
 // The bytes of the first section called `name` (64-bit little-endian ELF only, as every CUDA ELF
 // is); nullopt when absent or when the section table is out of bounds.
 std::optional<std::string_view> elfSection(std::string_view bytes, std::string_view name);
+
+// The kernels of a CUDA ELF: function symbols marked STO_CUDA_ENTRY in its symbol table, in table
+// order. Empty when there is no symbol table (or it is out of bounds).
+std::vector<std::string> cudaElfKernels(std::string_view bytes);
 
 // The PTX text that `nvdisasm -gp` line numbers refer to, from a `.nv_debug_ptx_txt` section: one
 // NUL-terminated line per PTX line (comments and `.loc`/`.file` blanked), turned into '\n' lines.
