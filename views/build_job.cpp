@@ -1,6 +1,7 @@
 #include "views/build_job.h"
 
 #include "core/build/triton.h"
+#include "core/untrusted.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -64,7 +65,19 @@ QString sourceForInput(const BuildSnapshot& snap) {
         } else if (QFileInfo(path).isRelative()) {
             path = QFileInfo(input).dir().filePath(path);
         }
-        if (!path.isEmpty() && isSourceFile(path)) return QFileInfo(path).absoluteFilePath();
+        if (path.isEmpty() || !isSourceFile(path)) continue;
+        // A path named by a binary's line info may only lead into the user's folders: the current
+        // directory, the input's folder and the two above it, the home folder.
+        std::vector<std::string> roots{QDir::currentPath().toStdString(), QDir::homePath().toStdString()};
+        QDir dir = QFileInfo(input).dir();
+        for (int up = 0; up < 3; ++up) {
+            roots.push_back(dir.absolutePath().toStdString());
+            if (!dir.cdUp()) break;
+        }
+        std::string resolved, error;
+        if (resolveDocumentPath(QFileInfo(path).absoluteFilePath().toStdString(), roots, "the line info's source",
+                                resolved, error))
+            return QString::fromStdString(resolved);
     }
     return {};
 }

@@ -11,6 +11,7 @@
 #include "core/build/build.h"
 #include "core/build/toolchain.h"
 #include "core/parse/diagnostics.h"
+#include "core/untrusted.h"
 
 #include <algorithm>
 #include <future>
@@ -60,7 +61,7 @@ int runDiff(const DiffArgs& a) {
         inA = sideInput(a.fileA, a.optsA, a.memberA, base);
         inB = sideInput(a.fileB.empty() ? a.fileA : a.fileB, a.optsB, a.memberB, base);
     } catch (const std::exception& e) {
-        std::cerr << "lowerscope-cli diff: error: " << e.what() << '\n';
+        std::cerr << "lowerscope-cli diff: error: " << escapeControl(e.what()) << '\n';
         return 2;
     }
     const Toolchain tc = discoverToolchain();
@@ -73,9 +74,9 @@ int runDiff(const DiffArgs& a) {
     for (const auto* side : {&ra, &rb}) {
         const char* name = side == &ra ? "A" : "B";
         for (const auto& d : side->diagnostics)
-            if (d.severity == Severity::Error) std::cerr << name << ": " << formatDiagnostic(d) << '\n';
+            if (d.severity == Severity::Error) std::cerr << name << ": " << escapeControl(formatDiagnostic(d)) << '\n';
         if (!side->ok) {
-            std::cerr << "lowerscope-cli diff: " << name << ": " << side->error << '\n';
+            std::cerr << "lowerscope-cli diff: " << name << ": " << escapeControl(side->error) << '\n';
             rc = std::max(rc, side->setupError ? 2 : 1);
         }
     }
@@ -97,7 +98,7 @@ int runDiff(const DiffArgs& a) {
         }
         const SassDiff d = diffSass(ka.sass, kb->sass, options);
         if (a.jsonOut != "-")
-            std::cout << "== " << ka.name << ": " << d.summary.instructionsA << " → " << d.summary.instructionsB
+            std::cout << "== " << escapeControl(ka.name) << ": " << d.summary.instructionsA << " → " << d.summary.instructionsB
                   << " instructions, " << d.summary.equal << " equal, " << d.summary.changed << " changed, "
                   << d.summary.removed << " removed, " << d.summary.added << " added\n";
         if (a.jsonOut != "-") std::cout << formatDiffExcerpt(d, ka.sass, kb->sass);

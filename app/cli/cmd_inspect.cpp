@@ -43,7 +43,7 @@ int runInspect(const InspectArgs& a) {
     try {
         resolved = resolveInputs(*a.cmd, a.file, a.options, a.input);
     } catch (const std::exception& e) {
-        std::cerr << "lowerscope-cli inspect: error: " << e.what() << '\n';
+        std::cerr << "lowerscope-cli inspect: error: " << escapeControl(e.what()) << '\n';
         return 2;
     }
     if (resolved.inputs.size() > 1)

@@ -43,7 +43,9 @@ std::vector<std::string> toNvccArgs(const BuildOptions& o) {
 }
 
 std::vector<std::string> toPtxasArgs(const BuildOptions& o, const std::string& arch) {
-    std::vector<std::string> a{"-arch=" + arch, "-O" + std::to_string(o.ptxasOpt)};
+    std::vector<std::string> a{"-arch=" + arch};
+    // As with nvcc: ptxas refuses optimised debugging, so -O is left out with -g.
+    if (!o.deviceDebug) a.push_back("-O" + std::to_string(o.ptxasOpt));
     // As with nvcc, -g carries full line info and ptxas warns when both are given.
     if (o.deviceDebug) a.push_back("-g");
     else if (o.lineinfo) a.push_back("--generate-line-info");

@@ -34,7 +34,7 @@ struct BuildOptions {
 std::vector<std::string> toNvccArgs(const BuildOptions& options);
 
 // The ptxas argv options (no program, input or output) for assembling PTX with `options` for
-// `arch`: -arch, -O<ptxasOpt>, --generate-line-info (lineinfo) or -g (deviceDebug),
+// `arch`: -arch, -O<ptxasOpt> (not with deviceDebug), --generate-line-info (lineinfo) or -g (deviceDebug),
 // --maxrregcount, the extra ptxas flags.
 std::vector<std::string> toPtxasArgs(const BuildOptions& options, const std::string& arch);
 
