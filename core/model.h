@@ -1,5 +1,5 @@
 #pragma once
-// The lowering model: plain structs shared by the parsers, the analyses, the CLI and the GUI.
+// The lowering model: plain structs shared by the build, the parsers, the analyses, the CLI and the GUI.
 // No behaviour beyond trivial helpers lives here; parsing is in ptx_parser / sass_parser, analysis
 // in analysis / cfg / correlation. Addresses are byte offsets inside the function's .text section.
 
@@ -32,6 +32,33 @@ struct SourceLoc {
         return inlinedAt.empty() ? SourceFrame{file, line, column} : inlinedAt.back();
     }
     bool operator==(const SourceLoc&) const = default;
+};
+
+// ------------------------------------------------------------------------ build products
+
+// Resource usage of one kernel. -1 = not reported.
+struct Resources {
+    int registers = -1;
+    int sharedBytes = -1;    // static shared memory
+    int localBytes = -1;     // local memory per thread (LOCAL)
+    int stackBytes = -1;     // STACK
+    int constantBytes = -1;  // CONSTANT[0] (kernel parameters + compiler constants)
+    int spillStores = -1;    // bytes, from ptxas -v
+    int spillLoads = -1;     // bytes, from ptxas -v
+    int barriers = -1;
+    bool operator==(const Resources&) const = default;
+};
+
+enum class Severity : uint8_t { Error, Warning, Remark, Note };
+
+struct Diagnostic {
+    std::string file;
+    int line = 0;    // 1-based, 0 = none
+    int column = 0;  // 1-based, 0 = none
+    Severity severity = Severity::Error;
+    std::string message;
+    std::string tool; // "nvcc", "ptxas", ...
+    bool operator==(const Diagnostic&) const = default;
 };
 
 // ------------------------------------------------------------------------------------------ PTX

@@ -2,9 +2,12 @@
 
 #include "views/workspace.h"
 
+#include "core/build/json_io.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFontDatabase>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -67,6 +70,9 @@ BuildOptionsPane::BuildOptionsPane(Workspace* session, QWidget* parent) : QWidge
     m_arch->setObjectName(QStringLiteral("archCombo"));
     m_arch->setEditable(true);
     m_arch->setInsertPolicy(QComboBox::NoInsert);
+    // Empty: the input's own (a PTX's .target, a binary's first cubin); a comma list builds each.
+    m_arch->lineEdit()->setPlaceholderText(tr("from the input"));
+    m_arch->setToolTip(tr("sm_XX; a list (sm_80,sm_90) builds each, the Input box switches between them"));
     m_arch->addItems({QStringLiteral("sm_80"), QStringLiteral("sm_86"), QStringLiteral("sm_89"), QStringLiteral("sm_90"),
                       QStringLiteral("sm_90a"), QStringLiteral("sm_100"), QStringLiteral("sm_120")});
     m_hostOpt = optLevel(this);
@@ -95,10 +101,32 @@ BuildOptionsPane::BuildOptionsPane(Workspace* session, QWidget* parent) : QWidge
     m_ptxasFlags->setPlaceholderText(tr("-v --warn-on-spills"));
 
     auto label = [this](const QString& t) { return new QLabel(t, this); };
+    // Labels of project-settable options, by their BuildOptions JSON key.
+    auto keyLabel = [&](const QString& key, const QString& t) {
+        QLabel* l = label(t);
+        m_keyLabels.insert(key, l);
+        m_labelTexts.insert(key, t);
+        return l;
+    };
+    m_keyButtons = {{QStringLiteral("lineinfo"), m_lineinfo},
+                    {QStringLiteral("device_debug"), m_debug},
+                    {QStringLiteral("fast_math"), m_fastMath},
+                    {QStringLiteral("extra_device_vectorization"), m_edv}};
+    for (auto it = m_keyButtons.begin(); it != m_keyButtons.end(); ++it) m_labelTexts.insert(it.key(), (*it)->text());
     int r = 0;
-    grid->addWidget(label(tr("Architecture")), r, 0);
+    m_inputLabel = new QLabel(this);
+    m_inputLabel->setObjectName(QStringLiteral("inputLabel"));
+    m_inputLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_variant = new QComboBox(this);
+    m_variant->setObjectName(QStringLiteral("variantCombo"));
+    m_variant->setToolTip(tr("Which build the panes show: one of several architectures, an embedded cubin or PTX "
+                             "of a binary, or a kernel of a Triton cache"));
+    grid->addWidget(label(tr("Input")), r, 0);
+    grid->addWidget(m_inputLabel, r, 1);
+    grid->addWidget(m_variant, r++, 2, 1, 2);
+    grid->addWidget(keyLabel(QStringLiteral("arch"), tr("Architecture")), r, 0);
     grid->addWidget(m_arch, r, 1);
-    grid->addWidget(label(tr("Host / ptxas opt")), r, 2);
+    grid->addWidget(keyLabel(QStringLiteral("host_opt"), tr("Host / ptxas opt")), r, 2);
     auto* opts = new QHBoxLayout;
     opts->addWidget(m_hostOpt);
     opts->addWidget(m_ptxasOpt);
@@ -107,25 +135,25 @@ BuildOptionsPane::BuildOptionsPane(Workspace* session, QWidget* parent) : QWidge
     grid->addWidget(m_debug, r++, 2, 1, 2);
     grid->addWidget(m_fastMath, r, 0, 1, 2);
     grid->addWidget(m_edv, r++, 2, 1, 2);
-    grid->addWidget(label(tr("-ftz")), r, 0);
+    grid->addWidget(keyLabel(QStringLiteral("ftz"), tr("-ftz")), r, 0);
     grid->addWidget(m_ftz, r, 1);
-    grid->addWidget(label(tr("-prec-div")), r, 2);
+    grid->addWidget(keyLabel(QStringLiteral("prec_div"), tr("-prec-div")), r, 2);
     grid->addWidget(m_precDiv, r++, 3);
-    grid->addWidget(label(tr("-prec-sqrt")), r, 0);
+    grid->addWidget(keyLabel(QStringLiteral("prec_sqrt"), tr("-prec-sqrt")), r, 0);
     grid->addWidget(m_precSqrt, r, 1);
-    grid->addWidget(label(tr("-fmad")), r, 2);
+    grid->addWidget(keyLabel(QStringLiteral("fmad"), tr("-fmad")), r, 2);
     grid->addWidget(m_fmad, r++, 3);
-    grid->addWidget(label(tr("-maxrregcount")), r, 0);
+    grid->addWidget(keyLabel(QStringLiteral("max_reg_count"), tr("-maxrregcount")), r, 0);
     grid->addWidget(m_maxReg, r, 1);
-    grid->addWidget(label(tr("-std")), r, 2);
+    grid->addWidget(keyLabel(QStringLiteral("std"), tr("-std")), r, 2);
     grid->addWidget(m_std, r++, 3);
-    grid->addWidget(label(tr("Defines")), r, 0);
+    grid->addWidget(keyLabel(QStringLiteral("defines"), tr("Defines")), r, 0);
     grid->addWidget(m_defines, r++, 1, 1, 3);
-    grid->addWidget(label(tr("Include dirs")), r, 0);
+    grid->addWidget(keyLabel(QStringLiteral("include_dirs"), tr("Include dirs")), r, 0);
     grid->addWidget(m_includes, r++, 1, 1, 3);
-    grid->addWidget(label(tr("nvcc flags")), r, 0);
+    grid->addWidget(keyLabel(QStringLiteral("extra_nvcc_flags"), tr("nvcc flags")), r, 0);
     grid->addWidget(m_nvccFlags, r++, 1, 1, 3);
-    grid->addWidget(label(tr("ptxas flags")), r, 0);
+    grid->addWidget(keyLabel(QStringLiteral("extra_ptxas_flags"), tr("ptxas flags")), r, 0);
     grid->addWidget(m_ptxasFlags, r++, 1, 1, 3);
     grid->setColumnStretch(1, 1);
     grid->setColumnStretch(3, 1);
@@ -152,6 +180,84 @@ BuildOptionsPane::BuildOptionsPane(Workspace* session, QWidget* parent) : QWidge
         if (m_session) fromOptions(m_session->options());
     });
     connect(session, &Workspace::documentChanged, this, &BuildOptionsPane::updatePreview);
+    connect(session, &Workspace::documentChanged, this, &BuildOptionsPane::updateInput);
+    connect(session, &Workspace::projectChanged, this, &BuildOptionsPane::updateInput);
+    connect(session, &Workspace::projectChanged, this, &BuildOptionsPane::updateOrigins);
+    connect(session, &Workspace::optionsChanged, this, &BuildOptionsPane::updateOrigins);
+    connect(session, &Workspace::buildFinished, this, &BuildOptionsPane::updateInput);
+    connect(m_variant, &QComboBox::activated, this, [this](int index) {
+        if (m_session && index >= 0) m_session->setVariant(m_variant->itemData(index).toString());
+    });
+    updateInput();
+}
+
+QString BuildOptionsPane::originOf(const QString& key) const { return m_origins.value(key); }
+
+void BuildOptionsPane::updateOrigins() {
+    m_origins.clear();
+    if (m_session && m_session->project()) {
+        const auto& p = *m_session->project();
+        const nlohmann::json now = m_session->options(), fromProject = p.options;
+        for (const auto& key : p.fromProject) {
+            const QString k = QString::fromStdString(key);
+            // host_opt and ptxas_opt share one label.
+            const bool same = now.value(key, nlohmann::json()) == fromProject.value(key, nlohmann::json());
+            if (m_origins.value(k) != QLatin1String("changed")) m_origins.insert(k, same ? QStringLiteral("project") : QStringLiteral("changed"));
+        }
+        if (m_origins.contains(QStringLiteral("ptxas_opt")) && !m_origins.contains(QStringLiteral("host_opt")))
+            m_origins.insert(QStringLiteral("host_opt"), m_origins.value(QStringLiteral("ptxas_opt")));
+    }
+    auto decorate = [this](const QString& key, const QString& plain) {
+        const QString origin = m_origins.value(key);
+        if (origin.isEmpty()) return std::pair{plain, QString()};
+        const bool changed = origin == QLatin1String("changed");
+        return std::pair{plain + (changed ? tr(" · changed") : tr(" · project")),
+                         changed ? tr("Set by the project's compile database, changed here")
+                                 : tr("From the project's compile database")};
+    };
+    for (auto it = m_keyLabels.begin(); it != m_keyLabels.end(); ++it) {
+        const auto [text, tip] = decorate(it.key(), m_labelTexts.value(it.key()));
+        (*it)->setText(text);
+        (*it)->setToolTip(tip);
+    }
+    for (auto it = m_keyButtons.begin(); it != m_keyButtons.end(); ++it) {
+        const auto [text, tip] = decorate(it.key(), m_labelTexts.value(it.key()));
+        (*it)->setText(text);
+        (*it)->setToolTip(tip);
+    }
+}
+
+void BuildOptionsPane::updateInput() {
+    if (!m_session) return;
+    QString what;
+    const SnapshotPtr snap = m_session->lastAttempt();
+    if (m_session->isInputMode()) {
+        const QString kind = snap ? QString::fromStdString(snap->result.inputKind) : QString();
+        what = QStringLiteral("%1%2").arg(QFileInfo(m_session->inputPath()).fileName(),
+                                          kind.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(kind));
+    } else {
+        what = m_session->displayName();
+    }
+    if (m_session->project())
+        what += tr(" · project %1").arg(QFileInfo(QString::fromStdString(m_session->project()->database)).fileName());
+    m_inputLabel->setText(what);
+    m_inputLabel->setToolTip(m_session->project() ? QString::fromStdString(m_session->project()->database) : QString());
+    m_variant->clear();
+    if (snap) {
+        for (const QString& v : snap->variants) {
+            QString label = v;
+            for (const auto& e : snap->result.embedded)
+                if (QString::fromStdString(e.name) == v) {
+                    QStringList kernels;
+                    for (const auto& k : e.kernels) kernels << QString::fromStdString(k);
+                    label = QStringLiteral("%1 — %2").arg(v, kernels.isEmpty() ? tr("no kernels") : kernels.join(QStringLiteral(", ")));
+                }
+            m_variant->addItem(label, v);
+        }
+        const int i = m_variant->findData(snap->variant);
+        if (i >= 0) m_variant->setCurrentIndex(i);
+    }
+    m_variant->setVisible(m_variant->count() > 1);
 }
 
 void BuildOptionsPane::setArchitectures(const QStringList& archs) {

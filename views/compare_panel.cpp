@@ -1,5 +1,7 @@
 #include "views/compare_panel.h"
 
+#include "core/build/input.h"
+
 #include "views/build_options_pane.h"
 #include "views/diff_view.h"
 #include "views/workspace.h"
@@ -141,7 +143,12 @@ void ComparePanel::setFollowA(bool follow) {
 
 void ComparePanel::syncFromA() {
     if (!m_a) return;
-    if (m_b->sourcePath() != m_a->sourcePath()) {
+    if (m_a->isInputMode()) {
+        // A binary, cubin or Triton folder: B opens the same input (its own options and member).
+        if (m_b->inputPath() != m_a->inputPath()) m_b->setInput(m_a->inputPath());
+        return;
+    }
+    if (m_b->sourcePath() != m_a->sourcePath() || m_b->isInputMode()) {
         m_b->setDocument(m_a->sourcePath(), m_a->text());
     } else {
         m_b->setEditorText(m_a->text());
@@ -149,6 +156,25 @@ void ComparePanel::syncFromA() {
 }
 
 bool ComparePanel::openFileForB(const QString& path, QString* error) {
+    const InputKind kind = detectInputKind(path.toStdString());
+    if (kind != InputKind::CudaSource && kind != InputKind::Ptx) {
+        // A binary or Triton folder (e.g. another version of A's library): opened as it is.
+        if (!QFileInfo::exists(path)) {
+            if (error) *error = tr("Cannot open %1: no such file").arg(path);
+            return false;
+        }
+        m_followA = false;
+        BuildOptions o = m_b->options();
+        o.arch.clear();
+        m_b->setOptions(o);
+        m_b->setInput(QFileInfo(path).absoluteFilePath());
+        while (m_sourceB->count() > 2) m_sourceB->removeItem(2);
+        m_sourceB->addItem(QFileInfo(path).fileName());
+        m_sourceB->setCurrentIndex(2);
+        m_preferredKernel.clear();
+        updateStatus();
+        return true;
+    }
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
         if (error) *error = tr("Cannot open %1: %2").arg(path, file.errorString());

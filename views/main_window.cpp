@@ -3,7 +3,10 @@
 // settings, status bar and automation dump they share; each part is a short section below.
 #include "views/main_window.h"
 
+#include "core/build/compile_db.h"
+#include "core/build/input.h"
 #include "core/build/json_io.h"
+#include "core/parse/ptx_parser.h"
 #include "views/autosave.h"
 #include "views/build_options_pane.h"
 #include "views/build_output_pane.h"
@@ -27,6 +30,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QElapsedTimer>
@@ -48,6 +52,17 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace lowerscope {
+
+namespace {
+
+// A text file's contents ("" when unreadable); at most 64 MiB (a PTX file, never a binary).
+QString readTextFile(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly) || f.size() > (64 << 20)) return {};
+    return QString::fromUtf8(f.readAll());
+}
+
+} // namespace
 
 namespace {
 
@@ -259,12 +274,28 @@ void MainWindow::createActions() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(tr("&Open…"), this, [this] {
         if (!maybeSave()) return;
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open CUDA source"), QFileInfo(m_session->sourcePath()).absolutePath(),
-                                                          tr("CUDA sources (*.cu *.cuh);;All files (*)"));
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open"), QFileInfo(m_session->sourcePath()).absolutePath(),
+            tr("CUDA sources (*.cu *.cuh);;PTX (*.ptx);;Binaries (*.cubin *.fatbin *.o *.so *.so.*);;All files (*)"));
         if (!path.isEmpty()) openFile(path);
     });
     open->setShortcut(QKeySequence::Open);
     open->setIcon(style()->standardIcon(QStyle::SP_DialogOpenButton));
+    file->addAction(tr("Open &Triton kernel folder…"), this, [this] {
+        if (!maybeSave()) return;
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a Triton kernel or cache folder"),
+                                                              QDir::homePath() + QStringLiteral("/.triton/cache"));
+        if (!dir.isEmpty()) openFile(dir);
+    });
+    file->addAction(tr("Open &project…"), this, [this] {
+        const QString db = QFileDialog::getOpenFileName(this, tr("Open project (compile database)"),
+                                                        QFileInfo(m_session->sourcePath()).absolutePath(),
+                                                        tr("Compile databases (compile_commands.json);;All files (*)"));
+        QString error;
+        if (db.isEmpty()) return;
+        if (openProject(db, &error)) build();
+        else QMessageBox::warning(this, tr("Open project"), error);
+    });
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addAction(tr("Open &example kernel"), this, [this] {
         if (maybeSave()) openExample();
@@ -383,6 +414,39 @@ void MainWindow::applyTheme(bool dark) {
 // ---------------------------------------------------------------------------------- files
 
 bool MainWindow::openFile(const QString& path) {
+    const QFileInfo info(path);
+    const InputKind kind = detectInputKind(path.toStdString());
+    // PTX opens in the editor unless its line info names sources that exist: then, like a binary,
+    // it opens as it is and the source pane shows those sources.
+    bool asIs = kind != InputKind::CudaSource && kind != InputKind::Ptx;
+    if (kind == InputKind::Ptx) {
+        const PtxListing ptx = parsePtx(readTextFile(path).toStdString());
+        for (const auto& [index, file] : ptx.files)
+            asIs |= QFileInfo(QString::fromStdString(file)).isFile() ||
+                    QFileInfo(info.dir(), QString::fromStdString(file)).isFile();
+    }
+    if (asIs || kind == InputKind::Ptx) {
+        if (!info.exists()) {
+            statusBar()->showMessage(tr("Cannot open %1: no such file").arg(path), 10000);
+            return false;
+        }
+        // The input's own arch (a PTX's .target, a binary's first cubin) unless one is typed.
+        BuildOptions o = m_session->options();
+        o.arch.clear();
+        m_session->setProject(std::nullopt);
+        m_session->setOptions(o);
+    }
+    if (asIs) {
+        m_debounce->stop();
+        m_autosave->discard();
+        m_session->setInput(info.absoluteFilePath());
+        m_source->editor()->setReadOnly(true);
+        m_modified = false;
+        updateTitle();
+        addRecent(info.absoluteFilePath());
+        if (m_opts.autoBuildOnOpen) build();
+        return true;
+    }
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) {
         if (isVisible()) QMessageBox::warning(this, tr("Open"), tr("Cannot open %1: %2").arg(path, f.errorString()));
@@ -390,16 +454,59 @@ bool MainWindow::openFile(const QString& path) {
         return false;
     }
     const QString text = QString::fromUtf8(f.readAll());
-    loadText(QFileInfo(path).absoluteFilePath(), text);
+    m_source->editor()->setReadOnly(false);
+    if (kind == InputKind::CudaSource && m_session->options().arch.empty()) {
+        // Back from a binary or PTX (their own arch): a source needs one.
+        BuildOptions o = m_session->options();
+        o.arch = BuildOptions{}.arch;
+        m_session->setOptions(o);
+    }
+    // The project remembered for this file comes back with it (before the build starts).
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    m_session->setProject(std::nullopt);
+    if (m_opts.useSettings && kind == InputKind::CudaSource) {
+        const QString db = QSettings().value(QStringLiteral("projects/") + QString::fromUtf8(abs.toUtf8().toBase64())).toString();
+        if (!db.isEmpty()) {
+            try {
+                m_session->setProject(projectOptions(db.toStdString(), abs.toStdString()));
+            } catch (const std::exception& e) {
+                statusBar()->showMessage(tr("Project not applied: %1").arg(QString::fromUtf8(e.what())), 10000);
+            }
+        }
+    }
+    loadText(abs, text);
     m_modified = false;
     updateTitle();
-    addRecent(QFileInfo(path).absoluteFilePath());
+    addRecent(abs);
+    return true;
+}
+
+bool MainWindow::openProject(const QString& databasePath, QString* error) {
+    const QString file = m_session->isInputMode() ? QString() : m_session->sourcePath();
+    try {
+        if (file.isEmpty() || file.startsWith(QLatin1Char(':'))) throw std::runtime_error("open a .cu file first");
+        m_session->setProject(projectOptions(databasePath.toStdString(), file.toStdString()));
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromUtf8(e.what());
+        statusBar()->showMessage(tr("Project not applied: %1").arg(QString::fromUtf8(e.what())), 10000);
+        return false;
+    }
+    if (m_opts.useSettings)
+        QSettings().setValue(QStringLiteral("projects/") + QString::fromUtf8(file.toUtf8().toBase64()),
+                             QFileInfo(databasePath).absoluteFilePath());
+    const auto& p = *m_session->project();
+    statusBar()->showMessage(tr("Project %1: %2 option(s) from the project, %3 flag(s) not used")
+                                 .arg(QString::fromStdString(p.database))
+                                 .arg(p.fromProject.size())
+                                 .arg(p.dropped.size()),
+                             10000);
     return true;
 }
 
 void MainWindow::loadText(const QString& path, const QString& text) {
     m_debounce->stop();
     m_autosave->discard();
+    m_source->editor()->setReadOnly(false);
     m_session->setDocument(path, text);
     m_modified = false;
     updateTitle();

@@ -76,7 +76,13 @@ public:
     QStringList paneIds() const { return m_paneOrder; }
     QStringList visiblePaneIds() const;
 
-    bool openFile(const QString& path);                 // false (with a message) when unreadable
+    // Opens any input (docs/INPUTS.md): a .cu (or PTX without sources) in the editor; a cubin, a
+    // binary, a Triton folder or PTX beside its sources as it is (read-only source pane). The
+    // project remembered for the file is applied. False (with a message) when unreadable.
+    bool openFile(const QString& path);
+    // Applies a compile database (compile_commands.json or its folder) to the open file and
+    // remembers it for that file. False (with the reason in *error) when it has no entry for it.
+    bool openProject(const QString& databasePath, QString* error = nullptr);
     void loadText(const QString& path, const QString& text); // a buffer (example, recovered text)
     void openExample();                                 // the bundled reduction.cu
     bool save();

@@ -43,6 +43,8 @@ QString Workspace::displayName() const {
 }
 
 void Workspace::setDocument(const QString& path, const QString& text) {
+    m_inputPath.clear();
+    m_variant.clear();
     m_path = path;
     m_text = text;
     m_good.reset();
@@ -54,6 +56,32 @@ void Workspace::setDocument(const QString& path, const QString& text) {
     emit snapshotChanged();
     emit selectionChanged();
     updateStale();
+}
+
+void Workspace::setInput(const QString& path) {
+    setDocument(path, QString());
+    m_inputPath = path;
+}
+
+void Workspace::setProject(const std::optional<ProjectOptions>& project) {
+    m_project = project;
+    if (project) {
+        // A project that builds several archs builds each; the Input box switches between them.
+        BuildOptions o = project->options;
+        if (project->archs.size() > 1) {
+            o.arch.clear();
+            for (const auto& a : project->archs) o.arch += (o.arch.empty() ? "" : ",") + a;
+            m_project->options.arch = o.arch;
+        }
+        setOptions(o);
+    }
+    emit projectChanged();
+}
+
+void Workspace::setVariant(const QString& variant, bool rebuild) {
+    if (variant == m_variant) return;
+    m_variant = variant;
+    if (rebuild) build();
 }
 
 void Workspace::setEditorText(const QString& text) {
@@ -94,6 +122,8 @@ quint64 Workspace::build() {
     request.displayName = displayName();
     request.text = m_text;
     request.options = m_options;
+    request.inputPath = m_inputPath;
+    request.variant = m_variant;
     // One folder per job: a superseded job may still be writing its copy.
     request.workDir = QDir(m_workDir).filePath(QString::number(id));
 
@@ -143,6 +173,14 @@ void Workspace::onJobDone(quint64 id) {
     m_lastCancelled = false;
     SnapshotPtr snap = result;
     m_last = snap;
+    if (isInputMode() && !snap->shownSource.isEmpty() &&
+        (snap->shownSource != m_path || snap->builtText != m_text)) {
+        // The source the input's line info names: shown (without resetting the listing).
+        m_path = snap->shownSource;
+        m_text = snap->builtText;
+        emit documentChanged();
+    }
+    if (!snap->variant.isEmpty()) m_variant = snap->variant;
     if (snap->ok()) {
         QString previousKernel;
         if (const KernelModel* k = kernel()) previousKernel = QString::fromStdString(k->mangled);

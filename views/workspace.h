@@ -10,6 +10,8 @@
 #include "core/analysis/diff.h"
 #include "views/build_job.h"
 
+#include "core/build/compile_db.h"
+
 #include <QHash>
 #include <QObject>
 #include <QThreadPool>
@@ -50,6 +52,12 @@ public:
 
     // ---- document
     void setDocument(const QString& path, const QString& text); // a file was opened / saved as
+    // Opens an input as it is (a cubin, a binary, a Triton folder, PTX beside its sources): builds
+    // use the path itself; after each build the source pane shows the source its line info names
+    // (read-only). setDocument leaves this mode.
+    void setInput(const QString& path);
+    bool isInputMode() const { return !m_inputPath.isEmpty(); }
+    QString inputPath() const { return m_inputPath; }
     void setEditorText(const QString& text);                    // every edit
     QString sourcePath() const { return m_path; }
     QString displayName() const;
@@ -58,6 +66,14 @@ public:
     // ---- build options
     const BuildOptions& options() const { return m_options; }
     void setOptions(const BuildOptions& options);
+    // The project (compile database entry) the options came from; nullopt when none. Setting one
+    // replaces the options with the project's.
+    const std::optional<ProjectOptions>& project() const { return m_project; }
+    void setProject(const std::optional<ProjectOptions>& project);
+    // Which of several builds the panes show: an arch of an arch list, a binary's member, a Triton
+    // cache's kernel (BuildSnapshot::variants). Rebuilds (a cache hit once built) unless told not to.
+    QString variant() const { return m_variant; }
+    void setVariant(const QString& variant, bool rebuild = true);
     // The nvcc command the next build will run first (for the live preview).
     std::vector<std::string> previewCommand() const;
 
@@ -109,6 +125,7 @@ signals:
     void documentChanged();
     void editorTextChanged(); // the user edited the text (autosave, auto-build)
     void optionsChanged();
+    void projectChanged();
     void buildStarted(quint64 jobId);
     void buildFinished(quint64 jobId, lowerscope::SnapshotPtr snapshot); // ok or failed
     void buildCancelled(quint64 jobId);
@@ -134,7 +151,10 @@ private:
     QString m_workDir;
     QString m_path;
     QString m_text;
+    QString m_inputPath;
+    QString m_variant;
     BuildOptions m_options;
+    std::optional<ProjectOptions> m_project;
     quint64 m_nextJob = 0;
     quint64 m_currentJob = 0;
     QHash<quint64, std::shared_ptr<Job>> m_jobs;

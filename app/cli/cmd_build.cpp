@@ -3,13 +3,15 @@
 #include "app/cli/commands.h"
 
 #include "core/build/build.h"
-#include "core/build/diagnostics.h"
-#include "core/untrusted.h"
 #include "core/build/json_io.h"
 #include "core/build/toolchain.h"
+#include "core/parse/diagnostics.h"
+#include "core/untrusted.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <memory>
 
@@ -18,8 +20,11 @@ namespace lowerscope::cli {
 namespace {
 
 struct BuildArgs {
+    CLI::App* cmd = nullptr;
     std::string file;
     BuildOptions options;
+    InputFlags input;
+    bool list = false;
     std::string jsonOut;
     std::string print;
     bool noCache = false;
@@ -46,11 +51,36 @@ void printResources(const BuildResult& r) {
     }
 }
 
+// The embedded cubins and PTX of a container (or a Triton cache's kernels), one line each.
+void printEmbedded(const BuildResult& r) {
+    std::printf("%-40s %-7s %s\n", "member", "arch", "kernels");
+    for (const auto& e : r.embedded) {
+        std::string kernels;
+        for (const auto& k : e.kernels) kernels += (kernels.empty() ? "" : " ") + k;
+        // Names come from the binary: printed with control bytes escaped.
+        std::printf("%-40s %-7s %s%s\n", escapeControl(e.name).c_str(), escapeControl(e.arch).c_str(),
+                    kernels.empty() ? "-" : escapeControl(kernels).c_str(),
+                    e.name == r.member ? "   (opened)" : "");
+    }
+}
+
+int exitCodeOf(const BuildResult& r) { return r.setupError ? 2 : r.ok ? 0 : 1; }
+
 int runBuild(const BuildArgs& a) {
-    if (a.jsonOut == "-" && !a.print.empty()) {
-        std::cerr << "lowerscope-cli build: error: --json - and --print both write to stdout; pick one\n";
+    if (a.jsonOut == "-" && (!a.print.empty() || a.list)) {
+        std::cerr << "lowerscope-cli build: error: --json - and --print/--list both write to stdout; pick one\n";
         return 2;
     }
+    ResolvedInputs resolved;
+    try {
+        resolved = resolveInputs(*a.cmd, a.file, a.options, a.input);
+    } catch (const std::exception& e) {
+        std::cerr << "lowerscope-cli build: error: " << escapeControl(e.what()) << '\n';
+        return 2;
+    }
+    if (resolved.project)
+        for (const auto& d : resolved.project->dropped)
+            std::cerr << "lowerscope-cli build: note: project flag not used: " << escapeControl(d) << '\n';
     DiscoveryOptions discovery;
     discovery.memoDir = a.cacheDir; // keep the tool-version memo next to the build cache it serves
     Toolchain tc = discoverToolchain(discovery);
@@ -58,35 +88,67 @@ int runBuild(const BuildArgs& a) {
     control.useCache = !a.noCache;
     control.cacheDir = a.cacheDir;
     control.timeout = std::chrono::milliseconds(static_cast<long long>(a.timeoutSec * 1000));
-    BuildResult r = buildFile(tc, a.file, a.options, control);
 
-    for (const auto& d : r.diagnostics) std::cerr << formatDiagnostic(d) << '\n';
+    // Several architectures build in parallel (each its own tool runs and cache entry).
+    std::vector<std::future<BuildResult>> jobs;
+    for (const auto& in : resolved.inputs)
+        jobs.push_back(std::async(std::launch::async, [&tc, in, control] { return buildInput(tc, in, control); }));
+    std::vector<BuildResult> results;
+    for (auto& j : jobs) results.push_back(j.get());
+
     int rc = 0;
-    if (r.setupError) {
-        std::cerr << "lowerscope-cli build: error: " << escapeControl(r.error) << '\n';
-        rc = 2;
-    } else if (r.compileError) {
-        std::cerr << "lowerscope-cli build: " << escapeControl(a.file) << ": compilation failed\n";
-        rc = 1;
-    } else if (!r.ok) {
-        std::cerr << "lowerscope-cli build: error: " << escapeControl(r.error) << '\n';
-        rc = 1;
+    for (size_t i = 0; i < results.size(); ++i) {
+        const BuildResult& r = results[i];
+        const std::string label = results.size() > 1 ? " [" + resolved.inputs[i].options.arch + "]" : "";
+        for (const auto& d : r.diagnostics) std::cerr << formatDiagnostic(d) << '\n';
+        if (r.setupError) std::cerr << "lowerscope-cli build: error" << label << ": " << escapeControl(r.error) << '\n';
+        else if (r.compileError)
+            std::cerr << "lowerscope-cli build: " << escapeControl(a.file) << label << ": compilation failed\n";
+        else if (!r.ok) std::cerr << "lowerscope-cli build: error" << label << ": " << escapeControl(r.error) << '\n';
+        rc = std::max(rc, exitCodeOf(r));
     }
 
-    if (!a.jsonOut.empty() && !writeJson(buildReportJson(a.file, tc, a.options, r), a.jsonOut)) return 2;
-    if (!r.ok) return rc;
+    if (!a.jsonOut.empty()) {
+        std::vector<nlohmann::json> docs;
+        for (size_t i = 0; i < results.size(); ++i) {
+            nlohmann::json d = buildReportJson(a.file, tc, resolved.inputs[i].options, results[i]);
+            if (resolved.project) d["project"] = projectJson(*resolved.project);
+            docs.push_back(std::move(d));
+        }
+        nlohmann::json out = docs.front();
+        if (docs.size() > 1) {
+            // One document per architecture, in the order given.
+            std::vector<std::string> archs;
+            for (const auto& in : resolved.inputs) archs.push_back(in.options.arch);
+            out = nlohmann::json{{"schema", "lowerscope.build-set/1"},
+                                 {"source", a.file},
+                                 {"archs", archs},
+                                 {"ok", rc == 0},
+                                 {"builds", docs}};
+            if (resolved.project) out["project"] = projectJson(*resolved.project);
+        }
+        if (!writeJson(out, a.jsonOut)) return 2;
+    }
+    if (a.list && !results.front().embedded.empty()) printEmbedded(results.front());
+    if (rc != 0) return rc;
 
-    if (a.print == "ptx") {
-        std::cout << r.ptx;
-    } else if (a.print == "sass") {
-        for (const auto& k : r.kernels) std::cout << k.sass;
-    } else if (a.print == "resources") {
-        printResources(r);
-    } else if (a.jsonOut.empty()) {
-        auto total = r.timingsMs.count("total") ? r.timingsMs.at("total") : 0.0;
-        std::printf("built %s for %s: %zu kernel(s), %.0f ms%s\n", escapeControl(a.file).c_str(), a.options.arch.c_str(),
-                    r.kernels.size(), total, r.cacheHit ? " (cache hit)" : "");
-        printResources(r);
+    for (size_t i = 0; i < results.size(); ++i) {
+        const BuildResult& r = results[i];
+        if (results.size() > 1 && (!a.print.empty() || a.jsonOut.empty())) std::printf("== %s\n", r.arch.c_str());
+        if (a.print == "ptx") {
+            std::cout << r.ptx;
+        } else if (a.print == "sass") {
+            for (const auto& k : r.kernels) std::cout << k.sass;
+        } else if (a.print == "resources") {
+            printResources(r);
+        } else if (a.jsonOut.empty() && !a.list) {
+            auto total = r.timingsMs.count("total") ? r.timingsMs.at("total") : 0.0;
+            std::string what = r.member.empty() ? "" : " (" + r.member + ")";
+            std::printf("built %s%s for %s: %zu kernel(s), %.0f ms%s\n", escapeControl(a.file).c_str(),
+                        escapeControl(what).c_str(),
+                        r.arch.empty() ? "?" : r.arch.c_str(), r.kernels.size(), total, r.cacheHit ? " (cache hit)" : "");
+            printResources(r);
+        }
     }
     std::cout.flush();
     return rc;
@@ -141,10 +203,14 @@ bool writeJson(const nlohmann::json& j, const std::string& path) {
 void registerBuildCommands(CLI::App& app, int& exitCode) {
     auto buildArgs = std::make_shared<BuildArgs>();
     CLI::App* build = app.add_subcommand(
-        "build", "Compile a .cu file to PTX, cubin and SASS; report resources and diagnostics.\n"
+        "build", "Build a .cu, .ptx, cubin, fatbin, object, library or program, or a Triton cache folder, to PTX, "
+                 "cubin and SASS; report resources and diagnostics. --arch sm_80,sm_90 builds several.\n"
                  "Exit: 0 built, 1 compile error (or a tool failed), 2 usage error or missing tool.");
-    build->add_option("file", buildArgs->file, "CUDA source file")->required()->type_name("FILE.cu");
+    buildArgs->cmd = build;
+    build->add_option("file", buildArgs->file, "what to open (docs/INPUTS.md)")->required()->type_name("FILE");
     addBuildOptionFlags(*build, buildArgs->options);
+    addInputFlags(*build, buildArgs->input);
+    build->add_flag("--list", buildArgs->list, "binaries, Triton caches: list the embedded cubins/PTX (or kernels)");
     build->add_option("--json", buildArgs->jsonOut, "write the lowerscope.build/1 JSON document to OUT ('-' = stdout)")
         ->type_name("OUT");
     build->add_option("--print", buildArgs->print, "print ptx (module), sass (per kernel) or resources to stdout")

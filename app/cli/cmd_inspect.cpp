@@ -4,12 +4,12 @@
 #include "app/cli/build_flags.h"
 #include "app/cli/commands.h"
 
-#include "core/build/build.h"
-#include "core/build/diagnostics.h"
-#include "core/untrusted.h"
 #include "core/analysis/inspect.h"
 #include "core/analysis/lowering.h"
+#include "core/build/build.h"
 #include "core/build/toolchain.h"
+#include "core/parse/diagnostics.h"
+#include "core/untrusted.h"
 
 #include <fstream>
 #include <iostream>
@@ -20,8 +20,10 @@ namespace lowerscope::cli {
 namespace {
 
 struct InspectArgs {
+    CLI::App* cmd = nullptr;
     std::string file;
     BuildOptions options;
+    InputFlags input;
     std::string kernel;
     int line = 0;
     std::string jsonOut;
@@ -37,10 +39,20 @@ int runInspect(const InspectArgs& a) {
         std::cerr << "lowerscope-cli inspect: error: --json - and --line both write to stdout; pick one\n";
         return 2;
     }
+    ResolvedInputs resolved;
+    try {
+        resolved = resolveInputs(*a.cmd, a.file, a.options, a.input);
+    } catch (const std::exception& e) {
+        std::cerr << "lowerscope-cli inspect: error: " << escapeControl(e.what()) << '\n';
+        return 2;
+    }
+    if (resolved.inputs.size() > 1)
+        std::cerr << "lowerscope-cli inspect: note: inspecting " << resolved.inputs.front().options.arch
+                  << " (the first of the architectures)\n";
     const Toolchain tc = discoverToolchain();
     BuildControl control;
     control.useCache = !a.noCache;
-    const BuildResult r = buildFile(tc, a.file, a.options, control);
+    const BuildResult r = buildInput(tc, resolved.inputs.front(), control);
     for (const auto& d : r.diagnostics) std::cerr << formatDiagnostic(d) << '\n';
     if (r.setupError) {
         std::cerr << "lowerscope-cli inspect: error: " << escapeControl(r.error) << '\n';
@@ -94,8 +106,12 @@ void registerInspectCommand(CLI::App& app, int& exitCode) {
                    "dependencies, CFG, per-line aggregates) as lowerscope.inspect/1 JSON; --line N also prints "
                    "that source line's PTX and SASS.\n"
                    "Exit: 0 ok, 1 compile error (or a tool failed), 2 usage error or missing tool.");
-    cmd->add_option("file", args->file, "CUDA source file")->required()->type_name("FILE.cu");
+    args->cmd = cmd;
+    cmd->add_option("file", args->file, "what to open: .cu, .ptx, cubin, binary, Triton folder (docs/INPUTS.md)")
+        ->required()
+        ->type_name("FILE");
     addBuildOptionFlags(*cmd, args->options);
+    addInputFlags(*cmd, args->input);
     cmd->add_option("--kernel", args->kernel, "only this kernel (mangled, demangled or bare name)")->type_name("NAME");
     cmd->add_option("--line", args->line, "source line to show (PTX and SASS printed to stdout)")
         ->check(CLI::PositiveNumber)

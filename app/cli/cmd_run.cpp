@@ -8,7 +8,7 @@
 
 #include "core/build/build.h"
 #include "core/build/demangle.h"
-#include "core/build/diagnostics.h"
+#include "core/parse/diagnostics.h"
 #include "core/parse/ptx_parser.h"
 #include "core/run/argspec.h"
 #include "core/run/buffer_data.h"
@@ -396,10 +396,14 @@ int runRun(const RunArgs& a) {
 CompareRun compareDocument(const CompareArgs& a) {
     BuildOptions optsA, optsB;
     try {
-        optsA = parseBuildOptionString(a.optsA);
-        optsB = parseBuildOptionString(a.optsB);
+        std::optional<BuildOptions> base;
+        if (!a.project.empty()) base = projectOptions(a.project, a.file).options;
+        optsA = parseBuildOptionString(a.optsA, base ? &*base : nullptr);
+        optsB = parseBuildOptionString(a.optsB, base ? &*base : nullptr);
     } catch (const std::invalid_argument& e) {
         throw Failure{kUsage, std::string("--a/--b: ") + e.what()};
+    } catch (const std::runtime_error& e) {
+        throw Failure{kUsage, std::string("--project: ") + e.what()};
     }
     Toolchain tc = discoverToolchain();
     const std::string fileB = a.fileB.empty() ? a.file : a.fileB;
@@ -535,8 +539,22 @@ void registerRunCommands(CLI::App& app, int& exitCode) {
                "Exit: 0 measured, 1 build error or kernel fault/timeout, 2 usage error, missing tool or no GPU.");
     run->add_option("file", runArgs->file, "CUDA source file")->required()->type_name("FILE.cu");
     addBuildOptionFlags(*run, runArgs->options);
+    auto runProject = std::make_shared<std::string>();
+    run->add_option("--project", *runProject, "compile_commands.json (or its folder): the file's project flags")
+        ->type_name("PATH");
     addLaunchFlags(*run, runArgs->launch, false);
-    run->callback([runArgs, &exitCode] { exitCode = runRun(*runArgs); });
+    run->callback([run, runArgs, runProject, &exitCode] {
+        if (!runProject->empty()) {
+            try {
+                runArgs->options = overlayGivenFlags(*run, projectOptions(*runProject, runArgs->file).options, runArgs->options);
+            } catch (const std::exception& e) {
+                std::cerr << "lowerscope-cli run: --project: " << e.what() << '\n';
+                exitCode = kUsage;
+                return;
+            }
+        }
+        exitCode = runRun(*runArgs);
+    });
 
     auto cmpArgs = std::make_shared<CompareArgs>();
     CLI::App* cmp = app.add_subcommand(
@@ -549,6 +567,8 @@ void registerRunCommands(CLI::App& app, int& exitCode) {
     cmp->add_option("--a", cmpArgs->optsA, "build options of A, e.g. \"--arch sm_90 -O3\"")->type_name("OPTS");
     cmp->add_option("--b", cmpArgs->optsB, "build options of B, e.g. \"--fast-math\"")->type_name("OPTS");
     cmp->add_option("--kernel-b", cmpArgs->kernelB, "kernel of B (default: the same as A)")->type_name("NAME");
+    cmp->add_option("--project", cmpArgs->project, "compile_commands.json (or its folder): the base of --a and --b")
+        ->type_name("PATH");
     addLaunchFlags(*cmp, cmpArgs->launch, true);
     cmp->callback([cmpArgs, &exitCode] { exitCode = runCompare(*cmpArgs); });
 

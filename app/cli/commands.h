@@ -14,4 +14,5 @@ void registerBuildCommands(CLI::App& app, int& exitCode);   // build, doctor
 void registerInspectCommand(CLI::App& app, int& exitCode);  // inspect
 void registerRunCommands(CLI::App& app, int& exitCode);     // run, compare
 void registerExperimentCommand(CLI::App& app, int& exitCode); // experiment
+void registerDiffCommand(CLI::App& app, int& exitCode);     // diff
 } // namespace lowerscope::cli

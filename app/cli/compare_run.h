@@ -37,6 +37,7 @@ struct LaunchArgs {
 struct CompareArgs {
     std::string file, fileB;
     std::string optsA, optsB;  // build option strings (parseBuildOptionString)
+    std::string project;       // compile_commands.json: the base of both option strings ("" = none)
     std::string kernelB;
     LaunchArgs launch;
 };

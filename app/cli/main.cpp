@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
     lowerscope::cli::registerInspectCommand(app, exitCode);
     lowerscope::cli::registerRunCommands(app, exitCode);
     lowerscope::cli::registerExperimentCommand(app, exitCode);
+    lowerscope::cli::registerDiffCommand(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

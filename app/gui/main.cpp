@@ -1,6 +1,7 @@
 // lowerscope: the desktop explorer.
-//   lowerscope [FILE.cu] [build options] [--select-line N] [--screenshot OUT.png]
-//              [--dump-state OUT.json] [--quit-after-build] [--dark]
+//   lowerscope [FILE] [build options] [--project DB] [--member NAME] [--select-line N]
+//              [--screenshot OUT.png] [--dump-state OUT.json] [--quit-after-build] [--dark]
+// FILE is anything docs/INPUTS.md lists: a .cu, .ptx, cubin, binary or Triton folder.
 // Without a file the bundled example kernel (kernels/reduction.cu) opens.
 #include "app/cli/build_flags.h"
 #include "views/automation.h"
@@ -27,8 +28,10 @@ int main(int argc, char** argv) {
     int selectLine = 0;
     std::string screenshot, dumpState;
     bool dark = false, light = false;
-    cli.add_option("file", file, "CUDA source to open (default: the bundled example)");
+    cli.add_option("file", file, "what to open: .cu, .ptx, cubin, binary, Triton folder (default: the bundled example)");
     lowerscope::cli::addBuildOptionFlags(cli, options); // the same flags as lowerscope-cli build
+    lowerscope::cli::InputFlags input;
+    lowerscope::cli::addInputFlags(cli, input);
     cli.add_option("--select-line", selectLine, "Select this source line after the first build");
     cli.add_option("--screenshot", screenshot, "Write a PNG of the window after the first build");
     cli.add_option("--dump-state", dumpState, "Write the window state (selection highlights, panes, build) as JSON");
@@ -53,17 +56,30 @@ int main(int argc, char** argv) {
     // Automated runs are reproducible: no saved layout/options, no recovery dialog.
     wopts.useSettings = !automation.active();
     wopts.offerRecovery = !automation.active();
-    wopts.autoBuildOnOpen = true;
+    // With a project, a member or an arch the first build waits until they are applied.
+    const bool deferBuild = !file.empty() && (!input.project.empty() || !input.member.empty() || cli.count("--arch") > 0);
+    wopts.autoBuildOnOpen = !deferBuild;
     lowerscope::Theme::apply(dark ? lowerscope::ThemeKind::Dark : lowerscope::ThemeKind::Light);
     lowerscope::MainWindow window(wopts);
     if (dark || light) window.applyTheme(dark);
-    // Command-line build options win over saved ones; only set when any was given.
+    // Command-line build options win over saved ones (and the input's own arch); only set when any was given.
     if (cli.get_options().size() && (options != lowerscope::BuildOptions{})) window.setBuildOptions(options);
     if (!file.empty()) {
         if (!window.openFile(QString::fromStdString(file))) {
             std::fprintf(stderr, "lowerscope: cannot open %s\n", file.c_str());
             return 2;
         }
+        // The project, the flags given here (they win) and the member apply before the first build.
+        if (!input.project.empty()) {
+            QString error;
+            if (!window.openProject(QString::fromStdString(input.project), &error)) {
+                std::fprintf(stderr, "lowerscope: --project: %s\n", error.toUtf8().constData());
+                return 2;
+            }
+        }
+        window.setBuildOptions(lowerscope::cli::overlayGivenFlags(cli, window.session()->options(), options));
+        if (!input.member.empty()) window.session()->setVariant(QString::fromStdString(input.member), false);
+        if (deferBuild) window.build();
     } else {
         window.openExample();
     }

@@ -1,16 +1,15 @@
 #include "core/build/build.h"
 
-#include "core/build/build_detail.h"
 #include "core/build/cache.h"
-#include "core/build/demangle.h"
-#include "core/build/diagnostics.h"
-#include "core/build/process.h"
+#include "core/build/stages.h"
+#include "core/build/triton.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <unistd.h>
 
@@ -18,221 +17,18 @@ namespace fs = std::filesystem;
 
 namespace lowerscope {
 
-namespace detail {
-
-namespace {
-
-std::vector<std::string> splitLines(const std::string& text) {
-    std::vector<std::string> lines;
-    size_t pos = 0;
-    while (pos < text.size()) {
-        size_t end = text.find('\n', pos);
-        if (end == std::string::npos) end = text.size();
-        lines.push_back(text.substr(pos, end - pos));
-        pos = end + 1;
-    }
-    return lines;
-}
-
-int toInt(const std::string& s) {
-    // Saturating: tool output is trusted for format, not for size.
-    long long v = 0;
-    for (char c : s) {
-        if (c < '0' || c > '9') break;
-        v = v * 10 + (c - '0');
-        if (v > 1'000'000'000) return 1'000'000'000;
-    }
-    return static_cast<int>(v);
-}
-
-} // namespace
-
-std::vector<PtxEntry> ptxEntries(const std::string& ptx) {
-    std::vector<PtxEntry> out;
-    std::vector<std::string> lines = splitLines(ptx);
-    static const std::regex entryRe(R"(^\s*(?:\.(?:visible|weak|extern)\s+)*\.entry\s+([A-Za-z_$%][\w$%]*))");
-    for (size_t i = 0; i < lines.size(); ++i) {
-        std::smatch m;
-        if (lines[i].size() > 2000 || lines[i].find(".entry") == std::string::npos ||
-            !std::regex_search(lines[i], m, entryRe))
-            continue;
-        PtxEntry e;
-        e.mangled = m[1];
-        e.firstLine = static_cast<int>(i) + 1;
-        // Walk to the body's closing brace: parentheses hold the parameter list, braces nest (inline
-        // asm opens scopes), `//` starts a comment; a `;` outside both before any `{` means a
-        // declaration without a body.
-        int paren = 0, brace = 0;
-        bool opened = false, done = false, declaration = false;
-        size_t j = i;
-        for (; j < lines.size() && !done; ++j) {
-            const std::string& l = lines[j];
-            for (size_t c = 0; c < l.size(); ++c) {
-                char ch = l[c];
-                if (ch == '/' && c + 1 < l.size() && l[c + 1] == '/') break;
-                if (ch == '(') ++paren;
-                else if (ch == ')') --paren;
-                else if (ch == '{') {
-                    ++brace;
-                    opened = true;
-                } else if (ch == '}') {
-                    if (--brace == 0 && opened) {
-                        done = true;
-                        break;
-                    }
-                } else if (ch == ';' && !opened && paren <= 0) {
-                    declaration = true;
-                    done = true;
-                    break;
-                }
-            }
-        }
-        if (declaration || !opened || !done) continue; // no body, or no closing brace
-        e.lastLine = static_cast<int>(j); // j is one past the closing line (0-based) = its 1-based number
-        std::string text;
-        for (size_t k = i; k < j; ++k) {
-            text += lines[k];
-            text += '\n';
-        }
-        e.text = std::move(text);
-        i = j - 1;
-        out.push_back(std::move(e));
-    }
-    return out;
-}
-
-std::map<std::string, std::string> splitNvdisasmFunctions(const std::string& text) {
-    std::map<std::string, std::string> out;
-    static const std::string header = "//---------------------";
-    static const std::string textPrefix = ".text.";
-    std::string current;
-    bool inFunction = false;
-    std::string body;
-    auto flush = [&] {
-        if (inFunction && !current.empty()) out[current] += body;
-        body.clear();
-    };
-    size_t pos = 0;
-    while (pos < text.size()) {
-        size_t end = text.find('\n', pos);
-        if (end == std::string::npos) end = text.size();
-        std::string_view line(text.data() + pos, end - pos);
-        if (line.substr(0, header.size()) == header) {
-            flush();
-            size_t p = line.find_first_not_of(" -/");
-            inFunction = p != std::string::npos && line.substr(p, textPrefix.size()) == textPrefix;
-            if (inFunction) {
-                size_t nameStart = p + textPrefix.size();
-                size_t nameEnd = line.find_first_of(" \t", nameStart);
-                current = std::string(line.substr(nameStart, nameEnd == std::string::npos ? std::string::npos
-                                                                                          : nameEnd - nameStart));
-            }
-        }
-        if (inFunction) {
-            body.append(line);
-            body.push_back('\n');
-        }
-        pos = end + 1;
-    }
-    flush();
-    return out;
-}
-
-std::string stripPtxLineComments(const std::string& gpText) {
-    static const std::string marker = "\t//## File \".nv_debug_ptx_txt\", line ";
-    std::string out;
-    out.reserve(gpText.size());
-    size_t pos = 0;
-    while (pos < gpText.size()) {
-        size_t end = gpText.find('\n', pos);
-        size_t next = end == std::string::npos ? gpText.size() : end + 1;
-        bool drop = gpText.compare(pos, marker.size(), marker) == 0;
-        if (drop) {
-            // Only `<marker><digits>` exactly.
-            size_t d = pos + marker.size();
-            size_t lineEnd = end == std::string::npos ? gpText.size() : end;
-            drop = d < lineEnd;
-            for (size_t k = d; k < lineEnd && drop; ++k) drop = gpText[k] >= '0' && gpText[k] <= '9';
-        }
-        if (!drop) out.append(gpText, pos, next - pos);
-        pos = next;
-    }
-    return out;
-}
-
-std::map<std::string, Resources> parsePtxasVerbose(const std::string& stderrText) {
-    std::map<std::string, Resources> out;
-    static const std::regex compiling(R"(Compiling entry function '([^']+)')");
-    static const std::regex properties(R"(Function properties for (\S+))");
-    static const std::regex frame(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
-    static const std::regex used(R"(Used (\d+) registers)");
-    static const std::regex barriers(R"(used (\d+) barriers)");
-    static const std::regex smem(R"((\d+) bytes smem)");
-    static const std::regex cmem(R"((\d+) bytes cmem\[0\])");
-    static const std::regex lmem(R"((\d+) bytes lmem)");
-    std::string entry, props;
-    for (const std::string& line : splitLines(stderrText)) {
-        if (line.size() > 2000) continue;
-        std::smatch m;
-        if (std::regex_search(line, m, compiling)) {
-            entry = m[1];
-            out[entry]; // known kernel even if nothing else is reported
-        } else if (std::regex_search(line, m, properties)) {
-            props = m[1];
-        } else if (std::regex_search(line, m, frame)) {
-            if (props.empty()) continue;
-            Resources& r = out[props];
-            r.stackBytes = toInt(m[1]);
-            r.spillStores = toInt(m[2]);
-            r.spillLoads = toInt(m[3]);
-        } else if (std::regex_search(line, m, used)) {
-            if (entry.empty()) continue;
-            Resources& r = out[entry];
-            r.registers = toInt(m[1]);
-            // ptxas leaves out the parts that are zero.
-            r.barriers = std::regex_search(line, m, barriers) ? toInt(m[1]) : 0;
-            r.sharedBytes = std::regex_search(line, m, smem) ? toInt(m[1]) : 0;
-            if (std::regex_search(line, m, cmem)) r.constantBytes = toInt(m[1]);
-            r.localBytes = std::regex_search(line, m, lmem) ? toInt(m[1]) : 0;
-        }
-    }
-    return out;
-}
-
-std::map<std::string, Resources> parseCuobjdumpResUsage(const std::string& text) {
-    std::map<std::string, Resources> out;
-    std::string fn;
-    for (const std::string& line : splitLines(text)) {
-        size_t f = line.find("Function ");
-        if (f != std::string::npos && line.find(':', f) != std::string::npos && line.find("REG:") == std::string::npos) {
-            size_t start = f + 9;
-            size_t colon = line.rfind(':');
-            fn = colon > start ? line.substr(start, colon - start) : std::string();
-            continue;
-        }
-        if (fn.empty() || line.find("REG:") == std::string::npos) continue;
-        Resources& r = out[fn];
-        auto field = [&](const std::string& key) -> int {
-            size_t p = line.find(key);
-            return p == std::string::npos ? -1 : toInt(line.substr(p + key.size()));
-        };
-        r.registers = field(" REG:") >= 0 ? field(" REG:") : field("REG:");
-        r.stackBytes = field("STACK:");
-        r.sharedBytes = field("SHARED:");
-        r.localBytes = field("LOCAL:");
-        r.constantBytes = field("CONSTANT[0]:");
-        fn.clear();
-    }
-    return out;
-}
-
-} // namespace detail
-
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
 double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+// The problems() line about `tool`, or a generic one.
+std::string missingToolMessage(const Toolchain& tc, const ToolInfo& tool) {
+    for (const auto& p : tc.problems())
+        if (p.rfind(tool.name + " not found", 0) == 0) return p;
+    return tool.name + " not found";
+}
 
 bool readFile(const std::string& path, std::string& out) {
     std::ifstream in(path, std::ios::binary);
@@ -243,80 +39,65 @@ bool readFile(const std::string& path, std::string& out) {
     return !in.bad();
 }
 
-// A private directory for intermediate files, removed with everything in it on scope exit.
-class TempDir {
-public:
-    TempDir() {
-        std::error_code ec;
-        fs::path base = fs::temp_directory_path(ec);
-        if (ec) base = "/tmp";
-        std::string tmpl = (base / "lowerscope-build-XXXXXX").string();
-        if (::mkdtemp(tmpl.data())) m_path = tmpl;
+// The `.target sm_XX[a|f]` of a PTX file (its first such directive), "" when there is none.
+std::string ptxTarget(const std::string& path) {
+    std::ifstream in(path);
+    std::string line;
+    for (int n = 0; n < 200 && std::getline(in, line); ++n) {
+        size_t p = line.find_first_not_of(" \t");
+        if (p == std::string::npos || line.compare(p, 7, ".target") != 0) continue;
+        p = line.find("sm_", p);
+        if (p == std::string::npos) return {};
+        size_t e = p + 3;
+        while (e < line.size() && (std::isalnum(static_cast<unsigned char>(line[e])))) ++e;
+        return line.substr(p, e - p);
     }
-    ~TempDir() {
-        if (m_path.empty()) return;
-        std::error_code ec;
-        fs::remove_all(m_path, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const std::string& path() const { return m_path; }
+    return {};
+}
 
-private:
-    std::string m_path;
+// The member of a container to build when the user named none: the first cubin with kernels for
+// `arch`, else the first cubin with kernels, else the first PTX with kernels. With a name: that one.
+const EmbeddedCode* chooseMember(const std::vector<EmbeddedCode>& embedded, const std::string& name, const std::string& arch) {
+    if (!name.empty()) {
+        for (const auto& e : embedded)
+            if (e.name == name) return &e;
+        return nullptr;
+    }
+    for (const auto& e : embedded)
+        if (!e.isPtx && !e.kernels.empty() && e.arch == arch) return &e;
+    for (const auto& e : embedded)
+        if (!e.isPtx && !e.kernels.empty()) return &e;
+    for (const auto& e : embedded)
+        if (e.isPtx && !e.kernels.empty()) return &e;
+    return nullptr;
+}
+
+// The first CUDA release whose tools know an architecture, and the last one for those CUDA 12 and
+// 13 dropped (nvcc --list-gpu-code of each release).
+struct ArchSupport {
+    int sm;
+    const char* first;
+    const char* last; // nullptr: still supported by CUDA 13
 };
+constexpr ArchSupport kArchSupport[] = {
+    {30, "6.0", "10.2"},  {35, "5.0", "11.8"},  {37, "6.5", "11.8"},  {50, "6.0", "12.9"}, {52, "7.0", "12.9"},
+    {53, "7.0", "12.9"},  {60, "8.0", "12.9"},  {61, "8.0", "12.9"},  {62, "8.0", "12.9"}, {70, "9.0", "12.9"},
+    {72, "10.0", "12.9"}, {75, "10.0", nullptr}, {80, "11.0", nullptr}, {86, "11.1", nullptr},
+    {87, "11.4", nullptr}, {88, "13.0", nullptr}, {89, "11.8", nullptr}, {90, "11.8", nullptr},
+    {100, "12.8", nullptr}, {101, "12.8", "12.9"}, {103, "12.9", nullptr}, {110, "13.0", nullptr},
+    {120, "12.8", nullptr}, {121, "12.9", nullptr}};
 
-CommandRecord record(const std::string& stage, const ProcessSpec& spec, const ProcessResult& r, bool keepStdout) {
-    CommandRecord c;
-    c.stage = stage;
-    c.argv = spec.argv;
-    c.exitCode = r.started() ? r.exitCode : -1;
-    c.wallMs = r.wallMs;
-    if (keepStdout) c.stdoutText = r.stdoutText;
-    c.stderrText = r.started() ? r.stderrText : r.startError;
-    return c;
-}
-
-// The problems() line about `tool`, or a generic one.
-std::string missingToolMessage(const Toolchain& tc, const ToolInfo& tool) {
-    for (const auto& p : tc.problems())
-        if (p.rfind(tool.name + " not found", 0) == 0) return p;
-    return tool.name + " not found";
-}
-
-// Fills the per-stage failure fields for a tool run that did not succeed. Returns true if it failed.
-bool failedRun(BuildResult& result, const std::string& tool, const ProcessResult& r) {
-    if (r.ok()) return false;
-    if (r.cancelled) {
-        result.cancelled = true;
-        result.error = "cancelled";
-    } else if (!r.started()) {
-        result.error = r.startError;
-        result.setupError = true;
-    } else {
-        std::string firstLine = r.stderrText.substr(0, r.stderrText.find('\n'));
-        result.error = tool + " failed: " + r.describe() + (firstLine.empty() ? "" : ": " + firstLine);
-    }
-    return true;
-}
-
-Resources mergeResources(const Resources* ptxas, const Resources* cuobj) {
-    // ptxas -v is authoritative for what it reports (its smem excludes the 1 KiB the driver
-    // reserves per block on sm_80+, which cuobjdump's SHARED includes on some archs); cuobjdump
-    // fills the rest (LOCAL, CONSTANT[0] when ptxas omitted it).
-    Resources r;
-    if (ptxas) r = *ptxas;
-    if (cuobj) {
-        auto fill = [](int& dst, int src) {
-            if (dst < 0) dst = src;
-        };
-        fill(r.registers, cuobj->registers);
-        fill(r.stackBytes, cuobj->stackBytes);
-        fill(r.sharedBytes, cuobj->sharedBytes);
-        fill(r.constantBytes, cuobj->constantBytes);
-        if (cuobj->localBytes >= 0) r.localBytes = cuobj->localBytes;
-    }
-    return r;
+// When nvdisasm failed on a cubin for an arch this toolkit does not list: which version would read it.
+std::string disassemblerHint(const Toolchain& tc, const std::string& arch) {
+    if (tc.gpuArchs.empty() || std::find(tc.gpuArchs.begin(), tc.gpuArchs.end(), arch) != tc.gpuArchs.end()) return {};
+    const int sm = std::atoi(arch.c_str() + 3);
+    std::string hint = " (nvdisasm " + tc.nvdisasm.version + " cannot read " + arch + " cubins; ";
+    for (const auto& s : kArchSupport)
+        if (s.sm == sm) {
+            if (s.last) return hint + "the nvdisasm of CUDA " + s.first + " to " + s.last + " can)";
+            return hint + "the nvdisasm of CUDA " + s.first + " or newer can)";
+        }
+    return hint + "a newer CUDA toolkit's nvdisasm may)";
 }
 
 } // namespace
@@ -328,11 +109,11 @@ std::string cacheDirectory() {
     return (fs::temp_directory_path() / ("lowerscope-cache-" + std::to_string(::getuid()))).string();
 }
 
-BuildResult buildFile(const Toolchain& toolchain, const std::string& sourcePath, const BuildOptions& options,
-                      const BuildControl& control) {
+BuildResult buildInput(const Toolchain& toolchain, const BuildInput& input, const BuildControl& control) {
     auto t0 = Clock::now();
     BuildResult result;
     result.toolchainFingerprint = toolchain.fingerprint();
+    result.inputKind = inputKindName(input.kind);
     auto setupFail = [&](std::string message) {
         result.error = std::move(message);
         result.setupError = true;
@@ -340,29 +121,113 @@ BuildResult buildFile(const Toolchain& toolchain, const std::string& sourcePath,
         return result;
     };
 
-    if (std::string bad = checkBuildOptions(options); !bad.empty()) return setupFail(bad);
-    // nvcc and nvdisasm are required; cuobjdump only cross-checks resources (ptxas -v has them).
-    for (const ToolInfo* t : {&toolchain.nvcc, &toolchain.nvdisasm})
+    std::error_code ec;
+    const fs::path path = fs::absolute(input.path, ec).lexically_normal();
+    if (input.kind == InputKind::Triton) {
+        if (ec || !fs::is_directory(path, ec)) return setupFail("cannot read Triton folder " + input.path + ": no such folder");
+    } else {
+        const char* noun = input.kind == InputKind::CudaSource ? "source file" : "input file";
+        if (ec || !fs::is_regular_file(path, ec))
+            return setupFail(std::string("cannot read ") + noun + " " + input.path + ": no such file");
+        if (::access(path.c_str(), R_OK) != 0) return setupFail(std::string("cannot read ") + noun + " " + input.path);
+    }
+
+    // The options that apply, with the arch resolved (PTX: its own .target unless overridden), and
+    // the tools this kind needs. cuobjdump is required only to open containers; elsewhere it only
+    // cross-checks resources.
+    BuildInput resolved = input;
+    resolved.path = path.string();
+    BuildOptions& options = resolved.options;
+    std::vector<const ToolInfo*> required{&toolchain.nvdisasm};
+    std::string compiler;
+    std::optional<TritonKernel> triton;
+    std::vector<TritonKernel> tritonCache;
+    switch (input.kind) {
+    case InputKind::CudaSource:
+        required.insert(required.begin(), &toolchain.nvcc);
+        compiler = "nvcc";
+        break;
+    case InputKind::Ptx:
+        if (options.arch.empty()) {
+            options.arch = ptxTarget(path.string());
+            if (options.arch.empty())
+                return setupFail("cannot tell the architecture of " + input.path +
+                                 ": no `.target sm_XX` directive (give the arch explicitly)");
+        }
+        required.insert(required.begin(), &toolchain.ptxas);
+        compiler = "ptxas";
+        break;
+    case InputKind::Cubin: options = BuildOptions{}; break; // nothing applies: the cubin is built
+    case InputKind::Fatbin:
+    case InputKind::Object:
+    case InputKind::SharedLibrary:
+    case InputKind::Executable:
+        // An embedded PTX is assembled with the PTX options; options.arch picks the default member.
+        required.push_back(&toolchain.cuobjdump);
+        if (!input.member.empty() && input.member.size() > 4 && input.member.substr(input.member.size() - 4) == ".ptx")
+            required.push_back(&toolchain.ptxas);
+        break;
+    case InputKind::Triton:
+        try {
+            if (isTritonKernelFolder(path.string())) {
+                triton = readTritonKernel(path.string());
+            } else {
+                std::vector<std::string> skipped;
+                tritonCache = listTritonCache(path.string(), &skipped);
+                bool code = false;
+                for (const auto& e : fs::directory_iterator(path, ec))
+                    code |= e.path().extension() == ".ptx" || e.path().extension() == ".cubin";
+                if (code)
+                    return setupFail("Triton folder " + input.path +
+                                     " has a kernel's PTX or cubin but no metadata <name>.json (num_warps, shared, "
+                                     "target): an incomplete cache entry");
+                if (tritonCache.empty())
+                    return setupFail(input.path + " is neither a Triton kernel's folder nor a Triton cache holding kernels" +
+                                     (skipped.empty() ? std::string() : " (" + skipped.front() + ")"));
+                for (const auto& k : tritonCache)
+                    if (input.member.empty() || input.member == k.name || input.member == fs::path(k.folder).filename().string()) {
+                        triton = k;
+                        break;
+                    }
+                if (!triton) return setupFail("the Triton cache " + input.path + " has no kernel '" + input.member + "'");
+            }
+        } catch (const std::exception& e) {
+            return setupFail(e.what());
+        }
+        resolved.path = triton->folder;
+        resolved.member.clear();
+        for (const auto& k : tritonCache) resolved.member += fs::path(k.folder).filename().string() + ",";
+        options = BuildOptions{};
+        if (triton->cubinPath.empty()) {
+            // The PTX's own target (sm_90a) over the metadata's (90): ptxas insists on it.
+            options.arch = ptxTarget(triton->ptxPath);
+            if (options.arch.empty()) options.arch = triton->arch;
+            required.insert(required.begin(), &toolchain.ptxas);
+        }
+        break;
+    }
+    if (!compiler.empty()) {
+        if (std::string bad = checkBuildOptions(options); !bad.empty()) return setupFail(bad);
+    }
+    for (const ToolInfo* t : required)
         if (!t->found()) return setupFail(missingToolMessage(toolchain, *t));
-    if (!toolchain.gpuArchs.empty()) {
+    if (!compiler.empty() && !toolchain.gpuArchs.empty()) {
         std::string base = options.arch;
         if (base.back() == 'a' || base.back() == 'f') base.pop_back();
         if (std::find(toolchain.gpuArchs.begin(), toolchain.gpuArchs.end(), base) == toolchain.gpuArchs.end()) {
             std::string list;
             for (const auto& a : toolchain.gpuArchs) list += (list.empty() ? "" : " ") + a;
-            return setupFail("nvcc " + toolchain.nvcc.version + " does not support " + options.arch + " (supported: " +
+            const ToolInfo& tool = compiler == "nvcc" ? toolchain.nvcc : toolchain.ptxas;
+            return setupFail(compiler + " " + tool.version + " does not support " + options.arch + " (supported: " +
                              list + ")");
         }
     }
-    std::error_code ec;
-    fs::path source = fs::absolute(sourcePath, ec).lexically_normal();
-    if (ec || !fs::is_regular_file(source, ec)) return setupFail("cannot read source file " + sourcePath + ": no such file");
-    if (::access(source.c_str(), R_OK) != 0) return setupFail("cannot read source file " + sourcePath);
+    if (!compiler.empty()) result.arch = options.arch;
 
     // ------------------------------------------------------------------------------------ cache
     auto tKey = Clock::now();
     std::string keyError;
-    result.cacheKey = computeCacheKey(source.string(), options, result.toolchainFingerprint, &keyError);
+    result.cacheKey = computeCacheKey(resolved, result.toolchainFingerprint, &keyError);
     if (result.cacheKey.empty()) return setupFail(keyError);
     BuildCache cache(control.cacheDir);
     if (control.useCache) {
@@ -378,61 +243,80 @@ BuildResult buildFile(const Toolchain& toolchain, const std::string& sourcePath,
     }
     result.timingsMs["cache_lookup"] = msSince(tKey);
 
+    // ----------------------------------------------------------------------------------- stages
     TempDir tmp;
     if (tmp.path().empty()) return setupFail("cannot create a temporary directory");
-    const std::string stem = source.stem().string();
-    const std::string keepDir = tmp.path() + "/keep";
-    const std::string cubinPath = tmp.path() + "/" + stem + ".cubin";
-    fs::create_directories(keepDir, ec);
-
-    // ---------------------------------------------------------------------------------- compile
-    // One nvcc run produces both artifacts: -keep leaves the PTX that ptxas assembled (byte-identical
-    // to `nvcc -ptx` with the same options, and the PTX that `nvdisasm -gp` line numbers refer to),
-    // so the front end does not run twice. Measured in docs/PERFORMANCE.md ("Build pipeline").
-    ProcessSpec compile;
-    compile.argv = {toolchain.nvcc.path};
-    for (auto& a : toNvccArgs(options)) compile.argv.push_back(std::move(a));
-    for (const char* a : {"-cubin", "-Xptxas", "-v", "-keep", "-keep-dir"}) compile.argv.push_back(a);
-    compile.argv.push_back(keepDir);
-    compile.argv.push_back("-o");
-    compile.argv.push_back(cubinPath);
-    compile.argv.push_back(source.string());
-    compile.timeout = control.timeout;
-    compile.cancel = control.cancel;
-    auto tCompile = Clock::now();
-    ProcessResult cr = runProcess(compile);
-    result.timingsMs["compile"] = msSince(tCompile);
-    result.commands.push_back(record("cubin", compile, cr, false));
-    result.diagnostics = parseDiagnostics(cr.stderrText, "nvcc");
-    // ptxas names its input by the temporary path: name it after the module instead (line numbers
-    // refer to BuildResult::ptx).
-    for (auto& d : result.diagnostics)
-        if (d.tool == "ptxas" && !d.file.empty() && d.file.rfind(tmp.path(), 0) == 0) d.file = fs::path(d.file).filename().string();
-    {
-        std::string ptxPath = keepDir + "/" + stem + ".ptx";
-        if (!fs::exists(ptxPath, ec)) {
-            // Extra nvcc flags can change the name (several -gencode targets): take any .ptx.
-            for (const auto& e : fs::directory_iterator(keepDir, ec))
-                if (e.path().extension() == ".ptx") {
-                    ptxPath = e.path().string();
-                    break;
-                }
+    StageContext ctx{toolchain, control, tmp.path(), result};
+    CompiledCubin compiled;
+    bool built = false;
+    auto loadFile = [&](const std::string& file) {
+        std::string bytes;
+        if (!readFile(file, bytes)) {
+            result.error = "cannot read " + file;
+            result.setupError = true;
+            return false;
         }
-        readFile(ptxPath, result.ptx);
-    }
-    if (!cr.ok()) {
-        failedRun(result, "nvcc", cr);
-        if (cr.started() && !cr.cancelled && !cr.timedOut) {
-            result.compileError = true;
-            if (std::none_of(result.diagnostics.begin(), result.diagnostics.end(),
-                             [](const Diagnostic& d) { return d.severity == Severity::Error; })) {
-                Diagnostic d;
-                d.tool = "nvcc";
-                d.message = "nvcc " + cr.describe() + (cr.stderrText.empty() ? "" : ": " + cr.stderrText.substr(0, 2000));
-                result.diagnostics.push_back(std::move(d));
+        return loadCubin(ctx, bytes, compiled);
+    };
+    switch (input.kind) {
+    case InputKind::CudaSource: built = compileCuda(ctx, resolved.path, options, compiled); break;
+    case InputKind::Ptx: built = assemblePtx(ctx, resolved.path, options.arch, options, compiled); break;
+    case InputKind::Cubin: built = loadFile(resolved.path); break;
+    case InputKind::Fatbin:
+    case InputKind::Object:
+    case InputKind::SharedLibrary:
+    case InputKind::Executable: {
+        std::map<std::string, std::string> files;
+        if (!extractEmbedded(ctx, resolved.path, files)) break;
+        const EmbeddedCode* chosen = chooseMember(result.embedded, input.member, options.arch);
+        if (!chosen) {
+            std::string names;
+            for (const auto& e : result.embedded) names += (names.empty() ? "" : ", ") + e.name;
+            result.error = fs::path(input.path).filename().string() + " has no embedded '" + input.member + "' (it has: " + names + ")";
+            result.setupError = true;
+            break;
+        }
+        result.member = chosen->name;
+        if (!files.count(chosen->name)) {
+            result.error = "cuobjdump did not extract " + chosen->name;
+            break;
+        }
+        if (chosen->isPtx) {
+            if (!toolchain.ptxas.found()) {
+                result.error = missingToolMessage(toolchain, toolchain.ptxas);
+                result.setupError = true;
+                break;
             }
-            result.error = "compilation failed";
+            const std::string arch = chosen->arch.empty() ? ptxTarget(files[chosen->name]) : chosen->arch;
+            result.arch = arch;
+            built = assemblePtx(ctx, files[chosen->name], arch, options, compiled);
+        } else {
+            built = loadFile(files[chosen->name]);
         }
+        break;
+    }
+    case InputKind::Triton:
+        for (const auto& k : tritonCache) {
+            EmbeddedCode e;
+            e.name = fs::path(k.folder).filename().string();
+            e.arch = k.arch;
+            e.kernels = {k.name};
+            result.embedded.push_back(std::move(e));
+        }
+        if (!tritonCache.empty()) result.member = fs::path(triton->folder).filename().string();
+        if (!triton->cubinPath.empty()) {
+            built = loadFile(triton->cubinPath);
+            // The folder's PTX is the text ptxas assembled, with its .loc/.file lines (the Python
+            // source) that the cubin's copy blanks; the line numbers are the same.
+            std::string ptx;
+            if (built && !triton->ptxPath.empty() && readFile(triton->ptxPath, ptx)) result.ptx = std::move(ptx);
+        } else {
+            result.arch = options.arch;
+            built = assemblePtx(ctx, triton->ptxPath, options.arch, options, compiled);
+        }
+        break;
+    }
+    if (!built) {
         result.timingsMs["total"] = msSince(t0);
         if (result.compileError && control.useCache) {
             // Compile errors are as deterministic as successes: cache them too.
@@ -441,78 +325,25 @@ BuildResult buildFile(const Toolchain& toolchain, const std::string& sourcePath,
         }
         return result;
     }
-    {
-        std::string cubin;
-        if (!readFile(cubinPath, cubin)) {
-            result.error = "nvcc succeeded but wrote no cubin (" + cubinPath + ")";
-            result.timingsMs["total"] = msSince(t0);
-            return result;
-        }
-        result.cubin.assign(cubin.begin(), cubin.end());
+    Disassembly disassembly;
+    if (!disassembleCubin(ctx, compiled.cubinPath, !compiled.ptxasReport.empty(), disassembly)) {
+        if (!result.cancelled && !result.arch.empty()) result.error += disassemblerHint(toolchain, result.arch);
+        result.timingsMs["total"] = msSince(t0);
+        return result;
     }
-
-    // ------------------------------------------------------------------------------ disassemble
-    // Independent readers of the same cubin, in parallel. `-gi` text is derived from the `-gi -gp`
-    // run (see stripPtxLineComments); `-lrm count` cannot be combined with line info (nvdisasm
-    // ignores -g* with it), so it is a run of its own.
-    std::vector<ProcessSpec> specs;
-    std::vector<std::string> stages;
-    auto addSpec = [&](const std::string& stage, std::vector<std::string> argv) {
-        ProcessSpec s;
-        s.argv = std::move(argv);
-        s.timeout = control.timeout;
-        s.cancel = control.cancel;
-        specs.push_back(std::move(s));
-        stages.push_back(stage);
-    };
-    addSpec("sass-ptx-lines", {toolchain.nvdisasm.path, "-c", "-hex", "-gi", "-gp", cubinPath});
-    addSpec("sass-live", {toolchain.nvdisasm.path, "-c", "-lrm", "count", cubinPath});
-    if (toolchain.cuobjdump.found()) addSpec("res-usage", {toolchain.cuobjdump.path, "-res-usage", cubinPath});
-    auto tDis = Clock::now();
-    std::vector<ProcessResult> dr = runProcessesParallel(specs);
-    result.timingsMs["disassemble"] = msSince(tDis);
-    for (size_t i = 0; i < specs.size(); ++i) result.commands.push_back(record(stages[i], specs[i], dr[i], stages[i] == "res-usage"));
-    for (size_t i = 0; i < specs.size(); ++i) {
-        std::string tool = fs::path(specs[i].argv[0]).filename().string();
-        if (stages[i] == "res-usage" && !dr[i].cancelled) continue; // optional cross-check
-        if (failedRun(result, tool, dr[i])) {
-            result.timingsMs["total"] = msSince(t0);
-            return result;
+    collectKernels(result, disassembly, compiled.ptxasReport);
+    if (result.kernels.empty()) {
+        result.error = fs::path(input.path).filename().string() + " has no kernel (no .entry in its code)";
+        result.setupError = true;
+        result.timingsMs["total"] = msSince(t0);
+        return result;
+    }
+    if (triton) {
+        for (auto& k : result.kernels) {
+            k.launchThreads = triton->blockThreads();
+            k.launchSharedBytes = triton->sharedBytes;
         }
     }
-    if (!toolchain.cuobjdump.found()) {
-        Diagnostic d;
-        d.severity = Severity::Remark;
-        d.tool = "lowerscope";
-        d.message = "cuobjdump not found: resources come from ptxas -v only";
-        result.diagnostics.push_back(std::move(d));
-    }
-
-    // ------------------------------------------------------------------------------------ parse
-    auto tParse = Clock::now();
-    auto gpByFunction = detail::splitNvdisasmFunctions(dr[0].stdoutText);
-    auto liveByFunction = detail::splitNvdisasmFunctions(dr[1].stdoutText);
-    auto ptxasRes = detail::parsePtxasVerbose(cr.stderrText);
-    std::map<std::string, Resources> cuobjRes;
-    if (specs.size() > 2 && dr[2].ok()) cuobjRes = detail::parseCuobjdumpResUsage(dr[2].stdoutText);
-    bool anyPtxLines = dr[0].stdoutText.find("//## File \".nv_debug_ptx_txt\"") != std::string::npos;
-    for (const auto& entry : detail::ptxEntries(result.ptx)) {
-        KernelArtifacts k;
-        k.mangled = entry.mangled;
-        k.name = demangle(entry.mangled);
-        k.ptx = entry.text;
-        k.ptxFirstLine = entry.firstLine;
-        if (auto it = gpByFunction.find(entry.mangled); it != gpByFunction.end()) {
-            k.sass = detail::stripPtxLineComments(it->second);
-            if (anyPtxLines) k.sassPtxLines = it->second;
-        }
-        if (auto it = liveByFunction.find(entry.mangled); it != liveByFunction.end()) k.sassLive = it->second;
-        auto p = ptxasRes.find(entry.mangled);
-        auto c = cuobjRes.find(entry.mangled);
-        k.resources = mergeResources(p == ptxasRes.end() ? nullptr : &p->second, c == cuobjRes.end() ? nullptr : &c->second);
-        result.kernels.push_back(std::move(k));
-    }
-    result.timingsMs["parse"] = msSince(tParse);
     result.ok = true;
 
     if (control.useCache) {
@@ -529,6 +360,11 @@ BuildResult buildFile(const Toolchain& toolchain, const std::string& sourcePath,
     }
     result.timingsMs["total"] = msSince(t0);
     return result;
+}
+
+BuildResult buildFile(const Toolchain& toolchain, const std::string& path, const BuildOptions& options,
+                      const BuildControl& control) {
+    return buildInput(toolchain, describeInput(path, options), control);
 }
 
 } // namespace lowerscope

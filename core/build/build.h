@@ -1,8 +1,13 @@
 #pragma once
-// Build pipeline: a .cu file + BuildOptions → PTX, cubin, SASS text, resources and diagnostics.
-// The toolchain runs without a shell, tool runs that do not depend on each other in parallel.
+// Build pipeline: an input (a .cu, a .ptx or a cubin, see input.h) → PTX, cubin, SASS text,
+// resources and diagnostics, through the stages its kind needs (stages.h), behind a
+// content-addressed cache (cache.h). The toolchain runs without a shell, tool runs that do not
+// depend on each other in parallel.
 
+#include "core/build/build_options.h"
+#include "core/build/input.h"
 #include "core/build/toolchain.h"
+#include "core/model.h"
 
 #include <atomic>
 #include <chrono>
@@ -12,66 +17,6 @@
 #include <vector>
 
 namespace lowerscope {
-
-// Every user-visible build setting. Maps to exactly one nvcc argv (toNvccArgs). Round-trips
-// through JSON (json_io.h) and hashes stably (for the cache).
-struct BuildOptions {
-    std::string arch = "sm_90";        // sm_XX, sm_XXa, sm_XXf
-    int hostOpt = 3;                   // -O<n> (host), 0..3
-    int ptxasOpt = 3;                  // -Xptxas -O<n>, 0..3 (not passed with deviceDebug: ptxas
-                                       // refuses optimised debugging)
-    bool lineinfo = true;              // -lineinfo
-    bool deviceDebug = false;          // -G
-    bool fastMath = false;             // --use_fast_math
-    int ftz = -1;                      // -ftz=true/false; -1 = compiler default (flag omitted)
-    int precDiv = -1;                  // -prec-div=...; -1 = default
-    int precSqrt = -1;                 // -prec-sqrt=...; -1 = default
-    int fmad = -1;                     // -fmad=...; -1 = default
-    int maxRegCount = 0;               // -maxrregcount=N; 0 = unlimited (flag omitted)
-    bool extraDeviceVectorization = false; // --extra-device-vectorization
-    std::string cppStd = "c++17";      // -std=...; "" = compiler default
-    std::vector<std::string> defines;  // "X=Y" or "X" → -DX=Y
-    std::vector<std::string> includeDirs; // -I<dir>
-    std::vector<std::string> extraNvccFlags;  // passed verbatim, one argv element each
-    std::vector<std::string> extraPtxasFlags; // each becomes -Xptxas <flag>
-    bool operator==(const BuildOptions&) const = default;
-};
-
-// The option part of the nvcc argv (no program, no input/output, no -ptx/-cubin mode flag).
-std::vector<std::string> toNvccArgs(const BuildOptions& options);
-
-// Human-readable shell-quoted form of an argv, for display only (nothing is run through a shell).
-std::string shellQuote(const std::vector<std::string>& argv);
-
-// "" when the options are valid, else one line saying what is wrong (arch not sm_XX[a|f], an -O level
-// outside 0..3, a negative maxrregcount, an empty define or include dir, a tri-state not -1/0/1, or
-// a value that nvcc's shell would interpret: checkOptionSafety in core/build/option_safety.h).
-std::string checkBuildOptions(const BuildOptions& options);
-
-// Resource usage of one kernel. -1 = not reported.
-struct Resources {
-    int registers = -1;
-    int sharedBytes = -1;    // static shared memory
-    int localBytes = -1;     // local memory per thread (LOCAL)
-    int stackBytes = -1;     // STACK
-    int constantBytes = -1;  // CONSTANT[0] (kernel parameters + compiler constants)
-    int spillStores = -1;    // bytes, from ptxas -v
-    int spillLoads = -1;     // bytes, from ptxas -v
-    int barriers = -1;
-    bool operator==(const Resources&) const = default;
-};
-
-enum class Severity : uint8_t { Error, Warning, Remark, Note };
-
-struct Diagnostic {
-    std::string file;
-    int line = 0;    // 1-based, 0 = none
-    int column = 0;  // 1-based, 0 = none
-    Severity severity = Severity::Error;
-    std::string message;
-    std::string tool; // "nvcc", "ptxas", ...
-    bool operator==(const Diagnostic&) const = default;
-};
 
 // One tool invocation as run.
 struct CommandRecord {
@@ -95,6 +40,19 @@ struct KernelArtifacts {
     std::string sassLive;    // nvdisasm -c -lrm count text, this function only
     int ptxFirstLine = 0;    // 1-based line in BuildResult::ptx where `ptx` starts (-gp numbers are
                              // module lines: module line = ptxFirstLine + slice line - 1)
+    int launchThreads = 0;   // threads per block the input's metadata names (Triton: num_warps × 32);
+                             // 0 = unknown
+    int launchSharedBytes = -1; // dynamic shared memory per block the metadata names (Triton: shared);
+                                // -1 = unknown
+};
+
+// One piece of CUDA code embedded in a container (fatbin, object, library, program).
+struct EmbeddedCode {
+    std::string name;                  // as `cuobjdump -lelf -lptx` lists it: "saxpy.sm_90.cubin"
+    bool isPtx = false;                // PTX (assembled when chosen) rather than a cubin
+    std::string arch;                  // "sm_90" (PTX: the arch it is assembled for)
+    std::vector<std::string> kernels;  // mangled names (cubins: from the symbol table; PTX: its entries)
+    bool operator==(const EmbeddedCode&) const = default;
 };
 
 struct BuildResult {
@@ -103,6 +61,10 @@ struct BuildResult {
     bool compileError = false;             // nvcc/ptxas reported errors (see diagnostics)
     bool cancelled = false;
     bool cacheHit = false;
+    std::string arch;                      // the SASS architecture of the cubin ("sm_90"; "" when unknown)
+    std::string inputKind;                 // inputKindName() of what was built ("cuda", "ptx", ...)
+    std::vector<EmbeddedCode> embedded;    // containers: every embedded cubin and PTX, in listing order
+    std::string member;                    // containers: the name of the one built (see BuildInput::member)
     std::string toolchainFingerprint;      // versions of the tools used
     std::string cacheKey;                  // hex digest
     std::vector<Diagnostic> diagnostics;
@@ -123,8 +85,12 @@ struct BuildControl {
     std::string cacheDir;                        // "" = default (cacheDirectory())
 };
 
-// Builds `sourcePath`. Never throws for tool failures: they are reported in the result.
-BuildResult buildFile(const Toolchain& toolchain, const std::string& sourcePath, const BuildOptions& options,
+// Builds `input` with the stages of its kind. Never throws for tool failures: they are reported in
+// the result (setupError for a missing tool, an unreadable input or invalid options).
+BuildResult buildInput(const Toolchain& toolchain, const BuildInput& input, const BuildControl& control = {});
+
+// Builds the file at `path` as detectInputKind classifies it: buildInput(describeInput(path, options)).
+BuildResult buildFile(const Toolchain& toolchain, const std::string& path, const BuildOptions& options,
                       const BuildControl& control = {});
 
 // $LOWERSCOPE_CACHE_DIR, else $XDG_CACHE_HOME/lowerscope, else ~/.cache/lowerscope.

@@ -1,4 +1,4 @@
-#include "core/build/build.h"
+#include "core/build/build_options.h"
 
 #include "core/build/option_safety.h"
 
@@ -39,6 +39,18 @@ std::vector<std::string> toNvccArgs(const BuildOptions& o) {
         a.push_back("-Xptxas");
         a.push_back(f);
     }
+    return a;
+}
+
+std::vector<std::string> toPtxasArgs(const BuildOptions& o, const std::string& arch) {
+    std::vector<std::string> a{"-arch=" + arch};
+    // As with nvcc: ptxas refuses optimised debugging, so -O is left out with -g.
+    if (!o.deviceDebug) a.push_back("-O" + std::to_string(o.ptxasOpt));
+    // As with nvcc, -g carries full line info and ptxas warns when both are given.
+    if (o.deviceDebug) a.push_back("-g");
+    else if (o.lineinfo) a.push_back("--generate-line-info");
+    if (o.maxRegCount > 0) a.push_back("--maxrregcount=" + std::to_string(o.maxRegCount));
+    for (const auto& f : o.extraPtxasFlags) a.push_back(f);
     return a;
 }
 

@@ -1,6 +1,7 @@
 #include "core/build/cache.h"
 
 #include "core/build/json_io.h"
+#include "core/build/triton.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -124,13 +125,29 @@ std::vector<std::string> localIncludes(const std::string& sourcePath, const std:
     return found;
 }
 
-std::string computeCacheKey(const std::string& sourcePath, const BuildOptions& options, const std::string& fingerprint,
-                            std::string* error) {
-    std::string source;
-    if (!readFile(sourcePath, source)) {
-        if (error) *error = "cannot read " + sourcePath;
+std::string computeCacheKey(const BuildInput& input, const std::string& fingerprint, std::string* error) {
+    std::string bytes;
+    if (input.kind == InputKind::Triton) {
+        // One kernel's folder: its metadata, PTX and cubin make the key.
+        try {
+            const TritonKernel k = readTritonKernel(input.path);
+            for (const std::string* f : {&k.metadataPath, &k.ptxPath, &k.cubinPath}) {
+                std::string part;
+                if (!f->empty() && !readFile(*f, part)) {
+                    if (error) *error = "cannot read " + *f;
+                    return {};
+                }
+                bytes += std::to_string(part.size()) + ":" + part;
+            }
+        } catch (const std::exception& e) {
+            if (error) *error = e.what();
+            return {};
+        }
+    } else if (!readFile(input.path, bytes)) {
+        if (error) *error = "cannot read " + input.path;
         return {};
     }
+    const BuildOptions& options = input.options;
     XXH3_state_t* state = XXH3_createState();
     XXH3_128bits_reset(state);
     auto add = [&](const std::string& s) {
@@ -139,29 +156,62 @@ std::string computeCacheKey(const std::string& sourcePath, const BuildOptions& o
         XXH3_128bits_update(state, &n, sizeof n);
         XXH3_128bits_update(state, s.data(), s.size());
     };
-    add("lowerscope.build-key/1");
-    // The path matters, not only the bytes: nvcc records it in line info and diagnostics.
-    add(canonicalPath(sourcePath));
-    add(source);
-    for (const auto& inc : localIncludes(sourcePath, options.includeDirs)) {
-        std::string text;
-        add(inc);
-        add(readFile(inc, text) ? text : std::string("<unreadable>"));
+    add("lowerscope.build-key/2");
+    add(inputKindName(input.kind));
+    switch (input.kind) {
+    case InputKind::CudaSource: {
+        // The path matters, not only the bytes: nvcc records it in line info and diagnostics.
+        add(canonicalPath(input.path));
+        add(bytes);
+        for (const auto& inc : localIncludes(input.path, options.includeDirs)) {
+            std::string text;
+            add(inc);
+            add(readFile(inc, text) ? text : std::string("<unreadable>"));
+        }
+        nlohmann::json oj = options;
+        add(oj.dump());
+        // Relative -I dirs and verbatim flags are interpreted against the working directory.
+        bool cwdMatters = !options.extraNvccFlags.empty();
+        for (const auto& d : options.includeDirs) cwdMatters |= !fs::path(d).is_absolute();
+        if (cwdMatters) {
+            std::error_code ec;
+            add(fs::current_path(ec).string());
+        }
+        for (const char* var : {"NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN"}) {
+            const char* v = std::getenv(var);
+            add(v ? std::string(var) + "=" + v : std::string());
+        }
+        break;
     }
-    nlohmann::json oj = options;
-    add(oj.dump());
-    // Relative -I dirs and verbatim flags are interpreted against the working directory.
-    bool cwdMatters = !options.extraNvccFlags.empty();
-    for (const auto& d : options.includeDirs) cwdMatters |= !fs::path(d).is_absolute();
-    if (cwdMatters) {
-        std::error_code ec;
-        add(fs::current_path(ec).string());
+    case InputKind::Ptx: {
+        // ptxas names the file in diagnostics; only the options it is given count.
+        add(canonicalPath(input.path));
+        add(bytes);
+        for (const auto& a : toPtxasArgs(options, options.arch)) add(a);
+        break;
+    }
+    case InputKind::Cubin:
+        add(bytes); // the disassembly depends on the bytes alone
+        break;
+    case InputKind::Fatbin:
+    case InputKind::Object:
+    case InputKind::SharedLibrary:
+    case InputKind::Executable:
+        // The bytes and which member: named, or the default for the arch; an embedded PTX is
+        // assembled with the ptxas options.
+        add(bytes);
+        add(input.member);
+        for (const auto& a : toPtxasArgs(options, options.arch)) add(a);
+        break;
+    case InputKind::Triton:
+        // The kernel's files and folder; `member` carries the cache root's listing when a root was
+        // opened (the result lists the root's kernels).
+        add(bytes);
+        add(canonicalPath(input.path));
+        add(input.member);
+        break;
     }
     add(fingerprint);
-    for (const char* var : {"NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN"}) {
-        const char* v = std::getenv(var);
-        add(v ? std::string(var) + "=" + v : std::string());
-    }
     std::string key = hex128(XXH3_128bits_digest(state));
     XXH3_freeState(state);
     return key;

@@ -1,8 +1,9 @@
 #pragma once
 // Content-addressed on-disk cache of build results. A key (XXH3-128, hex) covers everything that can
-// change the toolchain's output: the source bytes and path, the bytes of the local headers it
-// includes (recursively), the options, the toolchain fingerprint and the nvcc environment
-// variables. An entry is <dir>/v1/<key[0..1]>/<key>.json (the BuildResult) + <key>.cubin; both are
+// change the toolchain's output, which depends on the input kind: for CUDA source the source bytes
+// and path, the bytes of the local headers it includes (recursively), the options and the nvcc
+// environment variables; for PTX its bytes and path and the options ptxas uses; for a cubin its
+// bytes; always the kind and the toolchain fingerprint. An entry is <dir>/v1/<key[0..1]>/<key>.json (the BuildResult) + <key>.cubin; both are
 // written to a temporary name and renamed, the JSON last, so readers never see half an entry.
 // Not covered (as with ccache's direct mode): system headers outside the -I dirs (they change with
 // the toolchain, which is in the key) and `#include MACRO` directives; --no-cache builds afresh.
@@ -21,10 +22,9 @@ namespace lowerscope {
 // Unreadable or missing headers are skipped. Never throws.
 std::vector<std::string> localIncludes(const std::string& sourcePath, const std::vector<std::string>& includeDirs);
 
-// The cache key for building `sourcePath` with `options` on a toolchain with `fingerprint`; 32 hex
-// digits. "" when the source cannot be read (then *error says why).
-std::string computeCacheKey(const std::string& sourcePath, const BuildOptions& options, const std::string& fingerprint,
-                            std::string* error = nullptr);
+// The cache key for building `input` (its options resolved: a PTX input's arch filled in) on a
+// toolchain with `fingerprint`; 32 hex digits. "" when the input cannot be read (*error says why).
+std::string computeCacheKey(const BuildInput& input, const std::string& fingerprint, std::string* error = nullptr);
 
 // XXH3-128 of `data` as 32 hex digits.
 std::string xxh3Hex(const void* data, size_t size);

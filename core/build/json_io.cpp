@@ -1,6 +1,6 @@
 #include "core/build/json_io.h"
 
-#include "core/build/diagnostics.h"
+#include "core/parse/diagnostics.h"
 
 #include <climits>
 #include <cstdint>
@@ -141,9 +141,12 @@ void from_json(const json& j, BuildOptions& o) {
 }
 
 void to_json(json& j, const Resources& r) {
-    j = json{{"registers", r.registers},     {"shared_bytes", r.sharedBytes},   {"local_bytes", r.localBytes},
-             {"stack_bytes", r.stackBytes},  {"constant_bytes", r.constantBytes}, {"spill_stores", r.spillStores},
-             {"spill_loads", r.spillLoads},  {"barriers", r.barriers}};
+    // A field no tool reported (-1) is absent: null, never a number a reader could take for a count.
+    auto count = [](int v) { return v < 0 ? json(nullptr) : json(v); };
+    j = json{{"registers", count(r.registers)},         {"shared_bytes", count(r.sharedBytes)},
+             {"local_bytes", count(r.localBytes)},       {"stack_bytes", count(r.stackBytes)},
+             {"constant_bytes", count(r.constantBytes)}, {"spill_stores", count(r.spillStores)},
+             {"spill_loads", count(r.spillLoads)},       {"barriers", count(r.barriers)}};
 }
 
 void from_json(const json& j, Resources& r) {
@@ -195,6 +198,18 @@ void from_json(const json& j, CommandRecord& c) {
     getIf(j, "stderr", c.stderrText);
 }
 
+void to_json(json& j, const EmbeddedCode& e) {
+    j = json{{"name", e.name}, {"ptx", e.isPtx}, {"arch", e.arch}, {"kernels", e.kernels}};
+}
+
+void from_json(const json& j, EmbeddedCode& e) {
+    e = EmbeddedCode{};
+    getIf(j, "name", e.name);
+    getIf(j, "ptx", e.isPtx);
+    getIf(j, "arch", e.arch);
+    getIf(j, "kernels", e.kernels);
+}
+
 void to_json(json& j, const KernelArtifacts& k) {
     j = json{{"name", k.name},
              {"mangled", k.mangled},
@@ -203,7 +218,9 @@ void to_json(json& j, const KernelArtifacts& k) {
              {"ptx_first_line", k.ptxFirstLine},
              {"sass", k.sass},
              {"sass_ptx_lines", k.sassPtxLines},
-             {"sass_live", k.sassLive}};
+             {"sass_live", k.sassLive},
+             {"launch_threads", k.launchThreads > 0 ? json(k.launchThreads) : json(nullptr)},
+             {"launch_shared_bytes", k.launchSharedBytes >= 0 ? json(k.launchSharedBytes) : json(nullptr)}};
 }
 
 void from_json(const json& j, KernelArtifacts& k) {
@@ -216,6 +233,8 @@ void from_json(const json& j, KernelArtifacts& k) {
     getIf(j, "sass", k.sass);
     getIf(j, "sass_ptx_lines", k.sassPtxLines);
     getIf(j, "sass_live", k.sassLive);
+    getIf(j, "launch_threads", k.launchThreads);
+    getIf(j, "launch_shared_bytes", k.launchSharedBytes);
 }
 
 void to_json(json& j, const ToolInfo& t) {
@@ -255,6 +274,10 @@ void to_json(json& j, const BuildResult& r) {
              {"setup_error", r.setupError},
              {"cancelled", r.cancelled},
              {"cache_hit", r.cacheHit},
+             {"arch", r.arch},
+             {"input_kind", r.inputKind},
+             {"embedded", r.embedded},
+             {"member", r.member},
              {"toolchain_fingerprint", r.toolchainFingerprint},
              {"cache_key", r.cacheKey},
              {"diagnostics", r.diagnostics},
@@ -274,6 +297,10 @@ void from_json(const json& j, BuildResult& r) {
     getIf(j, "setup_error", r.setupError);
     getIf(j, "cancelled", r.cancelled);
     getIf(j, "cache_hit", r.cacheHit);
+    getIf(j, "arch", r.arch);
+    getIf(j, "input_kind", r.inputKind);
+    getIf(j, "embedded", r.embedded);
+    getIf(j, "member", r.member);
     getIf(j, "toolchain_fingerprint", r.toolchainFingerprint);
     getIf(j, "cache_key", r.cacheKey);
     getIf(j, "diagnostics", r.diagnostics);
@@ -290,6 +317,12 @@ json buildReportJson(const std::string& sourcePath, const Toolchain& toolchain, 
     timings["cache_hit"] = result.cacheHit;
     json report{{"schema", "lowerscope.build/1"},
                 {"source", sourcePath},
+                {"input",
+                 {{"kind", result.inputKind},
+                  {"path", sourcePath},
+                  {"member", result.member},
+                  {"embedded", result.embedded}}},
+                {"arch", result.arch},
                 {"ok", result.ok},
                 {"error", result.error},
                 {"toolchain", toolchain},

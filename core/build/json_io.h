@@ -26,12 +26,14 @@ BuildOptions readBuildOptions(const nlohmann::json& j, const std::string& path, 
 
 void to_json(nlohmann::json& j, const BuildOptions& o);     // tri-states: -1 → null, 0/1 → false/true
 void from_json(const nlohmann::json& j, BuildOptions& o);
-void to_json(nlohmann::json& j, const Resources& r);        // registers, shared_bytes, local_bytes, ...
+void to_json(nlohmann::json& j, const Resources& r);        // registers, shared_bytes, ...; -1 (absent) → null
 void from_json(const nlohmann::json& j, Resources& r);
 void to_json(nlohmann::json& j, const Diagnostic& d);       // severity as "error"/"warning"/...
 void from_json(const nlohmann::json& j, Diagnostic& d);
 void to_json(nlohmann::json& j, const CommandRecord& c);    // plus "command": the shell-quoted argv
 void from_json(const nlohmann::json& j, CommandRecord& c);
+void to_json(nlohmann::json& j, const EmbeddedCode& e);    // name, ptx (bool), arch, kernels
+void from_json(const nlohmann::json& j, EmbeddedCode& e);
 void to_json(nlohmann::json& j, const KernelArtifacts& k);
 void from_json(const nlohmann::json& j, KernelArtifacts& k);
 void to_json(nlohmann::json& j, const ToolInfo& t);
@@ -42,7 +44,8 @@ void from_json(const nlohmann::json& j, Toolchain& t);      // fingerprint (outp
 void to_json(nlohmann::json& j, const BuildResult& r);
 void from_json(const nlohmann::json& j, BuildResult& r);
 
-// The `lowerscope-cli build --json` document, schema "lowerscope.build/1": schema, source, ok, error,
+// The `lowerscope-cli build --json` document, schema "lowerscope.build/1": schema, source, input
+// {kind, path, member, embedded[name, ptx, arch, kernels]}, arch, ok, error,
 // toolchain, options, nvcc_args, commands, diagnostics, kernels[name, mangled, resources, ptx,
 // ptx_first_line, sass, sass_ptx_lines, sass_live], ptx (module), cache_key, timings_ms (per stage
 // + "total" + "cache_hit").

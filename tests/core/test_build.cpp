@@ -1,13 +1,13 @@
 // The build pipeline against the real toolchain: every example kernel, diagnostics, missing tools,
 // the cache, cancellation; plus the output parsers on captured real tool output.
 #include "core/build/build.h"
-#include "core/build/build_detail.h"
 #include "core/build/cache.h"
 #include "core/build/demangle.h"
-#include "core/build/diagnostics.h"
 #include "core/build/json_io.h"
 #include "core/build/process.h"
 #include "core/build/toolchain.h"
+#include "core/parse/diagnostics.h"
+#include "core/parse/tool_output.h"
 
 #include <gtest/gtest.h>
 
@@ -264,7 +264,7 @@ TEST(Build, EveryExampleKernelForSm80AndSm90) {
             gi.argv = {toolchain().nvdisasm.path, "-c", "-hex", "-gi", cubinToFile(r, s, "k.cubin")};
             ProcessResult pr = runProcess(gi);
             ASSERT_TRUE(pr.ok()) << pr.describe() << pr.stderrText;
-            auto real = detail::splitNvdisasmFunctions(pr.stdoutText);
+            auto real = splitNvdisasmFunctions(pr.stdoutText);
             for (const auto& k : r.kernels) {
                 ASSERT_TRUE(real.count(k.mangled)) << what << " " << k.mangled;
                 EXPECT_EQ(k.sass, real[k.mangled]) << what << " " << k.mangled;
@@ -455,7 +455,7 @@ TEST(Build, CacheHitIsIdenticalAndSkipsTheToolchain) {
     // Different options: a different key.
     BuildOptions fm;
     fm.fastMath = true;
-    EXPECT_NE(computeCacheKey(file, fm, toolchain().fingerprint()), changed.cacheKey);
+    EXPECT_NE(computeCacheKey(BuildInput{InputKind::CudaSource, file, fm}, toolchain().fingerprint()), changed.cacheKey);
     // useCache=false neither reads nor writes.
     BuildControl off = c;
     off.useCache = false;
@@ -589,7 +589,7 @@ TEST(Parsers, PtxasVerboseAndCuobjdump) {
                               "ptxas info    : Function properties for _Z11sgemm_tilediiifPKfS0_fPf\n"
                               "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
                               "ptxas info    : Used 32 registers, used 1 barriers, 2048 bytes smem, 400 bytes cmem[0]\n";
-    auto p = detail::parsePtxasVerbose(ptxas);
+    auto p = parsePtxasVerbose(ptxas);
     ASSERT_EQ(p.size(), 2u);
     EXPECT_EQ(p["_Z1kPfi"].registers, 24);
     EXPECT_EQ(p["_Z1kPfi"].stackBytes, 520);
@@ -602,15 +602,15 @@ TEST(Parsers, PtxasVerboseAndCuobjdump) {
 
     const std::string cuobj = "\nResource usage:\n Common:\n  GLOBAL:0\n Function _Z11sgemm_tilediiifPKfS0_fPf:\n"
                               "  REG:32 STACK:0 SHARED:3072 LOCAL:0 CONSTANT[0]:576 TEXTURE:0 SURFACE:0 SAMPLER:0\n";
-    auto c = detail::parseCuobjdumpResUsage(cuobj);
+    auto c = parseCuobjdumpResUsage(cuobj);
     ASSERT_EQ(c.size(), 1u);
     auto& r = c["_Z11sgemm_tilediiifPKfS0_fPf"];
     EXPECT_EQ(r.registers, 32);
     EXPECT_EQ(r.sharedBytes, 3072);
     EXPECT_EQ(r.localBytes, 0);
     EXPECT_EQ(r.constantBytes, 576);
-    EXPECT_NO_THROW(detail::parsePtxasVerbose(std::string(5000, 'x') + "\nUsed 99999999999999999999 registers\n"));
-    EXPECT_NO_THROW(detail::parseCuobjdumpResUsage("Function :\nREG:\nFunction x\n"));
+    EXPECT_NO_THROW(parsePtxasVerbose(std::string(5000, 'x') + "\nUsed 99999999999999999999 registers\n"));
+    EXPECT_NO_THROW(parseCuobjdumpResUsage("Function :\nREG:\nFunction x\n"));
 }
 
 TEST(Parsers, PtxEntriesAndNvdisasmSections) {
@@ -627,7 +627,7 @@ TEST(Parsers, PtxEntriesAndNvdisasmSections) {
                             "}\n"                                          // 11
                             ".func _Z1fv()\n{\n\tret;\n}\n"                // 12-15
                             ".visible .entry _Z1bv()\n{\n\tret;\n}\n";     // 16-19
-    auto e = detail::ptxEntries(ptx);
+    auto e = ptxEntries(ptx);
     ASSERT_EQ(e.size(), 2u);
     EXPECT_EQ(e[0].mangled, "_Z1av");
     EXPECT_EQ(e[0].firstLine, 4);
@@ -636,7 +636,7 @@ TEST(Parsers, PtxEntriesAndNvdisasmSections) {
     EXPECT_EQ(e[1].firstLine, 16);
     EXPECT_EQ(e[1].lastLine, 19);
     EXPECT_EQ(e[1].text, ".visible .entry _Z1bv()\n{\n\tret;\n}\n");
-    EXPECT_TRUE(detail::ptxEntries(".visible .entry _Z1cv(\n{\n").empty()); // unterminated: dropped
+    EXPECT_TRUE(ptxEntries(".visible .entry _Z1cv(\n{\n").empty()); // unterminated: dropped
 
     const std::string dis = "\t.headerflags\t@\"EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)\"\n"
                             "//--------------------- .text._Z1av           --------------------------\n"
@@ -647,18 +647,18 @@ TEST(Parsers, PtxEntriesAndNvdisasmSections) {
                             "        /*0000*/                   RET.ABS.NODEC R20 0x0 ;\n"
                             "//--------------------- SYMBOLS --------------------------\n"
                             "\t.type\t\t.nv.reservedSmem.offset0,@object\n";
-    auto sec = detail::splitNvdisasmFunctions(dis);
+    auto sec = splitNvdisasmFunctions(dis);
     ASSERT_EQ(sec.size(), 2u);
     EXPECT_EQ(sec["_Z1av"], "//--------------------- .text._Z1av           --------------------------\n"
                             "\t.section\t.text._Z1av,\"ax\",@progbits\n"
                             "\t//## File \".nv_debug_ptx_txt\", line 10\n"
                             "        /*0000*/                   EXIT ;\n");
     EXPECT_TRUE(sec.count("__fAtomicAdd"));
-    EXPECT_EQ(detail::stripPtxLineComments(sec["_Z1av"]), "//--------------------- .text._Z1av           --------------------------\n"
+    EXPECT_EQ(stripPtxLineComments(sec["_Z1av"]), "//--------------------- .text._Z1av           --------------------------\n"
                                                            "\t.section\t.text._Z1av,\"ax\",@progbits\n"
                                                            "        /*0000*/                   EXIT ;\n");
     // Only the exact marker form is dropped.
-    EXPECT_EQ(detail::stripPtxLineComments("\t//## File \".nv_debug_ptx_txt\", line 1x\n"),
+    EXPECT_EQ(stripPtxLineComments("\t//## File \".nv_debug_ptx_txt\", line 1x\n"),
               "\t//## File \".nv_debug_ptx_txt\", line 1x\n");
 }
 
@@ -679,16 +679,39 @@ TEST(Cache, LocalIncludesFollowQuotedAndIncludeDirs) {
     std::vector<std::string> names;
     for (const auto& p : inc) names.push_back(fs::path(p).filename().string());
     EXPECT_EQ(names, (std::vector<std::string>{"x.h", "y.h", "z.h"}));
-    std::string key1 = computeCacheKey(k, BuildOptions{}, "fp");
-    EXPECT_EQ(key1, computeCacheKey(k, BuildOptions{}, "fp"));
-    EXPECT_NE(key1, computeCacheKey(k, BuildOptions{}, "fp2"));
+    std::string key1 = computeCacheKey(BuildInput{InputKind::CudaSource, k, BuildOptions{}}, "fp");
+    EXPECT_EQ(key1, computeCacheKey(BuildInput{InputKind::CudaSource, k, BuildOptions{}}, "fp"));
+    EXPECT_NE(key1, computeCacheKey(BuildInput{InputKind::CudaSource, k, BuildOptions{}}, "fp2"));
     s.write("other/z.h", "// changed\n");
     BuildOptions withI;
     withI.includeDirs = {(s.dir / "other").string()};
-    std::string key2 = computeCacheKey(k, withI, "fp");
+    std::string key2 = computeCacheKey(BuildInput{InputKind::CudaSource, k, withI}, "fp");
     s.write("other/z.h", "// changed again\n");
-    EXPECT_NE(key2, computeCacheKey(k, withI, "fp"));
+    EXPECT_NE(key2, computeCacheKey(BuildInput{InputKind::CudaSource, k, withI}, "fp"));
     std::string err;
-    EXPECT_EQ(computeCacheKey("/nonexistent.cu", BuildOptions{}, "fp", &err), "");
+    EXPECT_EQ(computeCacheKey(BuildInput{InputKind::CudaSource, "/nonexistent.cu", BuildOptions{}}, "fp", &err), "");
     EXPECT_FALSE(err.empty());
+}
+
+TEST(Cache, KeyDependsOnTheInputKind) {
+    Scratch s;
+    const std::string text = ".version 9.0\n.target sm_90\n.address_size 64\n";
+    std::string a = s.write("a/k.ptx", text);
+    std::string b = s.write("b/k.ptx", text);
+    BuildOptions o;
+    const std::string ptxKey = computeCacheKey(BuildInput{InputKind::Ptx, a, o}, "fp");
+    EXPECT_EQ(ptxKey.size(), 32u);
+    EXPECT_NE(ptxKey, computeCacheKey(BuildInput{InputKind::CudaSource, a, o}, "fp"));
+    EXPECT_NE(ptxKey, computeCacheKey(BuildInput{InputKind::Cubin, a, o}, "fp"));
+    // PTX: the path (ptxas names it in diagnostics) and the ptxas options count, nvcc-only options do not.
+    EXPECT_NE(ptxKey, computeCacheKey(BuildInput{InputKind::Ptx, b, o}, "fp"));
+    BuildOptions hostOnly = o;
+    hostOnly.hostOpt = 0;
+    hostOnly.defines = {"X=1"};
+    EXPECT_EQ(ptxKey, computeCacheKey(BuildInput{InputKind::Ptx, a, hostOnly}, "fp"));
+    BuildOptions ptxas = o;
+    ptxas.maxRegCount = 32;
+    EXPECT_NE(ptxKey, computeCacheKey(BuildInput{InputKind::Ptx, a, ptxas}, "fp"));
+    // A cubin's disassembly depends on its bytes alone.
+    EXPECT_EQ(computeCacheKey(BuildInput{InputKind::Cubin, a, o}, "fp"), computeCacheKey(BuildInput{InputKind::Cubin, b, ptxas}, "fp"));
 }

@@ -4,8 +4,8 @@
 // allowed sets are safe is in test_nvcc_shell.cpp; the entry points in test_injection.cpp.
 #include "core/bounded_json.h"
 #include "core/build/build.h"
-#include "core/build/diagnostics.h"
 #include "core/build/option_safety.h"
+#include "core/parse/diagnostics.h"
 #include "core/untrusted.h"
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 // Compiler diagnostics: nvcc / cudafe++ (front end), gcc (preprocessor), ptxas and driver messages
 // parsed from the tools' stderr into Diagnostic records.
 
-#include "core/build/build.h"
+#include "core/model.h"
 
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "core/build/diagnostics.h"
+#include "core/parse/diagnostics.h"
 
 #include "core/untrusted.h"
 
