@@ -450,6 +450,9 @@ json toJson(const RunRequest& v) {
                 {"atol", v.atol},
                 {"rtol", v.rtol},
                 {"profile_launches", v.profileLaunches},
+                {"profile", profileCollectionName(v.profile)},
+                {"profile_metrics", v.profileMetrics},
+                {"clock", v.clock},
                 {"variants", variants}};
 }
 
@@ -511,13 +514,17 @@ json toJson(const VariantResult& v) {
            {"warmup_runs", v.warmupRuns},
            {"warmup_ms", v.warmupMs},
            {"samples_ms", v.samplesMs},
+           {"duration_clock", v.durationClock},
+           {"samples_by_clock", v.samplesByClock},
+           {"clock_note", v.clockNote},
            {"sample_clock_mhz", v.sampleClockMhz},
            {"throttled_samples", v.throttledSamples},
            {"gate_timeouts", v.gateTimeouts},
            {"event_overhead_us", v.eventOverheadUs},
            {"stop_reason", v.stopReason},
            {"outputs", outputs},
-           {"graph", v.graph ? toJson(*v.graph) : json(nullptr)}};
+           {"graph", v.graph ? toJson(*v.graph) : json(nullptr)},
+           {"profile", v.profile ? toJson(*v.profile) : json(nullptr)}};
     return j;
 }
 
@@ -544,7 +551,8 @@ json toJson(const RunResult& v) {
         agreement.push_back(toJson(x));
     }
     return json{{"id", v.id}, {"device", toJson(v.device)}, {"variants", variants},
-                {"agreement", agreement}, {"buffers_shared", v.buffersShared}, {"wall_s", v.wallS}};
+                {"agreement", agreement}, {"buffers_shared", v.buffersShared}, {"wall_s", v.wallS},
+                {"runner_exits", v.runnerExits}};
 }
 
 json toJson(const RunError& v) {
@@ -700,6 +708,32 @@ void fromJson(const json& j, RunRequest& v) {
     v.atol = getD(j, "atol", 1e-5);
     v.rtol = getD(j, "rtol", 1e-4);
     v.profileLaunches = static_cast<int>(std::clamp<int64_t>(getI(j, "profile_launches", 0), 0, 1000000));
+    const std::string profile = getS(j, "profile", "");
+    auto collection = parseProfileCollection(profile);
+    if (!collection) {
+        bad("profile", "unknown collection '" + profile + "' (kernel, instructions, samples)");
+    }
+    v.profile = *collection;
+    v.profileMetrics.clear();
+    if (j.contains("profile_metrics")) {
+        const json& m = j["profile_metrics"];
+        if (!m.is_array()) {
+            bad("profile_metrics", "expected an array of metric names");
+        }
+        for (const auto& x : m) {
+            // Metric names reach CUPTI only, never a shell; still, keep them to the characters
+            // metric names have.
+            if (!x.is_string() || x.get<std::string>().empty() || x.get<std::string>().size() > 200 ||
+                x.get<std::string>().find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_.") != std::string::npos) {
+                bad("profile_metrics", "expected metric names such as dram__bytes_read.sum");
+            }
+            v.profileMetrics.push_back(x.get<std::string>());
+        }
+    }
+    v.clock = getS(j, "clock", "auto");
+    if (v.clock != "auto" && v.clock != kClockEvents) {
+        bad("clock", "unknown clock '" + v.clock + "' (auto, events)");
+    }
     v.variants = getObjects<LaunchVariant>(j, "variants");
     if (v.variants.empty()) {
         bad("variants", "at least one launch is needed");
@@ -766,6 +800,18 @@ void fromJson(const json& j, VariantResult& v) {
     v.warmupRuns = static_cast<int>(getI(j, "warmup_runs", 0));
     v.warmupMs = getD(j, "warmup_ms", 0);
     v.samplesMs = getDoubles(j, "samples_ms");
+    v.durationClock = getS(j, "duration_clock", kClockEvents);
+    v.samplesByClock.clear();
+    if (j.contains("samples_by_clock") && !j["samples_by_clock"].is_null()) {
+        const json& m = j["samples_by_clock"];
+        if (!m.is_object()) {
+            bad("samples_by_clock", "expected an object of sample arrays");
+        }
+        for (auto it = m.begin(); it != m.end(); ++it) {
+            v.samplesByClock[it.key()] = getDoubles(m, it.key().c_str());
+        }
+    }
+    v.clockNote = getS(j, "clock_note");
     v.sampleClockMhz = getDoubles(j, "sample_clock_mhz");
     v.throttledSamples = static_cast<int>(getI(j, "throttled_samples", 0));
     v.gateTimeouts = static_cast<int>(getI(j, "gate_timeouts", 0));
@@ -777,6 +823,16 @@ void fromJson(const json& j, VariantResult& v) {
         GraphCosts g;
         fromJson(j["graph"], g);
         v.graph = g;
+    }
+    v.profile.reset();
+    if (j.contains("profile") && !j["profile"].is_null()) {
+        ProfileData p;
+        try {
+            fromJson(j["profile"], p);
+        } catch (const ProfileFormatError& e) {
+            throw ProtocolError(e.what());
+        }
+        v.profile = std::move(p);
     }
 }
 
@@ -806,6 +862,7 @@ void fromJson(const json& j, RunResult& v) {
     v.variants = getObjects<VariantResult>(j, "variants");
     v.agreement = getObjects<OutputAgreement>(j, "agreement");
     v.buffersShared = getB(j, "buffers_shared", false);
+    v.runnerExits = getB(j, "runner_exits", false);
     v.wallS = getD(j, "wall_s", 0);
 }
 

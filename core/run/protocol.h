@@ -15,12 +15,14 @@
 // message naming the missing or malformed field.
 
 #include "core/run/argspec.h"
+#include "core/run/profile_data.h"
 #include "core/run/stats.h"
 
 #include <nlohmann/json.hpp>
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -110,6 +112,12 @@ struct RunRequest {
     int profileLaunches = 0;               // > 0: no measurement procedure, just this many plain
                                            // launches (L2 flushed, synchronised), for external
                                            // profilers such as ncu; mode "profile" in the result
+    ProfileCollection profile = ProfileCollection::None;  // != None: collect this profile (CUPTI)
+                                           // instead of timing; one collection per request;
+                                           // instructions and samples take one variant per request
+    std::vector<std::string> profileMetrics;  // kernel profile: metric names (empty: defaultKernelMetrics())
+    std::string clock = "auto";            // duration clock of cold samples: "auto" (the GPU's own,
+                                           // see VariantResult::durationClock) or "events" (CUDA events only)
     std::vector<LaunchVariant> variants;
     bool operator==(const RunRequest&) const = default;
 };
@@ -156,6 +164,20 @@ struct GraphCosts {
     bool operator==(const GraphCosts&) const = default;
 };
 
+// Duration clocks (VariantResult::durationClock, keys of samplesByClock):
+//  "gpu_time_duration": Nsight Compute's gpu__time_duration of each launch, read through CUPTI's
+//                       Range Profiler (needs access to the performance counters);
+//  "kernel_timestamps": the GPU's start/end timestamps of each launch from CUPTI's activity records
+//                       (first block starts → last block ends; Nsight Systems' kernel duration);
+//  "events":            a CUDA event pair around each launch (includes ~1.3 µs of event overhead);
+//  "graph_replay":      hot mode: events around a replay of K launches, ÷ K;
+//  "node_timestamps":   hot mode: per replay, the median of its kernel nodes' activity timestamps.
+inline constexpr const char* kClockGpuTimeDuration = "gpu_time_duration";
+inline constexpr const char* kClockKernelTimestamps = "kernel_timestamps";
+inline constexpr const char* kClockEvents = "events";
+inline constexpr const char* kClockGraphReplay = "graph_replay";
+inline constexpr const char* kClockNodeTimestamps = "node_timestamps";
+
 // One variant's measurement.
 struct VariantResult {
     std::string label;
@@ -169,7 +191,12 @@ struct VariantResult {
     int launchesPerSample = 1;        // K in hot mode (samples are per launch: replay ÷ K)
     int warmupRuns = 0;
     double warmupMs = 0;              // GPU time spent warming up
-    std::vector<double> samplesMs;    // kept samples, per launch, in order
+    std::vector<double> samplesMs;    // kept samples, per launch, in order, on durationClock
+    std::string durationClock = "events"; // which clock samplesMs comes from (see above); the same
+                                      // for every variant of a request, so ratios compare like with like
+    std::map<std::string, std::vector<double>> samplesByClock; // every clock taken for the kept samples
+                                      // (parallel to samplesMs; node_timestamps: one per replay)
+    std::string clockNote;            // why a GPU clock is missing or not used ("" when none is)
     std::vector<double> sampleClockMhz; // SM clock estimate for each kept sample
     int throttledSamples = 0;         // discarded: clock below 75 % of the rated clock
     int gateTimeouts = 0;             // spin gate released by its timeout (host was late)
@@ -177,6 +204,7 @@ struct VariantResult {
     std::string stopReason;
     std::vector<OutputReport> outputs;
     std::optional<GraphCosts> graph;
+    std::optional<ProfileData> profile; // profile requests: what was collected
     bool operator==(const VariantResult&) const = default;
 };
 
@@ -202,6 +230,9 @@ struct RunResult {
     std::vector<OutputAgreement> agreement;  // compare requests only
     bool buffersShared = false;              // the variants were timed on the same device buffers
     double wallS = 0;                        // the whole request on the runner
+    bool runnerExits = false;                // the runner ends after this result (instruction counts and
+                                             // stall samples leave CUPTI state it cannot reset); the
+                                             // client reaps it and the next request starts a fresh one
     bool operator==(const RunResult&) const = default;
 };
 

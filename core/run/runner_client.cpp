@@ -228,6 +228,11 @@ RunOutcome ProcessRunner::run(RunRequest request, const RunProgressFn& progress,
         if (m.kind == RunnerMessage::Kind::Result) {
             out.ok = true;
             out.result = std::move(m.result);
+            if (out.result.runnerExits) {
+                // The runner ends after this answer; reap it so the next request starts a fresh one.
+                RunError ended;
+                endProcess(ended, false);
+            }
             break;
         }
         if (m.kind == RunnerMessage::Kind::Error) {
