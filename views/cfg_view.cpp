@@ -263,16 +263,18 @@ CfgView::~CfgView() = default;
 void CfgView::reloadFromWorkspace() {
     const SnapshotPtr snap = m_workspace ? m_workspace->snapshot() : nullptr;
     const KernelModel* k = snap ? m_workspace->kernel() : nullptr;
+    // A new build arrives as snapshotChanged and kernelChanged: lay it out once.
+    if (m_workspace) {
+        auto key = std::make_unique<ListingKey>(m_workspace->listingKey());
+        if (m_shown && key->sameAs(*m_shown)) return;
+        m_shown = std::move(key);
+    }
     if (!k) {
         clear();
         return;
     }
     // Nodes take the colours of the source lines the other panes show.
-    std::vector<int> lines;
-    lines.reserve(k->sass.instructions.size());
-    for (const SassInstruction& ins : k->sass.instructions)
-        lines.push_back(m_workspace->sourceLineForLoc(k->correlation.sourceForSass(ins.address)));
-    setKernel(snap, &k->sass, &k->cfg, std::move(lines));
+    setKernel(snap, &k->sass, &k->cfg, m_workspace->sassSourceLines());
 }
 
 void CfgView::clear() {

@@ -21,6 +21,7 @@ namespace lowerscope {
 
 class CfgBlockItem;
 class Workspace;
+struct ListingKey;
 
 class CfgView : public QGraphicsView {
     Q_OBJECT
@@ -76,6 +77,7 @@ private:
     CfgBlockItem* blockAt(const QPoint& pos) const;
 
     QPointer<Workspace> m_workspace;
+    std::unique_ptr<ListingKey> m_shown; // what reloadFromWorkspace() last showed
     std::shared_ptr<const void> m_owner;
     const SassFunction* m_function = nullptr;
     const Cfg* m_cfg = nullptr;

@@ -42,29 +42,32 @@ std::vector<int> findPeaks(const std::vector<int>& raw, int minProminence) {
     if (n == 0) return peaks;
     std::vector<int> v(raw);
     for (int& x : v) x = std::max(x, 0);
-    // Sparse table for range minimum, so each peak's bases cost O(1).
-    std::vector<std::vector<int>> table{v};
-    for (int k = 1; (1 << k) <= n; ++k) {
-        const auto& prev = table.back();
-        std::vector<int> next(size_t(n - (1 << k) + 1));
-        for (size_t i = 0; i < next.size(); ++i) next[i] = std::min(prev[i], prev[i + (size_t(1) << (k - 1))]);
-        table.push_back(std::move(next));
-    }
-    auto rangeMin = [&](int lo, int hi) { // inclusive, lo <= hi
-        int k = 31 - __builtin_clz(unsigned(hi - lo + 1));
-        return std::min(table[size_t(k)][size_t(lo)], table[size_t(k)][size_t(hi - (1 << k) + 1)]);
-    };
-    // Nearest strictly greater value on each side (monotonic stacks).
-    std::vector<int> prevGreater(size_t(n), -1), nextGreater(size_t(n), n), stack;
+    // Nearest strictly greater value on each side (monotonic stacks), and the minimum of the
+    // values between it and each element (leftMin[i] over (prevGreater, i], rightMin[i] over
+    // [i, nextGreater)): the elements an index pops cover exactly that range, so their own
+    // minima combine into it. O(n); a 100k-row listing loads without a sparse table.
+    std::vector<int> prevGreater(size_t(n), -1), nextGreater(size_t(n), n);
+    std::vector<int> leftMin(size_t(n), 0), rightMin(size_t(n), 0);
+    std::vector<int> stack;
     for (int i = 0; i < n; ++i) {
-        while (!stack.empty() && v[size_t(stack.back())] <= v[size_t(i)]) stack.pop_back();
+        int m = v[size_t(i)];
+        while (!stack.empty() && v[size_t(stack.back())] <= v[size_t(i)]) {
+            m = std::min(m, leftMin[size_t(stack.back())]);
+            stack.pop_back();
+        }
         prevGreater[size_t(i)] = stack.empty() ? -1 : stack.back();
+        leftMin[size_t(i)] = m;
         stack.push_back(i);
     }
     stack.clear();
     for (int i = n - 1; i >= 0; --i) {
-        while (!stack.empty() && v[size_t(stack.back())] <= v[size_t(i)]) stack.pop_back();
+        int m = v[size_t(i)];
+        while (!stack.empty() && v[size_t(stack.back())] <= v[size_t(i)]) {
+            m = std::min(m, rightMin[size_t(stack.back())]);
+            stack.pop_back();
+        }
         nextGreater[size_t(i)] = stack.empty() ? n : stack.back();
+        rightMin[size_t(i)] = m;
         stack.push_back(i);
     }
     for (int p = 0; p < n;) {
@@ -74,12 +77,10 @@ std::vector<int> findPeaks(const std::vector<int>& raw, int minProminence) {
         const bool rightLower = q == n - 1 || v[size_t(q + 1)] < v[size_t(p)];
         if (leftLower && rightLower) {
             const int height = v[size_t(p)];
-            const int lb = prevGreater[size_t(p)] + 1;
-            const int rb = nextGreater[size_t(q)] - 1;
             // Outside the listing counts as 0 live registers: a side that never meets a higher
             // value drops to 0, so the highest peak's prominence is its height.
-            const int leftBase = prevGreater[size_t(p)] < 0 ? 0 : rangeMin(lb, p);
-            const int rightBase = nextGreater[size_t(q)] >= n ? 0 : rangeMin(q, rb);
+            const int leftBase = prevGreater[size_t(p)] < 0 ? 0 : leftMin[size_t(p)];
+            const int rightBase = nextGreater[size_t(q)] >= n ? 0 : rightMin[size_t(q)];
             if (height - std::max(leftBase, rightBase) >= minProminence) peaks.push_back(p);
         }
         p = q + 1;

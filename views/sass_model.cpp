@@ -7,6 +7,8 @@
 #include <QFileInfo>
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
 
 namespace lowerscope {
 
@@ -25,9 +27,13 @@ void SassModel::setFunction(std::shared_ptr<const void> owner, const SassFunctio
     m_filterMatches.clear();
     m_currentRow = -1;
     m_maxLive = 0;
+    // A listing uses a few dozen distinct mnemonics: look each up in the opcode table once.
+    std::unordered_map<std::string_view, uint8_t> categoryOf;
     for (size_t i = 0; i < n; ++i) {
         const SassInstruction& ins = function->instructions[i];
-        m_categories[i] = uint8_t(sassCategory(ins.mnemonic));
+        auto [it, fresh] = categoryOf.try_emplace(ins.mnemonic, uint8_t(0));
+        if (fresh) it->second = uint8_t(sassCategory(ins.mnemonic));
+        m_categories[i] = it->second;
         m_maxLive = std::max(m_maxLive, ins.live.gpr);
     }
     endResetModel();

@@ -234,16 +234,18 @@ void SassPane::showPressure() {
 void SassPane::reload() {
     const SnapshotPtr snap = m_session ? m_session->snapshot() : nullptr;
     const KernelModel* k = m_session ? m_session->kernel() : nullptr;
+    // A new build arrives as snapshotChanged and kernelChanged: show it once.
+    if (m_session) {
+        ListingKey key = m_session->listingKey();
+        if (key.sameAs(m_shown)) return;
+        m_shown = std::move(key);
+    }
     m_updating = true;
     if (!snap || !k) {
         m_model->clear();
         m_gutter->setKernel(nullptr, nullptr, nullptr);
     } else {
-        std::vector<int> lines;
-        lines.reserve(k->sass.instructions.size());
-        for (const SassInstruction& ins : k->sass.instructions)
-            lines.push_back(m_session->sourceLineForLoc(k->correlation.sourceForSass(ins.address)));
-        m_model->setFunction(snap, &k->sass, std::move(lines));
+        m_model->setFunction(snap, &k->sass, m_session->sassSourceLines());
         m_gutter->setKernel(snap, &k->sass, &k->deps);
     }
     showPressure();

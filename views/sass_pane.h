@@ -9,6 +9,8 @@
 //  - a stale banner above it.
 // Everything follows the workspace facade; the pane calls no other pane.
 
+#include "views/workspace.h"
+
 #include <QPointer>
 #include <QWidget>
 
@@ -20,7 +22,6 @@ class QHBoxLayout;
 
 namespace lowerscope {
 
-class Workspace;
 class SassModel;
 class ArrowGutter;
 class PressureStrip;
@@ -76,6 +77,7 @@ private:
     QAction* m_pressurePred = nullptr;
     QAction* m_pressureUgpr = nullptr;
     bool m_updating = false;
+    ListingKey m_shown; // what reload() last showed
 };
 
 } // namespace lowerscope

@@ -10,6 +10,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
 
 namespace lowerscope {
 
@@ -242,6 +244,52 @@ int Workspace::sourceLineForLoc(const std::optional<SourceLoc>& loc) const {
         return isMainFile(f.file) ? f.line : 0;
     }
     return isMainFile(loc->file) ? loc->line : 0;
+}
+
+const std::vector<int>& Workspace::sassSourceLines() const {
+    ListingKey key = listingKey();
+    if (key.sameAs(m_linesKey) && key.identity) return m_lines;
+    m_lines.clear();
+    if (const KernelModel* k = kernel()) {
+        // sourceLineForLoc for each row, without its per-row costs: the location is not copied,
+        // and whether a file is the open document is decided once per distinct file name (a
+        // 100k-row listing names a handful) instead of building QFileInfos per row.
+        std::unordered_map<std::string_view, bool> isMain;
+        const std::string* lastFile = nullptr; // runs of one file skip the hash
+        bool lastIsMain = false;
+        const QString name = key.name;
+        const auto& entries = k->correlation.sassEntries; // one per instruction, in row order
+        const auto& instructions = k->sass.instructions;
+        m_lines.reserve(instructions.size());
+        for (size_t i = 0; i < instructions.size(); ++i) {
+            const uint32_t address = instructions[i].address;
+            const SourceLoc* loc = nullptr;
+            if (i < entries.size() && entries[i].address == address)
+                loc = entries[i].source.valid() ? &entries[i].source : nullptr;
+            else
+                loc = k->correlation.findSourceForSass(address);
+            if (!loc) {
+                m_lines.push_back(0);
+                continue;
+            }
+            const bool callSite = m_attribution == InlineAttribution::CallSite && !loc->inlinedAt.empty();
+            const std::string& file = callSite ? loc->inlinedAt.back().file : loc->file;
+            const int line = callSite ? loc->inlinedAt.back().line : loc->line;
+            if (!lastFile || *lastFile != file) {
+                auto [it, fresh] = isMain.try_emplace(file, false);
+                if (fresh) it->second = !file.empty() && QFileInfo(QString::fromStdString(file)).fileName() == name;
+                lastFile = &file;
+                lastIsMain = it->second;
+            }
+            m_lines.push_back(lastIsMain ? line : 0);
+        }
+    }
+    m_linesKey = std::move(key);
+    return m_lines;
+}
+
+ListingKey Workspace::listingKey() const {
+    return ListingKey{m_good, m_good.get(), m_kernel, m_attribution, displayName()};
 }
 
 int Workspace::sourceLineForSass(uint32_t address) const {

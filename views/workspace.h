@@ -39,6 +39,22 @@ struct Selection {
     bool empty() const { return origin == Origin::None; }
 };
 
+// What a listing pane shows: the listing (by identity, held weakly so no dropped listing is kept
+// alive), the kernel, the inline attribution and the document's name. The workspace signals a
+// new build with snapshotChanged and kernelChanged both; a pane that compares keys reloads once.
+struct ListingKey {
+    std::weak_ptr<const BuildSnapshot> snapshot;
+    const BuildSnapshot* identity = nullptr;
+    int kernel = -1;
+    InlineAttribution attribution = InlineAttribution::CallSite;
+    QString name;
+    // Equal keys name the same live listing (an expired one's address may have been reused).
+    bool sameAs(const ListingKey& o) const {
+        return identity == o.identity && !(identity && snapshot.expired()) && kernel == o.kernel &&
+               attribution == o.attribution && name == o.name;
+    }
+};
+
 class Workspace : public QObject {
     Q_OBJECT
 public:
@@ -107,6 +123,10 @@ public:
     // and whether it is in the open document. 0 when unknown.
     int sourceLineForSass(uint32_t address) const;
     int sourceLineForLoc(const std::optional<SourceLoc>& loc) const;
+    // sourceLineForSass of every instruction of the current kernel, in row order (empty without
+    // one). Computed once per listing, kernel, attribution and document name, for all panes.
+    const std::vector<int>& sassSourceLines() const;
+    ListingKey listingKey() const;
     // Asks the source pane to show a location (diagnostic clicked).
     void revealSource(int line, int column) { emit sourceRevealRequested(line, column); }
 
@@ -172,6 +192,9 @@ private:
     int m_launchThreads = 0;
     int m_launchShared = 0;
     std::vector<LineDelta> m_compareDeltas;
+    // sassSourceLines() and what it was computed for.
+    mutable ListingKey m_linesKey;
+    mutable std::vector<int> m_lines;
 };
 
 } // namespace lowerscope

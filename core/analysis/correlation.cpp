@@ -92,10 +92,16 @@ std::vector<uint32_t> Correlation::sassForSource(const std::string& sourceFile, 
 }
 
 std::optional<SourceLoc> Correlation::sourceForSass(uint32_t address) const {
+    const SourceLoc* s = findSourceForSass(address);
+    if (!s) return std::nullopt;
+    return *s;
+}
+
+const SourceLoc* Correlation::findSourceForSass(uint32_t address) const {
     auto it = std::lower_bound(sassEntries.begin(), sassEntries.end(), address,
                                [](const Entry& e, uint32_t a) { return e.address < a; });
-    if (it == sassEntries.end() || it->address != address || !it->source.valid()) return std::nullopt;
-    return it->source;
+    if (it == sassEntries.end() || it->address != address || !it->source.valid()) return nullptr;
+    return &it->source;
 }
 
 int Correlation::ptxLineForSass(uint32_t address) const {

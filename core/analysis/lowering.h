@@ -34,6 +34,8 @@ public:
     std::vector<uint32_t> sassForSource(const std::string& sourceFile, int line,
                                         InlineAttribution attribution) const;
     std::optional<SourceLoc> sourceForSass(uint32_t address) const;
+    // The same without a copy: points into this object; nullptr when unknown or without line info.
+    const SourceLoc* findSourceForSass(uint32_t address) const;
     int ptxLineForSass(uint32_t address) const; // 0 when unknown
     std::optional<SourceLoc> sourceForPtx(int ptxLine) const;
     std::vector<uint32_t> sassForPtx(int ptxLine) const;

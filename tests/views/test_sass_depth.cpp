@@ -379,6 +379,29 @@ private slots:
             QVERIFY(i == 0 || r[size_t(i - 1)] < r[size_t(i)]);
             QVERIFY(q == int(r.size()) - 1 || r[size_t(q + 1)] < r[size_t(i)]);
         }
+        // Prominence by its definition, scanning outwards from every plateau maximum: on each side
+        // the lowest value before the first higher one (0 when the listing ends first); the
+        // prominence is the height over the higher of the two bases.
+        const int n = int(r.size());
+        for (int minProminence : {1, 5, 20, 40, 63, 64}) {
+            std::vector<int> expected;
+            for (int p = 0; p < n;) {
+                int q = p;
+                while (q + 1 < n && r[size_t(q + 1)] == r[size_t(p)]) ++q;
+                const int h = r[size_t(p)];
+                if ((p == 0 || r[size_t(p - 1)] < h) && (q == n - 1 || r[size_t(q + 1)] < h)) {
+                    int left = h, right = h, i = p;
+                    while (i >= 0 && r[size_t(i)] <= h) left = std::min(left, r[size_t(i--)]);
+                    if (i < 0) left = 0;
+                    i = q;
+                    while (i < n && r[size_t(i)] <= h) right = std::min(right, r[size_t(i++)]);
+                    if (i >= n) right = 0;
+                    if (h - std::max(left, right) >= minProminence) expected.push_back(p);
+                }
+                p = q + 1;
+            }
+            QCOMPARE(findPeaks(r, minProminence), expected);
+        }
     }
     void pressureStripJumps() {
         std::vector<int> live;

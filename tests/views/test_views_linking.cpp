@@ -3,6 +3,7 @@
 // right line; an edit makes the listing stale. Skips when nvcc/nvdisasm are missing.
 #include "views/build_job.h"
 #include "views/build_output_pane.h"
+#include "views/cfg_view.h"
 #include "views/code_editor.h"
 #include "views/diagnostics_model.h"
 #include "views/diff_model.h"
@@ -297,6 +298,31 @@ private slots:
             return;
         }
         QSKIP("no source line with several SASS runs in this build");
+    }
+
+    // The per-row source lines all panes share are the per-address lookup, under both
+    // attributions; a rebuild reaches the SASS table and the CFG once (it is announced by
+    // snapshotChanged and kernelChanged both).
+    void sourceLinesAndOneReloadPerBuild() {
+        for (auto attribution : {InlineAttribution::Callee, InlineAttribution::CallSite}) {
+            session()->setAttribution(attribution);
+            const std::vector<int>& lines = session()->sassSourceLines();
+            QCOMPARE(lines.size(), kernel()->sass.instructions.size());
+            int inFile = 0;
+            for (size_t i = 0; i < lines.size(); ++i) {
+                QCOMPARE(lines[i], session()->sourceLineForSass(kernel()->sass.instructions[i].address));
+                QCOMPARE(m_w->sassPane()->model()->index(int(i), 0).data(SassModel::SourceLineRole).toInt(), lines[i]);
+                inFile += lines[i] > 0;
+            }
+            QVERIFY(inFile > 0);
+        }
+        QSignalSpy resets(m_w->sassPane()->model(), &QAbstractItemModel::modelReset);
+        const quint64 cfgJob = m_w->cfgView()->currentJob();
+        QVERIFY(waitForBuild());
+        QCOMPARE(resets.count(), 1);
+        // One setKernel advances the layout job id twice (clearing drops the old job, then the
+        // new layout starts); a second reload would have advanced it four times.
+        QCOMPARE(m_w->cfgView()->currentJob(), cfgJob + 2);
     }
 
     void staleAfterEdit() {
