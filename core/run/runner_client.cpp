@@ -230,8 +230,7 @@ RunOutcome ProcessRunner::run(RunRequest request, const RunProgressFn& progress,
             out.result = std::move(m.result);
             if (out.result.runnerExits) {
                 // The runner ends after this answer; reap it so the next request starts a fresh one.
-                RunError ended;
-                endProcess(ended, false);
+                endProcess(nullptr, false);
             }
             break;
         }

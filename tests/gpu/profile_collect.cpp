@@ -139,7 +139,7 @@ int main(int argc, char** argv) {
     DeviceInfo device;
     RunError startError;
     if (!runner.device(device, startError)) {
-        std::fprintf(stderr, "%s: %s\n", startError.kind.c_str(), startError.message.c_str());
+        std::fprintf(stderr, "%s: %s\n", runErrorKindName(startError.kind), startError.message.c_str());
         return 77;
     }
     json doc{{"schema", "lowerscope.runner-profile/1"},
