@@ -13,6 +13,7 @@
 #
 # usage: bench/runner_vs_ncu.sh BUILD_DIR [OUT_DIR]
 #   MAX_TIME=S limits each run's measuring loop (--max-time; default: the CLI's 15 s).
+#   ONLY=REGEX keeps the cases whose name matches (e.g. ONLY='saxpy' for a clock experiment).
 # Writes OUT_DIR/runner_vs_ncu.md (a table) and OUT_DIR/runner_vs_ncu.json; prints the table.
 # Targets (issue 19): within 2 % of ncu for every cold kernel >= 5 us, within 5 % at 2 us;
 # run-to-run spread of the median <= 0.5 %.
@@ -40,6 +41,12 @@ CASES=(
   "sgemm_tiled_1024|kernels/sgemm_tiled.cu|sgemm_tiled||cold"
   "ffma_dependent_150k|kernels/ffma_chain.cu|ffma_dependent|iters=150000|cold"
 )
+
+if [ -n "${ONLY:-}" ]; then
+  kept=()
+  for c in "${CASES[@]}"; do [[ ${c%%|*} =~ $ONLY ]] && kept+=("$c"); done
+  CASES=("${kept[@]}")
+fi
 
 for c in "${CASES[@]}"; do
   IFS='|' read -r name file kernel extra mode <<<"$c"
