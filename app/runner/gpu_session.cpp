@@ -2,6 +2,7 @@
 #include "app/runner/gpu_session.h"
 
 #include "core/run/buffer_data.h"
+#include "core/run/output_agreement.h"
 #include "core/run/stats.h"
 
 #include <algorithm>
@@ -1153,43 +1154,19 @@ RunResult GpuSession::run(const RunRequest& req, const ProgressFn& progressFn) {
         }
     }
     // Output agreement of every variant with the first one, output by output in order.
+    auto outputsOf = [](const Variant& v) {
+        std::vector<OutputBytes> out;
+        for (size_t i = 0; i < v.spec->buffers.size(); ++i) {
+            if (v.spec->buffers[i].output) {
+                out.push_back(OutputBytes{v.spec->buffers[i].name, v.spec->buffers[i].type, &v.firstOutputs[i]});
+            }
+        }
+        return out;
+    };
     for (size_t k = 1; k < vars.size(); ++k) {
-        const auto& a = *vars[0];
-        const auto& b = *vars[k];
-        std::vector<size_t> oa, ob;
-        for (size_t i = 0; i < a.spec->buffers.size(); ++i) {
-            if (a.spec->buffers[i].output) {
-                oa.push_back(i);
-            }
-        }
-        for (size_t i = 0; i < b.spec->buffers.size(); ++i) {
-            if (b.spec->buffers[i].output) {
-                ob.push_back(i);
-            }
-        }
-        for (size_t j = 0; j < std::min(oa.size(), ob.size()); ++j) {
-            const BufferSpec& ba = a.spec->buffers[oa[j]];
-            const BufferSpec& bb = b.spec->buffers[ob[j]];
-            OutputAgreement g;
-            g.name = ba.name;
-            g.labelA = a.label();
-            g.labelB = b.label();
-            const auto& da = a.firstOutputs[oa[j]];
-            const auto& db = b.firstOutputs[ob[j]];
-            g.sameDigest = da == db;
-            if (ba.type != bb.type) {
-                g.sizeMismatch = true;
-            } else {
-                BufferComparison c = compareBuffers(ba.type, da, db, req.atol, req.rtol);
-                g.sizeMismatch = c.sizeMismatch;
-                g.count = c.count;
-                g.mismatches = c.mismatches;
-                g.maxAbsError = c.maxAbsError;
-                g.maxRelError = c.maxRelError;
-                g.firstMismatch = c.firstMismatch;
-            }
-            g.agree = g.sameDigest || (!g.sizeMismatch && g.mismatches == 0);
-            result.agreement.push_back(g);
+        for (OutputAgreement& g : agreeOutputs(vars[0]->label(), outputsOf(*vars[0]), vars[k]->label(),
+                                               outputsOf(*vars[k]), req.atol, req.rtol)) {
+            result.agreement.push_back(std::move(g));
         }
     }
     for (auto& v : vars) {
