@@ -4,7 +4,8 @@
 // driver or device), then answers line-delimited JSON requests from stdin (see
 // core/run/protocol.h). `--info` prints the device as JSON and exits (0, or 3 = no driver,
 // 4 = no device). The CUDA driver is loaded at run time, so this starts on any machine.
-#include "app/runner/gpu_session.h"
+#include "app/runner/device_context.h"
+#include "app/runner/request.h"
 #include "core/run/protocol.h"
 
 #include <cstdio>
@@ -55,9 +56,9 @@ int main(int argc, char** argv) {
         }
     }
 
-    GpuSession session;
+    DeviceContext device;
     RunError openError;
-    int code = session.open(openError);
+    int code = device.open(openError);
     if (code != 0) {
         writeLine(errorLine(openError));
         std::fprintf(stderr, "lowerscope-runner: %s\n", openError.message.c_str());
@@ -65,16 +66,16 @@ int main(int argc, char** argv) {
     }
     if (info) {
         try {
-            session.measureCopyBandwidth();
+            device.measureCopyBandwidth();
         } catch (const RequestFailure& f) {
             writeLine(errorLine(f.error));
             return f.exitCode ? f.exitCode : kExitCudaError;
         }
-        writeLine(nlohmann::json{{"info", {{"device", toJson(session.device())}}}}.dump(2));
+        writeLine(nlohmann::json{{"info", {{"device", toJson(device.device())}}}}.dump(2));
         return 0;
     }
 
-    writeLine(hello(session.device(), kVersion));
+    writeLine(hello(device.device(), kVersion));
     std::string line;
     while (std::getline(std::cin, line)) {
         if (line.find_first_not_of(" \t\r") == std::string::npos) {
@@ -102,7 +103,7 @@ int main(int argc, char** argv) {
         }
         if (op == "info") {
             try {
-                session.measureCopyBandwidth();
+                device.measureCopyBandwidth();
             } catch (const RequestFailure& f) {
                 writeLine(errorLine(f.error, id));
                 if (f.exitCode) {
@@ -110,7 +111,7 @@ int main(int argc, char** argv) {
                 }
                 continue;
             }
-            writeLine(nlohmann::json{{"info", {{"device", toJson(session.device())}}}, {"id", id}}.dump());
+            writeLine(nlohmann::json{{"info", {{"device", toJson(device.device())}}}, {"id", id}}.dump());
             continue;
         }
         if (op != "run") {
@@ -125,9 +126,9 @@ int main(int argc, char** argv) {
             writeLine(errorLine(RunError{RunErrorKind::BadRequest, e.what(), "", 0, "", "", false}, id));
             continue;
         }
-        GpuSession::ProgressFn progress = [](const RunProgress& p) { writeLine(progressLine(p)); };
+        RequestProgress::Fn progress = [](const RunProgress& p) { writeLine(progressLine(p)); };
         try {
-            RunResult r = session.run(req, progress);
+            RunResult r = runRequest(device, req, progress);
             writeLine(resultLine(r));
         } catch (const RequestFailure& f) {
             writeLine(errorLine(f.error, id));

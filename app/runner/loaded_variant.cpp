@@ -1,0 +1,375 @@
+// A request's variant on the device (loaded_variant.h).
+#include "app/runner/loaded_variant.h"
+
+#include "app/runner/graph_costs.h"
+#include "core/run/buffer_data.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstring>
+
+namespace lowerscope::runner {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+// Itanium-mangled base name: "_Z5saxpyifPKfPf" → "saxpy"; "" when not of that simple form.
+std::string mangledBase(const std::string& m) {
+    if (m.rfind("_Z", 0) != 0) {
+        return "";
+    }
+    size_t i = 2;
+    if (i < m.size() && m[i] == 'L') {
+        ++i; // internal linkage
+    }
+    size_t len = 0;
+    size_t start = i;
+    while (i < m.size() && std::isdigit(static_cast<unsigned char>(m[i]))) {
+        len = len * 10 + static_cast<size_t>(m[i] - '0');
+        ++i;
+        if (len > m.size()) {
+            return "";
+        }
+    }
+    if (i == start || i + len > m.size()) {
+        return "";
+    }
+    return m.substr(i, len);
+}
+
+} // namespace
+
+LoadedVariant::LoadedVariant(DeviceContext& ctx, const LaunchVariant& spec) : m_ctx(ctx), m_spec(spec) {
+    result.label = spec.label;
+}
+
+LoadedVariant::~LoadedVariant() {
+    // Best effort: after a fault the process exits without getting here. The graph goes first: it
+    // holds launches of this module over these buffers.
+    graph.reset();
+    Driver& d = m_ctx.driver();
+    for (CUdeviceptr p : m_buffers) {
+        if (p) {
+            d.cuMemFree(p);
+        }
+    }
+    if (m_module) {
+        d.cuModuleUnload(m_module);
+    }
+}
+
+void LoadedVariant::load(RequestProgress& progress) {
+    const LaunchVariant& s = m_spec;
+    Driver& d = m_ctx.driver();
+    const std::string& label = s.label;
+    result.label = label;
+    if (s.cubin.empty()) {
+        throw RequestFailure(RunError{RunErrorKind::BadRequest, "no module image (cubin) given", "", 0,
+                                      "module_load", label, false},
+                             0);
+    }
+    // Module load (wall time): the driver parses the image; a PTX image would be JIT-compiled here.
+    std::vector<uint8_t> image = s.cubin;
+    if (image.back() != 0) {
+        image.push_back(0); // PTX text must be NUL-terminated; harmless for ELF images
+    }
+    char log[8192] = {};
+    int opts[] = {JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void* vals[] = {log, reinterpret_cast<void*>(static_cast<uintptr_t>(sizeof(log) - 1))};
+    auto t0 = Clock::now();
+    CUresult r = d.cuModuleLoadDataEx(&m_module, image.data(), 2, opts, vals);
+    result.moduleLoadMs = msSince(t0);
+    if (r != CUDA_SUCCESS) {
+        if (isKernelFault(r)) {
+            m_ctx.check(r, "cuModuleLoadDataEx", "module_load", label);
+        }
+        RunError e{RunErrorKind::ModuleLoad,
+                   "cannot load the module: " + errorString(d, r) + (log[0] ? std::string(": ") + log : ""),
+                   errorName(d, r),
+                   r,
+                   "module_load",
+                   label,
+                   false};
+        throw RequestFailure(e, 0);
+    }
+    // Kernel lookup: the exact symbol first, then a plain name against the module's functions.
+    r = d.cuModuleGetFunction(&m_fn, m_module, s.kernel.c_str());
+    result.kernel = s.kernel;
+    if (r == CUDA_ERROR_NOT_FOUND && d.cuModuleGetFunctionCount && d.cuModuleEnumerateFunctions &&
+        d.cuFuncGetName) {
+        unsigned n = 0;
+        m_ctx.check(d.cuModuleGetFunctionCount(&n, m_module), "cuModuleGetFunctionCount", "module_load",
+                    label);
+        std::vector<CUfunction> fns(n);
+        if (n) {
+            m_ctx.check(d.cuModuleEnumerateFunctions(fns.data(), n, m_module), "cuModuleEnumerateFunctions",
+                        "module_load", label);
+        }
+        std::string want = s.kernel.substr(0, s.kernel.find('('));
+        std::vector<std::pair<CUfunction, std::string>> matches;
+        std::string available;
+        for (CUfunction f : fns) {
+            const char* name = nullptr;
+            if (d.cuFuncGetName(&name, f) != CUDA_SUCCESS || !name) {
+                continue;
+            }
+            std::string nm = name;
+            available += (available.empty() ? "" : ", ") + nm;
+            if (nm == want || mangledBase(nm) == want) {
+                matches.emplace_back(f, nm);
+            }
+        }
+        if (matches.size() == 1) {
+            m_fn = matches[0].first;
+            result.kernel = matches[0].second;
+            r = CUDA_SUCCESS;
+        } else if (matches.size() > 1) {
+            std::string names;
+            for (const auto& m : matches) {
+                names += (names.empty() ? "" : ", ") + m.second;
+            }
+            throw RequestFailure(
+                RunError{RunErrorKind::KernelNotFound,
+                         "kernel name '" + s.kernel + "' is ambiguous: " + names + " (give the mangled name)",
+                         "", 0, "module_load", label, false},
+                0);
+        } else {
+            throw RequestFailure(
+                RunError{RunErrorKind::KernelNotFound,
+                         "no kernel '" + s.kernel + "' in the module (it has: " + available + ")", "", 0,
+                         "module_load", label, false},
+                0);
+        }
+    }
+    if (r == CUDA_ERROR_NOT_FOUND) {
+        throw RequestFailure(RunError{RunErrorKind::KernelNotFound,
+                                      "no kernel '" + s.kernel + "' in the module", errorName(d, r), r,
+                                      "module_load", label, false},
+                             0);
+    }
+    m_ctx.check(r, "cuModuleGetFunction", "module_load", label);
+
+    auto fattr = [&](int a) {
+        int x = 0;
+        m_ctx.check(d.cuFuncGetAttribute(&x, a, m_fn), "cuFuncGetAttribute", "module_load", label);
+        return x;
+    };
+    result.resources.registers = fattr(FUNC_NUM_REGS);
+    result.resources.staticSharedBytes = fattr(FUNC_SHARED_SIZE_BYTES);
+    result.resources.localBytes = fattr(FUNC_LOCAL_SIZE_BYTES);
+    result.resources.constBytes = fattr(FUNC_CONST_SIZE_BYTES);
+    result.resources.maxThreadsPerBlock = fattr(FUNC_MAX_THREADS_PER_BLOCK);
+    const uint32_t threads = s.block[0] * s.block[1] * s.block[2];
+    if (static_cast<int>(threads) > result.resources.maxThreadsPerBlock) {
+        throw RequestFailure(RunError{RunErrorKind::LaunchError,
+                                      "block of " + std::to_string(threads) +
+                                          " threads exceeds this kernel's limit of " +
+                                          std::to_string(result.resources.maxThreadsPerBlock) +
+                                          " (registers: " + std::to_string(result.resources.registers) + ")",
+                                      "", 0, "setup", label, false},
+                             0);
+    }
+    if (s.sharedBytes > 48 * 1024) {
+        m_ctx.check(
+            d.cuFuncSetAttribute(m_fn, FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(s.sharedBytes)),
+            "cuFuncSetAttribute(max dynamic shared)", "setup", label);
+    }
+    int blocks = 0;
+    m_ctx.check(d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, m_fn, static_cast<int>(threads),
+                                                              s.sharedBytes),
+                "cuOccupancyMaxActiveBlocksPerMultiprocessor", "setup", label);
+    int warpsPerBlock = static_cast<int>((threads + 31) / 32);
+    result.occupancy.activeBlocksPerSm = blocks;
+    result.occupancy.activeWarpsPerSm = blocks * warpsPerBlock;
+    result.occupancy.maxWarpsPerSm = m_ctx.device().maxThreadsPerSm / 32;
+    result.occupancy.fraction =
+        result.occupancy.maxWarpsPerSm
+            ? static_cast<double>(result.occupancy.activeWarpsPerSm) / result.occupancy.maxWarpsPerSm
+            : 0;
+    double totalBlocks = double(s.grid[0]) * s.grid[1] * s.grid[2];
+    result.occupancy.waves = blocks > 0 ? totalBlocks / (double(blocks) * m_ctx.device().smCount) : 0;
+    if (blocks == 0) {
+        throw RequestFailure(RunError{RunErrorKind::LaunchError,
+                                      "no block of this configuration fits on an SM (registers " +
+                                          std::to_string(result.resources.registers) + "/thread, shared " +
+                                          std::to_string(result.resources.staticSharedBytes + s.sharedBytes) +
+                                          " bytes)",
+                                      "", 0, "setup", label, false},
+                             0);
+    }
+
+    // Buffers: allocate, fill with the declared data (kept on the host to restore later).
+    m_buffers.assign(s.buffers.size(), 0);
+    m_initData.resize(s.buffers.size());
+    for (size_t i = 0; i < s.buffers.size(); ++i) {
+        const BufferSpec& b = s.buffers[i];
+        size_t bytes = static_cast<size_t>(b.count) * elemSize(b.type);
+        progress.report("allocate", label, 0, 0, false);
+        m_ctx.check(d.cuMemAlloc(&m_buffers[i], bytes), "cuMemAlloc", "allocate " + b.name, label);
+        m_initData[i] = makeBufferData(b.type, b.count, b.init);
+        m_ctx.check(d.cuMemcpyHtoD(m_buffers[i], m_initData[i].data(), bytes), "cuMemcpyHtoD",
+                    "initialise " + b.name, label);
+    }
+    // Parameter buffer: scalars copied in, device addresses written at buffer slots; the driver
+    // gets one pointer per parameter into this buffer.
+    m_paramBuf.assign(static_cast<size_t>(std::max(s.paramBytes, 8)), 0);
+    m_paramPtrs.clear();
+    for (const ParamSlot& p : s.params) {
+        if (p.buffer >= 0) {
+            CUdeviceptr addr = m_buffers[static_cast<size_t>(p.buffer)];
+            std::memcpy(m_paramBuf.data() + p.offset, &addr, 8);
+        } else {
+            std::memcpy(m_paramBuf.data() + p.offset, p.scalar.data(), p.scalar.size());
+        }
+        m_paramPtrs.push_back(m_paramBuf.data() + p.offset);
+    }
+}
+
+void LoadedVariant::launch(CUstream stream) {
+    const LaunchVariant& s = m_spec;
+    m_ctx.check(m_ctx.driver().cuLaunchKernel(m_fn, s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1],
+                                              s.block[2], s.sharedBytes, stream, m_paramPtrs.data(), nullptr),
+                "cuLaunchKernel", "launch", label());
+}
+
+void LoadedVariant::restoreInputs() {
+    for (size_t i = 0; i < m_buffers.size(); ++i) {
+        m_ctx.check(m_ctx.driver().cuMemcpyHtoD(m_buffers[i], m_initData[i].data(), m_initData[i].size()),
+                    "cuMemcpyHtoD", "restore", label());
+    }
+}
+
+void LoadedVariant::firstLaunchAndOutputs(bool returnOutputs, RequestProgress& progress) {
+    const LaunchVariant& s = m_spec;
+    Driver& d = m_ctx.driver();
+    const CUstream stream = m_ctx.stream();
+    const std::string& label = s.label;
+    progress.report("first_launch", label, 0, 0, true);
+    m_ctx.check(d.cuStreamSynchronize(stream), "cuStreamSynchronize", "first_launch", label);
+    auto t0 = Clock::now();
+    m_ctx.check(d.cuEventRecord(m_ctx.event(0), stream), "cuEventRecord", "first_launch", label);
+    launch(stream);
+    m_ctx.check(d.cuEventRecord(m_ctx.event(1), stream), "cuEventRecord", "first_launch", label);
+    m_ctx.waitEvent(m_ctx.event(1), "first_launch", label);
+    result.firstLaunchWallMs = msSince(t0);
+    const float ms = m_ctx.elapsedMs(m_ctx.event(0), m_ctx.event(1), "first_launch", label);
+    result.firstLaunchMs = ms;
+    estimateMs = ms;
+
+    // Outputs of the run on the declared inputs: digests, and the bytes for comparisons.
+    m_firstOutputs.assign(s.buffers.size(), {});
+    for (size_t i = 0; i < s.buffers.size(); ++i) {
+        if (!s.buffers[i].output) {
+            continue;
+        }
+        std::vector<uint8_t> data(m_initData[i].size());
+        m_ctx.check(d.cuMemcpyDtoH(data.data(), m_buffers[i], data.size()), "cuMemcpyDtoH", "read_outputs",
+                    label);
+        OutputReport o;
+        o.name = s.buffers[i].name;
+        o.type = s.buffers[i].type;
+        o.count = s.buffers[i].count;
+        o.digest = digestHex(data.data(), data.size());
+        m_firstOutputs[i] = std::move(data);
+        result.outputs.push_back(o);
+    }
+    // Poison check: two launches over outputs filled with two byte patterns; an element still
+    // holding the pattern after both was never written.
+    std::vector<std::vector<bool>> still(s.buffers.size());
+    for (uint8_t pattern : {kPoisonA, kPoisonB}) {
+        progress.report("poison_check", label, 0, 0, false);
+        restoreInputs();
+        for (size_t i = 0; i < s.buffers.size(); ++i) {
+            if (s.buffers[i].output) {
+                m_ctx.check(d.cuMemsetD8Async(m_buffers[i], pattern, m_initData[i].size(), stream),
+                            "cuMemsetD8Async", "poison_check", label);
+            }
+        }
+        launch(stream);
+        m_ctx.check(d.cuEventRecord(m_ctx.event(1), stream), "cuEventRecord", "poison_check", label);
+        m_ctx.waitEvent(m_ctx.event(1), "poison_check", label);
+        for (size_t i = 0; i < s.buffers.size(); ++i) {
+            if (!s.buffers[i].output) {
+                continue;
+            }
+            std::vector<uint8_t> data(m_initData[i].size());
+            m_ctx.check(d.cuMemcpyDtoH(data.data(), m_buffers[i], data.size()), "cuMemcpyDtoH",
+                        "poison_check", label);
+            countPoisoned(data, elemSize(s.buffers[i].type), pattern, &still[i]);
+        }
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < s.buffers.size(); ++i) {
+        if (!s.buffers[i].output) {
+            continue;
+        }
+        int64_t unwritten = std::count(still[i].begin(), still[i].end(), true);
+        result.outputs[k].unwrittenCount = unwritten;
+        result.outputs[k].fullyWritten = unwritten == 0;
+        if (returnOutputs) {
+            result.outputs[k].data = m_firstOutputs[i];
+        }
+        ++k;
+    }
+    restoreInputs();
+}
+
+bool LoadedVariant::sameBuffersAs(const LoadedVariant& other) const {
+    const auto& mine = m_spec.buffers;
+    const auto& theirs = other.m_spec.buffers;
+    if (mine.size() != theirs.size()) {
+        return false;
+    }
+    for (size_t i = 0; i < mine.size(); ++i) {
+        if (mine[i].type != theirs[i].type || mine[i].count != theirs[i].count ||
+            !(mine[i].init == theirs[i].init) || mine[i].output != theirs[i].output) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void LoadedVariant::useBuffersOf(const LoadedVariant& other) {
+    for (const ParamSlot& p : m_spec.params) {
+        if (p.buffer >= 0) {
+            CUdeviceptr addr = other.m_buffers[static_cast<size_t>(p.buffer)];
+            std::memcpy(m_paramBuf.data() + p.offset, &addr, 8);
+        }
+    }
+}
+
+std::vector<OutputBytes> LoadedVariant::outputs() const {
+    std::vector<OutputBytes> out;
+    for (size_t i = 0; i < m_spec.buffers.size() && i < m_firstOutputs.size(); ++i) {
+        if (m_spec.buffers[i].output) {
+            out.push_back(OutputBytes{m_spec.buffers[i].name, m_spec.buffers[i].type, &m_firstOutputs[i]});
+        }
+    }
+    return out;
+}
+
+bool shareBuffers(const std::vector<LoadedVariant*>& vars) {
+    if (vars.size() < 2) {
+        return false;
+    }
+    for (size_t k = 1; k < vars.size(); ++k) {
+        if (!vars[k]->sameBuffersAs(*vars[0])) {
+            return false;
+        }
+    }
+    // Two allocations of the same size can still differ in speed (placement across memory
+    // channels, TLB reach): timing every variant on the same buffers takes that out of the ratio.
+    // Variant 0's buffers hold the declared inputs again (restored after its poison check).
+    for (size_t k = 1; k < vars.size(); ++k) {
+        vars[k]->useBuffersOf(*vars[0]);
+    }
+    return true;
+}
+
+} // namespace lowerscope::runner

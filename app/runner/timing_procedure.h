@@ -1,0 +1,49 @@
+#pragma once
+// The measurement procedure of ../shared/design/TIMING.md for the variants of one request:
+// warm-up (≥ 3 runs and ≥ 25 ms, giving each launch's estimate), one mode for all variants (auto:
+// hot below 20 µs a launch, else cold), then samples interleaved A B, B A, ... until every
+// variant's stop rule is met or the wall limit passes, with the SM clock probed per sample
+// (samples below 75 % of the rated clock are discarded and counted), and the graph costs in hot
+// mode or when asked.
+//
+//   cold: per sample, L2 flushed, then one launch between a CUDA event pair, up to
+//         DeviceContext::kMaxBatch launches held behind one spin gate (coldSamples() is where
+//         durations from the GPU's own clocks would join the events);
+//   hot:  per sample, one gated replay of a graph of K launches (graph_costs.h), ÷ K, by events.
+
+#include "app/runner/procedure.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace lowerscope::runner {
+
+class TimingProcedure : public Procedure {
+public:
+    TimingProcedure() = default;
+    const char* name() const override { return "timing"; }
+    bool checksOutputs() const override { return true; }
+    // Measures the copy ceiling and the event overhead (once per runner) before anything is loaded.
+    void prepare(RequestContext& rc) override;
+    void run(RequestContext& rc, const std::vector<LoadedVariant*>& variants, RunResult& result) override;
+
+private:
+    // (GPU time ms, SM clock MHz; 0 when the probe measured nothing) of one sample.
+    using Sample = std::pair<double, double>;
+    // One gated batch of `count` (1 .. kMaxBatch) cold launches of `v`; appends one sample each.
+    void coldSamples(DeviceContext& ctx, LoadedVariant& v, int count, std::vector<Sample>& out,
+                     const std::string& stage);
+    void warmUp(DeviceContext& ctx, const std::vector<LoadedVariant*>& vars, RequestProgress& progress);
+    MeasureMode chooseMode(MeasureMode requested, const std::vector<LoadedVariant*>& vars) const;
+    // Hot mode: each variant's replay graph, warmed up.
+    void buildGraphs(DeviceContext& ctx, const std::vector<LoadedVariant*>& vars, RequestProgress& progress);
+    // The interleaved sampling loop with its stop rules.
+    void measure(RequestContext& rc, const std::vector<LoadedVariant*>& vars, MeasureMode mode);
+    // One gated replay of `v`'s graph: per-launch ms and clock MHz.
+    Sample hotSample(DeviceContext& ctx, LoadedVariant& v, const std::string& stage);
+
+    double m_eventOverheadUs = 0;
+};
+
+} // namespace lowerscope::runner
