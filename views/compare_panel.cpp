@@ -12,13 +12,12 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSplitter>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace lowerscope {
@@ -31,45 +30,59 @@ ComparePanel::ComparePanel(Workspace* sessionA, QWidget* parent)
     if (m_a) m_b->setOptions(m_a->options());
 
     m_diff = new DiffView(this);
+    m_rebuildTimer = new QTimer(this);
+    m_rebuildTimer->setSingleShot(true);
+    m_rebuildTimer->setInterval(600);
+    connect(m_rebuildTimer, &QTimer::timeout, this, [this] {
+        if (m_active) buildB();
+    });
 
-    auto* box = new QGroupBox(tr("Configuration B"), this);
-    m_sourceB = new QComboBox(box);
+    m_config = new QWidget(this);
+    m_config->setObjectName(QStringLiteral("compareConfigurationB"));
+    m_sourceB = new QComboBox(m_config);
     m_sourceB->addItem(tr("Same file as A"));
     m_sourceB->addItem(tr("Other file…"));
-    m_kernelB = new QComboBox(box);
+    m_sourceB->setToolTip(tr("B compiles A's editor text (default) or another file, e.g. a rewritten kernel"));
+    m_kernelB = new QComboBox(m_config);
     m_kernelB->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_kernelB->setMinimumContentsLength(16);
-    m_copyA = new QPushButton(tr("Copy A's options"), box);
-    m_buildB = new QPushButton(tr("Build B"), box);
-    m_status = new QLabel(box);
+    m_kernelB->setToolTip(tr("The kernel of B's build compared with A's current kernel"));
+    m_copyA = new QPushButton(tr("Copy A's options"), m_config);
+    m_copyA->setToolTip(tr("Start B from A's options, then change the one you want to compare"));
+    m_buildB = new QPushButton(tr("Build B"), m_config);
+    m_buildB->setToolTip(tr("Build B now (B also rebuilds by itself after A builds and after its options change)"));
+    m_status = new QLabel(m_config);
     m_status->setWordWrap(true);
-    m_optionsB = new BuildOptionsPane(m_b, box);
+    m_optionsB = new BuildOptionsPane(m_b, m_config);
+    m_optionsB->setObjectName(QStringLiteral("buildOptionsB"));
 
-    auto* form = new QFormLayout;
-    form->addRow(tr("Source"), m_sourceB);
-    form->addRow(tr("Kernel"), m_kernelB);
+    // Two compact rows above B's options, so the options keep most of a short dock.
+    auto* sourceRow = new QHBoxLayout;
+    sourceRow->setContentsMargins(4, 2, 4, 0);
+    sourceRow->addWidget(new QLabel(tr("Source"), m_config));
+    sourceRow->addWidget(m_sourceB, 1);
+    sourceRow->addWidget(new QLabel(tr("Kernel"), m_config));
+    sourceRow->addWidget(m_kernelB, 2);
     auto* buttons = new QHBoxLayout;
+    buttons->setContentsMargins(4, 0, 4, 0);
     buttons->addWidget(m_copyA);
     buttons->addWidget(m_buildB);
-    auto* boxLayout = new QVBoxLayout(box);
-    boxLayout->addLayout(form);
-    boxLayout->addLayout(buttons);
-    boxLayout->addWidget(m_status);
-    boxLayout->addWidget(m_optionsB, 1);
+    buttons->addWidget(m_status, 1);
+    auto* configLayout = new QVBoxLayout(m_config);
+    configLayout->setContentsMargins(0, 0, 0, 0);
+    configLayout->setSpacing(2);
+    configLayout->addLayout(sourceRow);
+    configLayout->addLayout(buttons);
+    configLayout->addWidget(m_optionsB, 1);
 
-    auto* scroll = new QScrollArea(this);
-    scroll->setWidget(box);
-    scroll->setWidgetResizable(true);
-    scroll->setMinimumWidth(260);
-
-    auto* split = new QSplitter(Qt::Horizontal, this);
-    split->addWidget(m_diff);
-    split->addWidget(scroll);
-    split->setStretchFactor(0, 4);
-    split->setStretchFactor(1, 1);
+    m_split = new QSplitter(Qt::Horizontal, this);
+    m_split->addWidget(m_diff);
+    m_split->addWidget(m_config);
+    m_split->setStretchFactor(0, 4);
+    m_split->setStretchFactor(1, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(split);
+    layout->addWidget(m_split);
 
     connect(m_sourceB, &QComboBox::activated, this, [this](int index) {
         if (index == 0) {
@@ -97,12 +110,24 @@ ComparePanel::ComparePanel(Workspace* sessionA, QWidget* parent)
         refreshSides();
     });
     connect(m_b, &Workspace::kernelChanged, this, [this] { refreshSides(); });
-    connect(m_b, &Workspace::buildStarted, this, [this] { updateStatus(); });
+    connect(m_b, &Workspace::buildStarted, this, [this] {
+        updateStatus();
+        updateStale();
+    });
     connect(m_b, &Workspace::buildFinished, this, [this] {
         updateStatus();
         refreshSides();
     });
-    connect(m_b, &Workspace::buildCancelled, this, [this] { updateStatus(); });
+    connect(m_b, &Workspace::buildCancelled, this, [this] {
+        updateStatus();
+        updateStale();
+    });
+    // B is rebuilt after its options change (debounced), as A is: the diff never silently shows
+    // a B built with other options than the ones on screen.
+    connect(m_b, &Workspace::optionsChanged, this, [this] {
+        updateStale();
+        if (m_active) m_rebuildTimer->start();
+    });
     if (m_a) {
         // The occupancy rows follow the launch shape of the measure pane, published on A.
         connect(m_a, &Workspace::launchShapeChanged, m_diff, &DiffView::setLaunch);
@@ -110,6 +135,8 @@ ComparePanel::ComparePanel(Workspace* sessionA, QWidget* parent)
         connect(m_diff, &DiffView::diffChanged, this, [this] {
             if (m_a) m_a->setCompareLineDeltas(m_diff->lineDeltas());
         });
+        connect(m_a, &Workspace::buildStarted, this, [this] { updateStale(); });
+        connect(m_a, &Workspace::buildCancelled, this, [this] { updateStale(); });
         connect(m_a, &Workspace::snapshotChanged, this, [this] { refreshSides(); });
         connect(m_a, &Workspace::kernelChanged, this, [this] {
             // B follows A's kernel choice by name until the user picks one for B.
@@ -122,10 +149,11 @@ ComparePanel::ComparePanel(Workspace* sessionA, QWidget* parent)
         });
         connect(m_a, &Workspace::buildFinished, this, [this](quint64, SnapshotPtr snapshot) {
             // Keep B in step with the editor: same text, B's options.
-            if (m_followA && m_autoBuildB && snapshot && snapshot->ok()) {
+            if (m_active && m_followA && m_autoBuildB && snapshot && snapshot->ok()) {
                 syncFromA();
                 buildB();
             }
+            updateStale();
         });
         syncFromA();
     }
@@ -134,6 +162,33 @@ ComparePanel::ComparePanel(Workspace* sessionA, QWidget* parent)
 }
 
 ComparePanel::~ComparePanel() = default;
+
+void ComparePanel::setRebuildDelay(int ms) { m_rebuildTimer->setInterval(ms); }
+
+void ComparePanel::setActive(bool active) {
+    if (active == m_active) return;
+    m_active = active;
+    // The first time B is asked for, it starts as a copy of A (the user changes one option).
+    if (active && !m_optionsChosen && m_a) m_b->setOptions(m_a->options());
+    if (active) m_optionsChosen = true;
+    if (active) {
+        // B exists from now on: build it unless it already shows B's options on A's text.
+        const SnapshotPtr shown = m_b->snapshot();
+        if (m_followA) syncFromA();
+        if (!m_b->isBuilding() && (!shown || shown->options != m_b->options() || m_b->isStale())) buildB();
+    } else {
+        m_rebuildTimer->stop();
+        m_b->cancelBuild();
+    }
+    updateStatus();
+    refreshSides();
+    emit activeChanged(active);
+}
+
+QWidget* ComparePanel::detachConfiguration() {
+    if (m_config->parentWidget() == m_split) m_config->setParent(nullptr);
+    return m_config;
+}
 
 void ComparePanel::setFollowA(bool follow) {
     m_followA = follow;
@@ -194,7 +249,10 @@ void ComparePanel::setSourceB(const QString& path, const QString& text) {
     updateStatus();
 }
 
-void ComparePanel::setOptionsB(const BuildOptions& options) { m_b->setOptions(options); }
+void ComparePanel::setOptionsB(const BuildOptions& options) {
+    m_optionsChosen = true;
+    m_b->setOptions(options);
+}
 
 void ComparePanel::copyOptionsFromA() {
     if (m_a) m_b->setOptions(m_a->options());
@@ -229,14 +287,44 @@ void ComparePanel::updateKernelCombo() {
 }
 
 void ComparePanel::refreshSides() {
+    if (!m_active) {
+        m_diff->setSides(CompareSide{}, CompareSide{});
+        m_diff->summaryLabel()->setText(tr("Compare is off. Turn on “Compare with…” in the toolbar: B's options open "
+                                           "beside A's and B is built next to A."));
+        updateStale();
+        emit compareUpdated();
+        return;
+    }
     CompareSide a = CompareSide::fromSnapshot(m_a ? m_a->snapshot().get() : nullptr,
                                               m_a ? m_a->kernelIndex() : -1, QStringLiteral("A"));
     CompareSide b = CompareSide::fromSnapshot(m_b->snapshot().get(), m_kernelB->currentIndex(), QStringLiteral("B"));
     m_diff->setSides(std::move(a), std::move(b));
+    updateStale();
     emit compareUpdated();
 }
 
+void ComparePanel::updateStale() {
+    QString reason;
+    const SnapshotPtr shownB = m_b->snapshot();
+    if (!m_active) {
+        reason.clear();
+    } else if (m_b->isBuilding()) {
+        reason = tr("B is rebuilding — the diff below still shows the previous build of B.");
+    } else if (m_a && m_a->isBuilding()) {
+        reason = tr("A is rebuilding — the diff below still shows the previous build of A.");
+    } else if (shownB && shownB->options != m_b->options()) {
+        reason = m_b->buildStatus() == QLatin1String("failed")
+                     ? tr("B's build with its new options failed — the diff shows the last good B.")
+                     : tr("B's options changed — B rebuilds in a moment; the diff shows the previous B.");
+    }
+    m_diff->setStaleReason(reason);
+}
+
 void ComparePanel::updateStatus() {
+    if (!m_active) {
+        m_status->setText(tr("Compare is off: B is not built."));
+        return;
+    }
     QString status = m_b->buildStatus();
     QString source = m_followA ? tr("A's file") : m_b->displayName();
     if (status == QLatin1String("building"))

@@ -5,6 +5,12 @@
 // text, rebuilt whenever A builds) or another file, and may pick another kernel. The diff's
 // occupancy rows follow A's launch shape (Workspace::launchShapeChanged), and its per-line deltas
 // are published on A (Workspace::setCompareLineDeltas) for the source pane's margin.
+//
+// Compare mode (setActive) decides whether B exists at all: while active, B is rebuilt after each
+// build of A and shortly after each change of its options, and the diff says it is stale while
+// either side rebuilds; while inactive nothing of B is built, the diff is empty and no deltas are
+// published. B's configuration widget starts inside the panel; the main window moves it into a
+// dock of its own ("Build options B") beside A's options, so setting B up needs no docking tricks.
 
 #include <QPointer>
 #include <QWidget>
@@ -12,6 +18,8 @@
 class QComboBox;
 class QLabel;
 class QPushButton;
+class QSplitter;
+class QTimer;
 
 namespace lowerscope {
 
@@ -47,20 +55,41 @@ public:
     void buildB();
     // Rebuild B automatically whenever A finishes a build while following A (default on).
     void setAutoBuildB(bool on) { m_autoBuildB = on; }
+    // Delay between a change of B's options and B's rebuild (ms; edits in a burst build once).
+    void setRebuildDelay(int ms);
+
+    // Compare mode. A standalone panel starts active; the main window starts it inactive and
+    // drives it from its "Compare with…" toggle. Turning it on builds B when it has no current
+    // build (the first time, from a copy of A's options unless setOptionsB chose others); turning
+    // it off cancels B's build.
+    void setActive(bool active);
+    bool isActive() const { return m_active; }
+
+    // B's source/kernel/options/Build B/status block. detachConfiguration() takes it out of the
+    // panel (once) for the caller to put into a dock; it stays owned by its new parent.
+    QWidget* configurationWidget() const { return m_config; }
+    QWidget* detachConfiguration();
 
 signals:
     void compareUpdated(); // the DiffView shows a new pair
+    void activeChanged(bool active);
 
 private:
     void syncFromA();
     void refreshSides();
     void updateKernelCombo();
     void updateStatus();
+    void updateStale();
 
     QPointer<Workspace> m_a;
     Workspace* m_b;
+    bool m_active = true;
+    bool m_optionsChosen = false; // B's options were set (or B was active): no copy of A on activation
     bool m_followA = true;
     bool m_autoBuildB = true;
+    QTimer* m_rebuildTimer;
+    QSplitter* m_split;
+    QWidget* m_config;
     bool m_updatingCombo = false;
     QString m_preferredKernel; // B's kernel: by name, so it survives rebuilds
     DiffView* m_diff;

@@ -162,6 +162,13 @@ QString LineDeltaModel::marginText(const LineDelta& d) {
     return parts.join(QStringLiteral(", "));
 }
 
+QString LineDeltaModel::compactText(const LineDelta& d) {
+    if (d.instructionDelta() != 0) return signedText(d.instructionDelta()) + QLatin1Char('i');
+    if (d.stallDelta() != 0) return signedText(d.stallDelta()) + QLatin1Char('s');
+    if (d.maxLiveDelta() != 0) return signedText(d.maxLiveDelta()) + QLatin1Char('r');
+    return {};
+}
+
 QModelIndex LineDeltaModel::indexForSourceLine(int line) const {
     for (size_t r = 0; r < m_deltas.size(); ++r)
         if (m_deltas[r].source.line == line) return index(int(r), 0);

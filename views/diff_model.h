@@ -75,6 +75,9 @@ public:
     const LineDelta* deltaForLine(int line) const;
     // Compact margin text for a line: "+2 ins, +5 stall, +3 live", "" when nothing changed.
     static QString marginText(const LineDelta& delta);
+    // One compact delta for the Source pane's margin: instructions ("+2i") when they differ,
+    // else the stall sum ("-4s"), else max live GPRs ("+3r"); "" when the line is unchanged.
+    static QString compactText(const LineDelta& delta);
     QModelIndex indexForSourceLine(int line) const;
     int sourceLineForIndex(const QModelIndex& index) const;
 

@@ -5,12 +5,15 @@
 #include "views/diff_model.h"
 #include "views/theme.h"
 
+#include <QAction>
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QBarSeries>
@@ -18,7 +21,6 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
-#include <QShortcut>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
@@ -44,6 +46,26 @@ CompareSide CompareSide::fromSnapshot(const BuildSnapshot* snapshot, int kernelI
     side.resources = k.resources;
     side.lines = k.lines;
     side.total = k.total;
+    // Each side compiled its own copy of the editor text (workspace A and B write to different
+    // folders), so the line info names two different paths for the same user file. Name the copy
+    // after the file the user sees; otherwise every line of A would be "another file" to B and the
+    // per-line deltas would list each line twice, once with A = 0 and once with B = 0.
+    const std::string copy = QDir::cleanPath(snapshot->buildPath).toStdString();
+    if (!copy.empty()) {
+        const std::string shown = (snapshot->sourcePath.isEmpty() ? QFileInfo(snapshot->buildPath).fileName()
+                                                                  : snapshot->sourcePath)
+                                      .toStdString();
+        auto rename = [&](std::string& file) {
+            if (!file.empty() && (file == copy || QDir::cleanPath(QString::fromStdString(file)).toStdString() == copy))
+                file = shown;
+        };
+        for (SassInstruction& ins : side.sass.instructions) {
+            rename(ins.source.file);
+            for (SourceFrame& f : ins.source.inlinedAt) rename(f.file);
+        }
+        for (LineAggregate& line : side.lines) rename(line.file);
+        rename(side.total.file);
+    }
     return side;
 }
 
@@ -182,7 +204,7 @@ DiffView::DiffView(QWidget* parent)
     m_resourceTable->horizontalHeader()->setStretchLastSection(true);
     m_mixChart = new QChartView(new QChart, this);
     m_mixChart->setRenderHint(QPainter::Antialiasing);
-    m_mixChart->setMinimumHeight(160);
+    m_mixChart->setMinimumHeight(120);
     m_tabs = new QTabWidget(this);
     m_tabs->addTab(m_resourceTable, tr("Resources"));
     m_tabs->addTab(m_mixChart, tr("Instruction mix"));
@@ -191,13 +213,21 @@ DiffView::DiffView(QWidget* parent)
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(diffArea);
     split->addWidget(m_tabs);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
+    // The aligned diff is what one reads; the details take the smaller share of a short pane.
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 1);
+
+    m_staleBanner = new QLabel(this);
+    m_staleBanner->setObjectName(QStringLiteral("diffStaleBanner"));
+    m_staleBanner->setWordWrap(true);
+    m_staleBanner->setContentsMargins(6, 2, 6, 2);
+    m_staleBanner->hide();
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
     layout->addLayout(bar);
+    layout->addWidget(m_staleBanner);
     layout->addWidget(split, 1);
 
     connect(m_mode, &QComboBox::currentIndexChanged, this, [this] { recompute(); });
@@ -205,10 +235,18 @@ DiffView::DiffView(QWidget* parent)
     connect(m_bySource, &QCheckBox::toggled, this, [this] { recompute(); });
     connect(m_prev, &QToolButton::clicked, this, [this] { previousDifference(); });
     connect(m_next, &QToolButton::clicked, this, [this] { nextDifference(); });
-    auto* nextKey = new QShortcut(QKeySequence(Qt::ALT | Qt::Key_Down), this, [this] { nextDifference(); });
-    nextKey->setContext(Qt::WidgetWithChildrenShortcut);
-    auto* prevKey = new QShortcut(QKeySequence(Qt::ALT | Qt::Key_Up), this, [this] { previousDifference(); });
-    prevKey->setContext(Qt::WidgetWithChildrenShortcut);
+    // Actions rather than bare shortcuts, so the main window can put them in its Navigate menu
+    // (and the shortcut sheet lists them); on their own they work while the view has focus.
+    m_nextAction = new QAction(tr("Next A/B difference"), this);
+    m_nextAction->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Down));
+    m_prevAction = new QAction(tr("Previous A/B difference"), this);
+    m_prevAction->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Up));
+    for (QAction* a : {m_nextAction, m_prevAction}) {
+        a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        addAction(a);
+    }
+    connect(m_nextAction, &QAction::triggered, this, [this] { nextDifference(); });
+    connect(m_prevAction, &QAction::triggered, this, [this] { previousDifference(); });
     connect(m_heat, &DiffHeatStrip::rowRequested, this, [this](int row) { selectRow(row); });
     connect(m_table->verticalScrollBar(), &QScrollBar::valueChanged, this, [this] { updateVisibleRange(); });
     connect(m_table, &QTableView::clicked, this, [this](const QModelIndex& idx) {
@@ -237,6 +275,14 @@ void DiffView::setLaunch(int blockThreads, int dynamicSharedBytes) {
     m_blockThreads = blockThreads;
     m_dynamicShared = dynamicSharedBytes;
     updateResources();
+}
+
+void DiffView::setStaleReason(const QString& reason) {
+    m_staleReason = reason;
+    m_staleBanner->setText(reason);
+    m_staleBanner->setStyleSheet(QStringLiteral("QLabel#diffStaleBanner { background: %1; color: %2; }")
+                                     .arg(Theme::warningPaper().name(), Theme::editorText().name()));
+    m_staleBanner->setVisible(!reason.isEmpty());
 }
 
 void DiffView::setOpcodeMode(bool byOpcode) { m_mode->setCurrentIndex(byOpcode ? 1 : 0); }

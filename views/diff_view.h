@@ -14,6 +14,7 @@
 
 #include <vector>
 
+class QAction;
 class QChartView;
 class QCheckBox;
 class QComboBox;
@@ -87,6 +88,13 @@ public:
     void setIgnoreRegisterNames(bool ignore);
     void setAlignBySource(bool on);
 
+    // Marks what is shown as out of date ("B is rebuilding…"): a banner above the diff says why.
+    // An empty reason removes the mark.
+    void setStaleReason(const QString& reason);
+    QString staleReason() const { return m_staleReason; }
+    bool isStale() const { return !m_staleReason.isEmpty(); }
+    QLabel* staleBanner() const { return m_staleBanner; }
+
     // Navigation: selects and scrolls to the next / previous difference; returns the row or -1.
     int nextDifference();
     int previousDifference();
@@ -104,6 +112,8 @@ public:
     QTabWidget* detailTabs() const { return m_tabs; }
     QLabel* summaryLabel() const { return m_summary; }
     QComboBox* modeCombo() const { return m_mode; }
+    QAction* nextDifferenceAction() const { return m_nextAction; }     // Alt+Down
+    QAction* previousDifferenceAction() const { return m_prevAction; } // Alt+Up
     QCheckBox* renamingCheck() const { return m_renaming; }
     // Per-source-line deltas for the Source pane margin (data; the pane draws it).
     const std::vector<LineDelta>& lineDeltas() const;
@@ -130,7 +140,11 @@ private:
     QCheckBox* m_bySource;
     QToolButton* m_prev;
     QToolButton* m_next;
+    QAction* m_nextAction;
+    QAction* m_prevAction;
     QLabel* m_summary;
+    QLabel* m_staleBanner;
+    QString m_staleReason;
     QTableView* m_table;
     DiffHeatStrip* m_heat;
     QTabWidget* m_tabs;

@@ -3,12 +3,13 @@
 #include "core/analysis/aggregate.h"
 #include "views/code_editor.h"
 #include "views/cuda_lexer.h"
-#include "views/diff_model.h" // LineDeltaModel::marginText
+#include "views/diff_model.h" // LineDeltaModel::compactText
 #include "views/pressure_strip.h" // lineMarginTexts
 #include "views/theme.h"
 #include "views/workspace.h"
 
 #include <Qsci/qscistyle.h>
+#include <Qsci/qscistyledtext.h>
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QShortcut>
@@ -39,6 +40,20 @@ QsciStyle& lineCostStyle() {
     }();
     return s;
 }
+// The compare delta after the line cost: red when B has more, green when fewer (same font).
+QsciStyle& deltaStyle(bool more) {
+    static QsciStyle up = [] {
+        QFont font = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+        font.setPointSize(10);
+        return QsciStyle(-1, QStringLiteral("compare delta up"), QColor(170, 30, 30), Theme::marginPaper(), font, false);
+    }();
+    static QsciStyle down = [] {
+        QFont font = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+        font.setPointSize(10);
+        return QsciStyle(-1, QStringLiteral("compare delta down"), QColor(0, 120, 40), Theme::marginPaper(), font, false);
+    }();
+    return more ? up : down;
+}
 } // namespace
 
 SourcePane::SourcePane(Workspace* session, QWidget* parent) : QWidget(parent), m_session(session) {
@@ -55,19 +70,23 @@ SourcePane::SourcePane(Workspace* session, QWidget* parent) : QWidget(parent), m
     lay->addWidget(m_editor, 1);
     lay->addWidget(m_find);
     m_editor->setMarginType(kLineCostMargin, QsciScintilla::TextMargin);
-    m_editor->setMarginWidth(kLineCostMargin, QStringLiteral("  R000 S000 "));
+    m_editor->setMarginWidth(kLineCostMargin, QStringLiteral(" R000 S000 "));
+    // Line numbers as wide as the file needs (the editor's default fits 99999 lines): on a small
+    // screen every column of the Source pane counts.
+    auto numberWidth = [this] {
+        const int digits = std::max(3, int(QString::number(m_editor->lines()).size()));
+        m_editor->setMarginWidth(0, QString(digits + 1, QLatin1Char('0')));
+    };
+    connect(m_editor, &QsciScintilla::linesChanged, this, numberWidth);
+    numberWidth();
     m_editor->setMarginSensitivity(kLineCostMargin, false);
-    // The compare deltas' margin comes after the editor's own; it stays empty without a B.
-    m_deltaMargin = m_editor->margins();
-    m_editor->setMargins(m_deltaMargin + 1);
-    m_editor->setMarginType(m_deltaMargin, QsciScintilla::TextMarginRightJustified);
-    m_editor->setMarginWidth(m_deltaMargin, 0);
-    m_editor->setMarginSensitivity(m_deltaMargin, false);
     applyTheme();
 
     auto* findSc = new QShortcut(QKeySequence::Find, m_editor, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
+    findSc->setWhatsThis(tr("Find in the source"));
     connect(findSc, &QShortcut::activated, m_find, &FindBar::showFind);
     auto* replSc = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_H), m_editor, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
+    replSc->setWhatsThis(tr("Find and replace in the source"));
     connect(replSc, &QShortcut::activated, m_find, &FindBar::showReplace);
 
     connect(m_editor, &QsciScintilla::textChanged, this, [this] {
@@ -112,7 +131,14 @@ void SourcePane::applyTheme() {
     errorStyle().setPaper(Theme::errorPaper());
     warningStyle().setColor(Theme::isDark() ? QColor(240, 210, 140) : QColor(120, 80, 0));
     warningStyle().setPaper(Theme::warningPaper());
+    lineCostStyle().setColor(Theme::isDark() ? QColor(160, 160, 160) : QColor(90, 90, 90));
+    lineCostStyle().setPaper(Theme::marginPaper());
+    deltaStyle(true).setColor(Theme::isDark() ? QColor(255, 130, 120) : QColor(170, 30, 30));
+    deltaStyle(true).setPaper(Theme::marginPaper());
+    deltaStyle(false).setColor(Theme::isDark() ? QColor(120, 220, 130) : QColor(0, 120, 40));
+    deltaStyle(false).setPaper(Theme::marginPaper());
     m_editor->recolor();
+    updateLineCosts();
 }
 
 void SourcePane::onDocumentChanged() {
@@ -144,36 +170,72 @@ void SourcePane::onListingChanged() {
 void SourcePane::updateLineCosts() {
     m_editor->clearMarginText();
     const KernelModel* k = m_session && m_session->snapshot() ? m_session->kernel() : nullptr;
-    if (!k) return;
-    const auto byLine = aggregateByLine(k->sass, m_session->attribution());
-    const auto texts = lineMarginTexts(byLine, [this](const std::string& file) {
-        SourceLoc loc;
-        loc.file = file;
-        loc.line = 1;
-        return m_session->sourceLineForLoc(loc) > 0;
-    });
-    // Leading spaces keep the text clear of the fold margin's boxes drawn next to it.
-    for (const auto& [line, text] : texts)
-        m_editor->setMarginText(line - 1, QStringLiteral("  ") + text, lineCostStyle());
+    std::map<int, QString> costs;
+    if (k) {
+        const auto byLine = aggregateByLine(k->sass, m_session->attribution());
+        const auto texts = lineMarginTexts(byLine, [this](const std::string& file) {
+            SourceLoc loc;
+            loc.file = file;
+            loc.line = 1;
+            return m_session->sourceLineForLoc(loc) > 0;
+        });
+        for (const auto& [line, text] : texts) costs[line] = text;
+    }
+    // Every cost text has the same width ("R%3 S%3"): a line with a delta but no cost in A is
+    // padded so the deltas form one column.
+    const int costWidth = costs.empty() ? 0 : int(costs.begin()->second.size());
+    int widestDelta = 0;
+    for (const auto& [line, delta] : m_compareDeltas) widestDelta = std::max(widestDelta, int(delta.size()));
+    std::map<int, std::pair<QString, QString>> lines;
+    for (const auto& [line, text] : costs) lines[line].first = text;
+    for (const auto& [line, delta] : m_compareDeltas)
+        if (!delta.isEmpty()) lines[line].second = delta;
+    const int count = m_editor->lines();
+    for (const auto& [line, parts] : lines) {
+        if (line < 1 || line > count) continue;
+        // A leading space keeps the text clear of the fold margin's boxes drawn next to it.
+        QString cost = QLatin1Char(' ') + parts.first.leftJustified(costWidth);
+        if (parts.second.isEmpty()) {
+            m_editor->setMarginText(line - 1, cost, lineCostStyle());
+            continue;
+        }
+        QList<QsciStyledText> styled;
+        styled << QsciStyledText(cost + QLatin1Char(' '), lineCostStyle());
+        const bool more = parts.second.startsWith(QLatin1Char('+'));
+        styled << QsciStyledText(parts.second.rightJustified(widestDelta), deltaStyle(more));
+        m_editor->setMarginText(line - 1, styled);
+    }
+    // The margin fits its widest text, so a delta is never clipped; without deltas it keeps the
+    // width of the line costs alone.
+    QString widest = QLatin1Char(' ') + QString(std::max(costWidth, 9), QLatin1Char('0')) + QLatin1Char(' ');
+    if (widestDelta > 0) widest += QString(widestDelta, QLatin1Char('0')) + QLatin1Char(' ');
+    m_editor->setMarginWidth(kLineCostMargin, widest);
+}
+
+QString SourcePane::lineMarginText(int line) const {
+    if (line < 1 || line > m_editor->lines()) return {};
+    const long length = m_editor->SendScintilla(QsciScintilla::SCI_MARGINGETTEXT, (unsigned long)(line - 1), (void*)nullptr);
+    if (length <= 0) return {};
+    QByteArray bytes(int(length) + 1, '\0');
+    m_editor->SendScintilla(QsciScintilla::SCI_MARGINGETTEXT, (unsigned long)(line - 1), (void*)bytes.data());
+    bytes.truncate(int(length));
+    return QString::fromUtf8(bytes);
 }
 
 void SourcePane::updateCompareDeltas() {
-    m_editor->clearMarginText(-1);
-    if (!m_session) return;
-    int shown = 0;
-    QString widest;
-    const QString mainFile = m_session->displayName();
-    for (const LineDelta& d : m_session->compareLineDeltas()) {
-        if (d.source.line <= 0) continue;
-        if (!mainFile.isEmpty() && QFileInfo(QString::fromStdString(d.source.file)).fileName() != mainFile) continue;
-        const QString text = LineDeltaModel::marginText(d);
-        if (text.isEmpty()) continue;
-        m_editor->setMarginText(d.source.line - 1, text, 0);
-        if (text.size() > widest.size()) widest = text;
-        ++shown;
+    std::map<int, QString> deltas;
+    if (m_session) {
+        const QString mainFile = m_session->displayName();
+        for (const LineDelta& d : m_session->compareLineDeltas()) {
+            if (d.source.line <= 0) continue;
+            if (!mainFile.isEmpty() && QFileInfo(QString::fromStdString(d.source.file)).fileName() != mainFile) continue;
+            const QString text = LineDeltaModel::compactText(d);
+            if (!text.isEmpty()) deltas[d.source.line] = text;
+        }
     }
-    m_editor->setMarginWidth(m_deltaMargin, shown ? widest + QStringLiteral("  ") : QString());
-    if (!shown) m_editor->setMarginWidth(m_deltaMargin, 0);
+    if (deltas == m_compareDeltas) return;
+    m_compareDeltas = std::move(deltas);
+    updateLineCosts();
 }
 
 void SourcePane::onSelectionChanged() {

@@ -1,13 +1,16 @@
 #pragma once
 // The Source pane: the CUDA editor. Edits go to the session; the session's selection, listing and
 // diagnostics come back as highlight, colour bands, markers and annotations, and each line's
-// SASS cost as "R<max live> S<stall sum>" text in a margin (issue 6) and, with a compare build B,
-// each line's B − A deltas in another (issue 7).
+// SASS cost as "R<max live> S<stall sum>" text in a margin (issue 6). While A/B is compared the
+// same margin carries one compact B − A delta per line ("+2i"), coloured by its sign: Scintilla
+// shares margin text between all text margins, so a second margin would repeat (and clip) it.
 
 #include "views/build_job.h"
 
 #include <QPointer>
 #include <QWidget>
+
+#include <map>
 
 namespace lowerscope {
 
@@ -28,6 +31,11 @@ public:
     // Lines (1-based) that carry a diagnostic annotation.
     std::vector<int> annotatedLines() const;
     void applyTheme();
+    // The compact B − A delta shown per line of the open document ("+2i", "-4s"; see
+    // LineDeltaModel::compactText), from the workspace's compareLineDeltas(); empty without B.
+    const std::map<int, QString>& compareDeltas() const { return m_compareDeltas; }
+    // The margin text of `line` (1-based) as the editor holds it ("" when none).
+    QString lineMarginText(int line) const;
 
 private:
     void onDocumentChanged();
@@ -45,7 +53,7 @@ private:
     bool m_updating = false;
     int m_hoverLine = 0;
     std::vector<int> m_annotated;
-    int m_deltaMargin = -1; // the margin of the compare deltas (B − A per line)
+    std::map<int, QString> m_compareDeltas;
 };
 
 } // namespace lowerscope
