@@ -7,10 +7,14 @@
 #include <QFontDatabase>
 #include <QHeaderView>
 #include <QPlainTextEdit>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTableView>
+#include <QTextBlock>
 #include <QTime>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace lowerscope {
 
@@ -48,6 +52,8 @@ BuildOutputPane::BuildOutputPane(Workspace* session, QWidget* parent) : QWidget(
     connect(m_diagView, &QTableView::clicked, m_diagView, &QTableView::activated);
     connect(session, &Workspace::buildStarted, this, [this](quint64 job) {
         m_log->appendPlainText(tr("── build #%1 started %2 ──").arg(job).arg(QTime::currentTime().toString()));
+        m_newestBuildLine = m_log->document()->lastBlock().blockNumber();
+        showNewestBuild();
     });
     connect(session, &Workspace::buildCancelled, this, [this](quint64 job) {
         m_log->appendPlainText(tr("build #%1 cancelled: its tools were killed").arg(job));
@@ -106,6 +112,19 @@ void BuildOutputPane::onBuildFinished(quint64 job, SnapshotPtr snap) {
     else
         summary = tr("build #%1 failed: %2 diagnostic(s)").arg(job).arg(snap->result.diagnostics.size());
     m_log->appendPlainText(out + summary);
+    showNewestBuild();
 }
+
+void BuildOutputPane::showNewestBuild() {
+    // QPlainTextEdit follows appended text only while it is scrolled to the end, which a pane
+    // behind a tab or a reader scrolled up is not. Put the newest build's header at the top
+    // (its whole output when it fits); with more output than fits, its end stays reachable below.
+    // Blocks are lines here (no wrapping), and the vertical scroll bar counts blocks.
+    QScrollBar* bar = m_log->verticalScrollBar();
+    const int first = std::max(0, m_newestBuildLine - m_log->document()->firstBlock().blockNumber());
+    bar->setValue(std::min(first, bar->maximum()));
+}
+
+int BuildOutputPane::firstVisibleLine() const { return m_log->verticalScrollBar()->value(); }
 
 } // namespace lowerscope

@@ -30,8 +30,14 @@ public:
     QTableView* diagnosticsView() const { return m_diagView; }
     DiagnosticsModel* diagnostics() const { return m_diagnostics; }
 
+    // The log line (block) of the newest build's header, and the first line in view.
+    int newestBuildLine() const { return m_newestBuildLine; }
+    int firstVisibleLine() const;
+
 private:
     void onBuildFinished(quint64 job, SnapshotPtr snapshot);
+    void showNewestBuild();
+    int m_newestBuildLine = 0;
 
     QPointer<Workspace> m_session;
     QPlainTextEdit* m_log;

@@ -404,7 +404,16 @@ void MeasurePane::prefill() {
     SnapshotPtr snap = m_a ? m_a->snapshot() : nullptr;
     if (!k || !snap) {
         m_prefillOrigin.clear();
-        m_origin->setText(tr("Build A to get default launch values."));
+        const QString path = m_a ? m_a->sourcePath() : QString();
+        // Values filled for another file would be offered for this one: they go until its build
+        // gives its own (the user's own edits stay).
+        if (!m_userEdited && !m_prefilledFor.isEmpty() && m_prefilledFor != path) {
+            setLaunch(LaunchText{}); // empty arguments; not a user edit
+            m_prefilledFor.clear();
+        }
+        m_origin->setText(m_a && (m_a->isBuilding() || !path.isEmpty())
+                              ? tr("Launch values follow once %1 is built.").arg(m_a->displayName())
+                              : tr("Build A to get default launch values."));
         return;
     }
     std::vector<PtxParam> params;
@@ -414,6 +423,7 @@ void MeasurePane::prefill() {
     LaunchText l = defaultLaunch(m_a->sourcePath().toStdString(), k->name, params, &origin);
     setLaunch(l);
     m_userEdited = false;
+    m_prefilledFor = m_a->sourcePath();
     m_prefillOrigin = QString::fromStdString(origin);
     m_origin->setText(tr("From %1").arg(m_prefillOrigin));
 }
@@ -598,11 +608,73 @@ void MeasurePane::updateButtons() {
     const bool busy = m_running != 0;
     const bool haveA = m_a && m_a->snapshot() && m_a->snapshot()->ok();
     const bool haveB = m_b && m_b->snapshot() && m_b->snapshot()->ok();
-    m_runA->setEnabled(!busy && haveA);
-    m_runB->setEnabled(!busy && haveB);
-    m_runAB->setEnabled(!busy && haveA && haveB);
+    // No GPU (or not known yet): the buttons must not look as if a click could measure.
+    const bool gpu = m_deviceState == DeviceState::Unknown || m_deviceState == DeviceState::Available;
+    m_runA->setEnabled(!busy && gpu && haveA);
+    m_runB->setEnabled(!busy && gpu && haveB);
+    m_runAB->setEnabled(!busy && gpu && haveA && haveB);
+    const QString why = gpu ? QString() : deviceText();
+    m_runA->setToolTip(why.isEmpty() ? tr("Time build A's kernel") : why);
+    m_runB->setToolTip(why.isEmpty() ? tr("Time build B's kernel (turn on Compare with… to build B)") : why);
+    m_runAB->setToolTip(why.isEmpty() ? tr("Time A and B interleaved on the same buffers and report B/A with its "
+                                           "confidence interval")
+                                      : why);
     m_cancel->setEnabled(busy);
     m_progress->setVisible(busy);
+}
+
+QString MeasurePane::deviceText() const {
+    switch (m_deviceState) {
+    case DeviceState::Unknown: return {};
+    case DeviceState::Probing: return tr("Looking for a GPU on %1…").arg(remoteHost().isEmpty() ? tr("this machine") : remoteHost());
+    case DeviceState::Available: return tr("GPU: %1").arg(m_deviceName);
+    case DeviceState::Unavailable: break;
+    }
+    const QString where = remoteHost().isEmpty() ? tr("this machine") : remoteHost();
+    QString text = tr("No GPU on %1 — Run is off.").arg(where);
+    const QString explanation = errorExplanation(m_deviceKind);
+    text += QLatin1Char(' ') + (explanation.isEmpty() ? m_deviceMessage : explanation);
+    return text;
+}
+
+void MeasurePane::probeDevice() {
+    if (!m_probe)
+        m_probe = [](const std::vector<std::string>& command, std::string& device, std::string& kind, std::string& message) {
+            return probeRunner(command, device, kind, message);
+        };
+    const quint64 id = ++m_probeJob;
+    m_probedCommand = runnerCommand();
+    m_deviceState = DeviceState::Probing;
+    m_status->setText(deviceText());
+    updateButtons();
+    struct Answer {
+        bool ok = false;
+        std::string device, kind, message;
+    };
+    auto* watcher = new QFutureWatcher<Answer>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, id] {
+        const Answer a = watcher->result();
+        watcher->deleteLater();
+        if (id != m_probeJob) return; // the host changed meanwhile: a newer probe answers
+        m_deviceState = a.ok ? DeviceState::Available : DeviceState::Unavailable;
+        m_deviceName = QString::fromStdString(a.device);
+        m_deviceKind = QString::fromStdString(a.kind);
+        m_deviceMessage = QString::fromStdString(a.message);
+        if (!m_running) m_status->setText(deviceText());
+        updateButtons();
+        emit deviceProbed(a.ok);
+    });
+    watcher->setFuture(QtConcurrent::run(m_pool, [probe = m_probe, command = runnerCommand()] {
+        Answer a;
+        a.ok = probe(command, a.device, a.kind, a.message);
+        return a;
+    }));
+    // A changed runner host is probed again (once the user has finished typing it).
+    if (id == 1)
+        for (QLineEdit* e : {m_host, m_sshOptions, m_remoteCommand})
+            connect(e, &QLineEdit::editingFinished, this, [this] {
+                if (m_deviceState != DeviceState::Unknown && runnerCommand() != m_probedCommand) probeDevice();
+            });
 }
 
 void MeasurePane::showError(const QString& text) {

@@ -17,6 +17,7 @@
 #include <QWidget>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
 class QChartView;
@@ -67,6 +68,18 @@ public:
     void setPricePerGpuHour(double price);
     double pricePerGpuHour() const;
 
+    // ---- device
+    // Whether the runner (local or remote) has a GPU. Unknown until probeDevice() runs; while a
+    // probe runs and after one found no GPU the Run buttons are disabled and the pane says why.
+    enum class DeviceState { Unknown, Probing, Available, Unavailable };
+    using ProbeFn = std::function<bool(const std::vector<std::string>& command, std::string& device,
+                                       std::string& errorKind, std::string& errorMessage)>;
+    void setProbe(ProbeFn probe) { m_probe = std::move(probe); } // tests; default probeRunner
+    // Asks the runner for its device on a worker (again whenever the runner host changes after).
+    void probeDevice();
+    DeviceState deviceState() const { return m_deviceState; }
+    QString deviceText() const; // "NVIDIA H200" or why there is none
+
     // ---- jobs
     enum class Target { A, B, AB };
     // Starts a job; returns its id, or 0 when it cannot start (reason shown in the pane).
@@ -109,6 +122,7 @@ signals:
     void jobFinished(quint64 jobId, bool ok);
     void measurementReady(const nlohmann::json& document); // a new result (run or opened)
     void launchEdited();
+    void deviceProbed(bool available);
     // Literal block size / dynamic shared memory when they are plain numbers (occupancy elsewhere).
     void blockSizeChanged(int threads, int dynamicSharedBytes);
 
@@ -128,6 +142,12 @@ private:
 
     Options m_opts;
     QPointer<Workspace> m_a, m_b;
+    ProbeFn m_probe;
+    DeviceState m_deviceState = DeviceState::Unknown;
+    QString m_deviceName, m_deviceKind, m_deviceMessage;
+    quint64 m_probeJob = 0;
+    std::vector<std::string> m_probedCommand;
+    QString m_prefilledFor; // the source path the shown launch values were filled for
     MeasureBackend m_backend;
     QThreadPool* m_pool;
     quint64 m_nextJob = 0;

@@ -32,6 +32,7 @@ PtxPane::PtxPane(Workspace* session, QWidget* parent) : QWidget(parent), m_sessi
     lay->addWidget(m_find);
     applyTheme();
     auto* findSc = new QShortcut(QKeySequence::Find, m_editor, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
+    findSc->setWhatsThis(tr("Find in the PTX"));
     connect(findSc, &QShortcut::activated, m_find, &FindBar::showFind);
 
     connect(m_editor, &CodeEditor::cursorLineChanged, this, [this](int line1) {

@@ -187,8 +187,19 @@ void SassFilterPane::showSelectionMix() {
 }
 
 void SassFilterPane::setSourceModel(SassModel* model) {
-    if (m_model && m_model != model) m_model->setFilterMatches({});
+    if (m_model && m_model != model) {
+        disconnect(m_model, &SassModel::filterChanged, this, nullptr);
+        m_model->setFilterMatches({});
+    }
     m_model = model;
+    // The fading ended elsewhere (the SASS pane's "Clear filter"): the filter ends with it, so
+    // this pane never shows a filter the listing no longer reflects.
+    if (model)
+        connect(model, &SassModel::filterChanged, this, [this] {
+            if (!m_applying && m_model && !m_model->isFiltered() && m_model->rowCount() > 0 && m_proxy->isActive() &&
+                m_fadeOthers->isChecked())
+                clearFilter();
+        });
     m_proxy->setSourceModel(model);
     // Only the columns a search result needs.
     for (int c = 0; c < m_proxy->columnCount(); ++c)
@@ -224,8 +235,20 @@ void SassFilterPane::updateMatches() {
         if (source >= 0 && size_t(source) < matches.size()) matches[size_t(source)] = 1;
     }
     // Called only once the proxy is done filtering (never from its row signals); unchanged
-    // matches emit nothing.
-    m_model->setFilterMatches(std::move(matches));
+    // matches emit nothing. The description is what the SASS pane's bar names as the reason.
+    QStringList what;
+    if (!m_proxy->pattern().isEmpty()) what << QStringLiteral("“%1”").arg(m_proxy->pattern());
+    if (m_proxy->categoryMask() != 0) what << m_category->currentText();
+    m_applying = true;
+    m_model->setFilterMatches(std::move(matches), what.join(QStringLiteral(", ")));
+    m_applying = false;
+}
+
+void SassFilterPane::clearFilter() {
+    const QSignalBlocker blockEdit(m_edit), blockCategory(m_category);
+    m_edit->clear();
+    m_category->setCurrentIndex(0);
+    applyFilter();
 }
 
 void SassFilterPane::setMix(const LineAggregate* kernel, const LineAggregate* line) {

@@ -80,6 +80,8 @@ public:
     QCheckBox* fadeOthersBox() const { return m_fadeOthers; }
     // Mix of the whole kernel and (when non-null) of the selected source line `line`.
     void setMix(const LineAggregate* kernel, const LineAggregate* line);
+    // Empties the pattern and the category choice (the fading ends with them).
+    void clearFilter();
 
 signals:
     void addressActivated(quint32 address);
@@ -99,6 +101,7 @@ private:
     QLabel* m_count;
     QTableView* m_view;
     QLabel* m_mix;
+    bool m_applying = false;
 };
 
 } // namespace lowerscope

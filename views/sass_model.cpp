@@ -24,7 +24,8 @@ void SassModel::setFunction(std::shared_ptr<const void> owner, const SassFunctio
     m_sourceLines.resize(n, 0);
     m_categories.assign(n, uint8_t(InstrCategory::Misc));
     m_highlighted.assign(n, 0);
-    m_filterMatches.clear();
+    m_filterMatches.clear(); // the filter pane matches the new rows again after the reset
+    m_filterDescription.clear();
     m_currentRow = -1;
     m_maxLive = 0;
     // A listing uses a few dozen distinct mnemonics: look each up in the opcode table once.
@@ -65,11 +66,20 @@ void SassModel::setStale(bool stale) {
     if (rowCount() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
 }
 
-void SassModel::setFilterMatches(std::vector<char> matches) {
+void SassModel::setFilterMatches(std::vector<char> matches, const QString& description) {
     if (matches.size() != size_t(rowCount())) matches.clear();
-    if (matches == m_filterMatches) return;
+    const QString text = matches.empty() ? QString() : description;
+    if (matches == m_filterMatches && text == m_filterDescription) return;
+    const bool rowsChanged = matches != m_filterMatches;
     m_filterMatches = std::move(matches);
-    if (rowCount() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1), {Qt::ForegroundRole, FilterMatchRole});
+    m_filterDescription = text;
+    if (rowsChanged && rowCount() > 0)
+        emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1), {Qt::ForegroundRole, FilterMatchRole});
+    emit filterChanged();
+}
+
+int SassModel::filterMatchCount() const {
+    return int(std::count(m_filterMatches.begin(), m_filterMatches.end(), char(1)));
 }
 
 const SassInstruction* SassModel::instruction(int row) const {
@@ -162,9 +172,9 @@ QVariant SassModel::data(const QModelIndex& index, int role) const {
     case Qt::ForegroundRole: {
         QColor c = index.column() == OpcodeColumn ? Theme::categoryColor(InstrCategory(m_categories[row])) : QColor();
         if (fadedRow(row)) {
-            // Filtered out: the text stays legible but recedes (a third of its normal contrast).
+            // Filtered out: the text recedes but stays legible (Theme::fadedTextAlpha keeps 3:1).
             if (!c.isValid()) c = Theme::editorText();
-            c.setAlphaF(0.35f);
+            c.setAlphaF(float(Theme::fadedTextAlpha()));
         }
         return c.isValid() ? QVariant(c) : QVariant();
     }

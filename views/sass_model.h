@@ -44,9 +44,19 @@ public:
     void setStale(bool stale);
     bool isStale() const { return m_stale; }
     // Rows that match the SASS filter (one flag per row); the others are drawn faded. Empty = no
-    // filter: every row as usual. A size other than rowCount() counts as empty.
-    void setFilterMatches(std::vector<char> matches);
+    // filter: every row as usual. A size other than rowCount() counts as empty. `description`
+    // names the filter for the bar that says why rows are faded ("LDG|STG, Memory").
+    void setFilterMatches(std::vector<char> matches, const QString& description = {});
     bool isFiltered() const { return !m_filterMatches.empty(); }
+    QString filterDescription() const { return m_filterDescription; }
+    int filterMatchCount() const;
+
+signals:
+    // setFilterMatches switched fading on, off, or to other rows (a model reset drops the fading
+    // without this signal: modelReset says it).
+    void filterChanged();
+
+public:
 
     const SassFunction* function() const { return m_function; }
     const SassInstruction* instruction(int row) const;
@@ -73,6 +83,7 @@ private:
     int m_maxLive = 0;
     bool m_stale = false;
     std::vector<char> m_filterMatches;
+    QString m_filterDescription;
     bool fadedRow(size_t row) const { return !m_filterMatches.empty() && !m_filterMatches[row]; }
 };
 

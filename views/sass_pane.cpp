@@ -7,6 +7,7 @@
 #include "views/sass_delegate.h"
 #include "views/sass_model.h"
 #include "views/stale_banner.h"
+#include "views/theme.h"
 #include "views/workspace.h"
 
 #include <QAction>
@@ -74,6 +75,23 @@ SassPane::SassPane(Workspace* session, QWidget* parent) : QWidget(parent), m_ses
     lay->setSpacing(0);
     m_banner = createStaleBanner(this);
     lay->addWidget(m_banner);
+    // Faded rows need a reason on screen: the filter pane may be a hidden tab.
+    m_filterBar = new QWidget(this);
+    m_filterBar->setObjectName(QStringLiteral("sassFilterBar"));
+    m_filterBar->setAutoFillBackground(true);
+    auto* filterLayout = new QHBoxLayout(m_filterBar);
+    filterLayout->setContentsMargins(6, 1, 2, 1);
+    m_filterLabel = new QLabel(m_filterBar);
+    auto* clearFilter = new QToolButton(m_filterBar);
+    clearFilter->setObjectName(QStringLiteral("clearSassFilter"));
+    clearFilter->setText(tr("Clear filter"));
+    clearFilter->setToolTip(tr("End the SASS filter: every row is drawn normally again"));
+    clearFilter->setAutoRaise(true);
+    filterLayout->addWidget(m_filterLabel, 1);
+    filterLayout->addWidget(clearFilter);
+    connect(clearFilter, &QToolButton::clicked, this, [this] { m_model->setFilterMatches({}); });
+    m_filterBar->hide();
+    lay->addWidget(m_filterBar);
     m_body = new QHBoxLayout;
     m_body->setContentsMargins(0, 0, 0, 0);
     m_body->setSpacing(0);
@@ -130,6 +148,9 @@ SassPane::SassPane(Workspace* session, QWidget* parent) : QWidget(parent), m_ses
     connect(session, &Workspace::attributionChanged, this, &SassPane::reload);
     connect(session, &Workspace::selectionChanged, this, &SassPane::onSelectionChanged);
     connect(session, &Workspace::staleChanged, this, &SassPane::onStale);
+    connect(m_model, &SassModel::filterChanged, this, &SassPane::updateFilterBar);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &SassPane::updateFilterBar);
+
     connect(session, &Workspace::buildFinished, this, &SassPane::onStale);
 }
 
@@ -274,7 +295,23 @@ void SassPane::onSelectionChanged() {
 
 void SassPane::applyTheme() {
     styleStaleBanner(m_banner);
+    updateFilterBar();
     m_view->viewport()->update();
+}
+
+void SassPane::updateFilterBar() {
+    const bool on = m_model->isFiltered();
+    m_filterBar->setVisible(on);
+    if (!on) return;
+    QPalette p = m_filterBar->palette();
+    p.setColor(QPalette::Window, Theme::isDark() ? QColor(45, 60, 85) : QColor(220, 232, 250));
+    p.setColor(QPalette::WindowText, Theme::editorText());
+    m_filterBar->setPalette(p);
+    const QString what = m_model->filterDescription();
+    m_filterLabel->setText(tr("SASS filter %1: %2 of %3 rows match; the others are faded.")
+                               .arg(what.isEmpty() ? QString() : what)
+                               .arg(m_model->filterMatchCount())
+                               .arg(m_model->rowCount()));
 }
 
 void SassPane::onStale() {

@@ -6,7 +6,8 @@
 //  - the control-code graphic in the Control column, opcode/control tooltips;
 //  - the register-pressure strip right of the table (click to jump; F7 / Shift+F7 next / previous
 //    peak, Ctrl+F7 maximum; GPRs, predicates or uniform GPRs from the context menu);
-//  - a stale banner above it.
+//  - a stale banner above it, and a bar saying why rows are faded while a SASS filter is active
+//    (with a button that ends the filter), wherever the filter pane is.
 // Everything follows the workspace facade; the pane calls no other pane.
 
 #include "views/workspace.h"
@@ -33,6 +34,8 @@ public:
     QTableView* view() const { return m_view; }
     SassModel* model() const { return m_model; }
     QLabel* banner() const { return m_banner; }
+    QWidget* filterBar() const { return m_filterBar; }
+    QLabel* filterBarLabel() const { return m_filterLabel; }
     ArrowGutter* gutter() const { return m_gutter; }
     PressureStrip* pressureStrip() const { return m_strip; }
     // The pane's actions (also in its context menu, with their shortcuts while it has focus).
@@ -60,9 +63,12 @@ private:
     void showPressure();
     void onSelectionChanged();
     void onStale();
+    void updateFilterBar();
 
     QPointer<Workspace> m_session;
     QLabel* m_banner;
+    QWidget* m_filterBar;
+    QLabel* m_filterLabel;
     QHBoxLayout* m_body;
     QTableView* m_view;
     SassModel* m_model;

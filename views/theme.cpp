@@ -2,10 +2,15 @@
 
 #include <QApplication>
 #include <QFontDatabase>
+#include <QPainter>
+#include <QPixmap>
 #include <Qsci/qscilexer.h>
 #include <QPalette>
 #include <QStyle>
 #include <QStyleFactory>
+
+#include <algorithm>
+#include <cmath>
 
 void lowerscopeInitResources() {
     static bool done = false;
@@ -107,6 +112,55 @@ QColor Theme::directiveText() { return isDark() ? QColor(200, 140, 90) : QColor(
 QColor Theme::labelText() { return isDark() ? QColor(230, 150, 230) : QColor(140, 0, 140); }
 QColor Theme::errorPaper() { return isDark() ? QColor(90, 30, 30) : QColor(255, 215, 215); }
 QColor Theme::warningPaper() { return isDark() ? QColor(85, 70, 20) : QColor(255, 240, 190); }
+
+double Theme::fadedTextAlpha() { return isDark() ? 0.55 : 0.5; }
+
+double Theme::contrast(const QColor& a, const QColor& b) {
+    auto luminance = [](const QColor& c) {
+        auto channel = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+        return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+    };
+    const double la = luminance(a), lb = luminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+QIcon Theme::icon(Icon which) {
+    QIcon icon;
+    for (int size : {16, 22, 24, 32, 48}) {
+        QPixmap pm(size, size);
+        pm.fill(Qt::transparent);
+        QPainter p(&pm);
+        p.setRenderHint(QPainter::Antialiasing);
+        const double m = size * 0.14;
+        const QRectF box(m, m, size - 2 * m, size - 2 * m);
+        // Bright fills with a contrasting rim read on either toolbar colour.
+        if (which == Icon::Build) {
+            const QColor fill = isDark() ? QColor(95, 205, 110) : QColor(30, 140, 55);
+            QPolygonF triangle;
+            triangle << box.topLeft() << QPointF(box.right(), box.center().y()) << box.bottomLeft();
+            p.setPen(QPen(isDark() ? QColor(200, 255, 205) : QColor(10, 80, 25), std::max(1.0, size / 16.0)));
+            p.setBrush(fill);
+            p.drawPolygon(triangle);
+        } else {
+            const QColor fill = isDark() ? QColor(240, 110, 100) : QColor(200, 40, 35);
+            p.setPen(QPen(isDark() ? QColor(255, 210, 205) : QColor(120, 15, 10), std::max(1.0, size / 16.0)));
+            p.setBrush(fill);
+            p.drawRoundedRect(box.adjusted(size * 0.06, size * 0.06, -size * 0.06, -size * 0.06), size * 0.08, size * 0.08);
+        }
+        p.end();
+        icon.addPixmap(pm, QIcon::Normal);
+        // Disabled: the same shape in the palette's disabled text colour, so it reads as off.
+        QPixmap off(pm.size());
+        off.fill(Qt::transparent);
+        QPainter q(&off);
+        q.drawPixmap(0, 0, pm);
+        q.setCompositionMode(QPainter::CompositionMode_SourceIn);
+        q.fillRect(off.rect(), isDark() ? QColor(110, 110, 110) : QColor(170, 170, 170));
+        q.end();
+        icon.addPixmap(off, QIcon::Disabled);
+    }
+    return icon;
+}
 
 void Theme::styleLexerBase(QsciLexer& lexer) {
     QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);

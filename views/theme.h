@@ -5,6 +5,7 @@
 #include "core/model.h"
 
 #include <QColor>
+#include <QIcon>
 
 class QApplication;
 class QsciLexer;
@@ -42,6 +43,15 @@ public:
     static QColor labelText();      // secondary keywords (CUDA built-ins), PTX labels
     static QColor errorPaper();
     static QColor warningPaper();
+    // Opacity of the text of rows faded by a filter: they recede but keep a contrast of at least
+    // 3:1 on the editor paper and the colour bands (the dark theme needs more than the light).
+    static double fadedTextAlpha();
+    // WCAG contrast ratio of two opaque colours (1 … 21).
+    static double contrast(const QColor& a, const QColor& b);
+    // Toolbar icons drawn for the current theme (Fusion's standard media icons are dark grey and
+    // vanish on the dark toolbar). Re-fetch after a theme switch.
+    enum class Icon { Build, Cancel };
+    static QIcon icon(Icon which);
     // The part of a lexer's style every editor shares: the fixed-width 10 pt font and the editor
     // paper and text colours for every style; lexers then colour their own styles.
     static void styleLexerBase(QsciLexer& lexer);
