@@ -1,5 +1,6 @@
 #include "views/automation.h"
 
+#include "views/compare_panel.h"
 #include "views/main_window.h"
 #include "views/workspace.h"
 
@@ -34,6 +35,18 @@ void AutomationDriver::onBuildDone() {
     Workspace* s = m_window->session();
     if (s->isBuilding()) return; // a newer build is running: wait for it
     m_exitCode = s->buildStatus() == QLatin1String("ok") ? 0 : 1;
+    // Comparing: B builds after A; the picture should show the diff, so wait for B too.
+    if (m_exitCode == 0 && m_window->compareMode() && m_window->comparePanel()) {
+        Workspace* b = m_window->comparePanel()->sessionB();
+        if (b->isBuilding() || !b->lastAttempt()) {
+            if (!m_waitingForB) {
+                m_waitingForB = true;
+                connect(b, &Workspace::buildFinished, this, &AutomationDriver::onBuildDone);
+                connect(b, &Workspace::buildCancelled, this, &AutomationDriver::onBuildDone);
+            }
+            return;
+        }
+    }
     if (m_options.selectLine > 0) m_window->selectSourceLine(m_options.selectLine);
     // Let the selection propagate and the docks settle before grabbing.
     QTimer::singleShot(200, this, &AutomationDriver::finish);

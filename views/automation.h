@@ -41,6 +41,7 @@ private:
     QPointer<MainWindow> m_window;
     AutomationOptions m_options;
     bool m_done = false;
+    bool m_waitingForB = false;
     int m_exitCode = 0;
 };
 

@@ -6,18 +6,22 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QFontDatabase>
 #include <QFileInfo>
-#include <QFormLayout>
-#include <QGridLayout>
+#include <QFontDatabase>
 #include <QHBoxLayout>
+#include <QGridLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMimeData>
 #include <QPlainTextEdit>
 #include <QRegularExpression>
+#include <QResizeEvent>
 #include <QScrollArea>
 #include <QSpinBox>
+#include <QStyle>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace lowerscope {
 
@@ -58,115 +62,187 @@ QString joinList(const std::vector<std::string>& items) {
 }
 } // namespace
 
+// The command preview: breaks lines only between arguments. Qt's line breaker may break after a
+// hyphen ("-" | "std=c++17"), so the shown text has a word joiner (U+2060, zero width) between the
+// characters of each argument; copying removes them, so a pasted command runs as shown.
+class CommandPreview : public QPlainTextEdit {
+public:
+    using QPlainTextEdit::QPlainTextEdit;
+    static QString glue(const QString& command) {
+        QString out;
+        out.reserve(command.size() * 2);
+        for (qsizetype i = 0; i < command.size(); ++i) {
+            out += command[i];
+            if (i + 1 < command.size() && command[i] != QLatin1Char(' ') && command[i + 1] != QLatin1Char(' '))
+                out += QChar(0x2060);
+        }
+        return out;
+    }
+    static QString unglue(QString text) { return text.remove(QChar(0x2060)); }
+
+protected:
+    QMimeData* createMimeDataFromSelection() const override {
+        auto* data = new QMimeData;
+        data->setText(unglue(textCursor().selectedText()));
+        return data;
+    }
+};
+
 BuildOptionsPane::BuildOptionsPane(Workspace* session, QWidget* parent) : QWidget(parent), m_session(session) {
     auto* outer = new QVBoxLayout(this);
-    outer->setContentsMargins(4, 4, 4, 4);
-    auto* grid = new QGridLayout;
-    grid->setHorizontalSpacing(10);
-    grid->setVerticalSpacing(3);
-    outer->addLayout(grid);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->setSpacing(2);
+    m_form = new QWidget;
+    m_form->setObjectName(QStringLiteral("buildOptionsForm"));
+    auto* formLayout = new QVBoxLayout(m_form);
+    formLayout->setContentsMargins(0, 0, 0, 0);
+    formLayout->setSpacing(0);
+    m_grid = new QGridLayout;
+    m_grid->setContentsMargins(4, 4, 4, 4);
+    m_grid->setHorizontalSpacing(10);
+    m_grid->setVerticalSpacing(3);
+    m_scroll = new QScrollArea(this);
+    m_scroll->setObjectName(QStringLiteral("buildOptionsScroll"));
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll->setWidget(m_form);
+    outer->addWidget(m_scroll, 1);
 
-    m_arch = new QComboBox(this);
+    m_arch = new QComboBox(m_form);
     m_arch->setObjectName(QStringLiteral("archCombo"));
     m_arch->setEditable(true);
     m_arch->setInsertPolicy(QComboBox::NoInsert);
     // Empty: the input's own (a PTX's .target, a binary's first cubin); a comma list builds each.
     m_arch->lineEdit()->setPlaceholderText(tr("from the input"));
-    m_arch->setToolTip(tr("sm_XX; a list (sm_80,sm_90) builds each, the Input box switches between them"));
     m_arch->addItems({QStringLiteral("sm_80"), QStringLiteral("sm_86"), QStringLiteral("sm_89"), QStringLiteral("sm_90"),
                       QStringLiteral("sm_90a"), QStringLiteral("sm_100"), QStringLiteral("sm_120")});
-    m_hostOpt = optLevel(this);
-    m_ptxasOpt = optLevel(this);
-    m_lineinfo = new QCheckBox(tr("-lineinfo"), this);
-    m_debug = new QCheckBox(tr("-G (device debug)"), this);
-    m_fastMath = new QCheckBox(tr("--use_fast_math"), this);
-    m_edv = new QCheckBox(tr("--extra-device-vectorization"), this);
-    m_ftz = triState(this);
-    m_precDiv = triState(this);
-    m_precSqrt = triState(this);
-    m_fmad = triState(this);
-    m_maxReg = new QSpinBox(this);
+    m_hostOpt = optLevel(m_form);
+    m_ptxasOpt = optLevel(m_form);
+    m_lineinfo = new QCheckBox(tr("-lineinfo"), m_form);
+    m_debug = new QCheckBox(tr("-G (device debug)"), m_form);
+    m_fastMath = new QCheckBox(tr("--use_fast_math"), m_form);
+    m_edv = new QCheckBox(tr("--extra-device-vectorization"), m_form);
+    m_ftz = triState(m_form);
+    m_precDiv = triState(m_form);
+    m_precSqrt = triState(m_form);
+    m_fmad = triState(m_form);
+    m_maxReg = new QSpinBox(m_form);
     m_maxReg->setRange(0, 255);
     m_maxReg->setSpecialValueText(tr("unlimited"));
-    m_std = new QComboBox(this);
+    m_std = new QComboBox(m_form);
     m_std->addItem(tr("default"), QString());
     for (const char* s : {"c++14", "c++17", "c++20"}) m_std->addItem(QString::fromLatin1(s), QString::fromLatin1(s));
-    m_defines = new QLineEdit(this);
+    m_defines = new QLineEdit(m_form);
     m_defines->setPlaceholderText(tr("N=1024 USE_FAST"));
-    m_includes = new QLineEdit(this);
+    m_includes = new QLineEdit(m_form);
     m_includes->setPlaceholderText(tr("include dirs"));
-    m_nvccFlags = new QLineEdit(this);
+    m_nvccFlags = new QLineEdit(m_form);
     m_nvccFlags->setPlaceholderText(tr("extra nvcc flags, verbatim"));
-    m_ptxasFlags = new QLineEdit(this);
+    m_ptxasFlags = new QLineEdit(m_form);
     m_ptxasFlags->setPlaceholderText(tr("-v --warn-on-spills"));
 
-    auto label = [this](const QString& t) { return new QLabel(t, this); };
-    // Labels of project-settable options, by their BuildOptions JSON key.
-    auto keyLabel = [&](const QString& key, const QString& t) {
-        QLabel* l = label(t);
+    // One sentence per control on what its flag does; the label carries the same text.
+    m_arch->setToolTip(tr("-arch=sm_XX: the GPU generation to compile for; the SASS shown is that GPU's machine code "
+                          "(sm_90 = H100/H200, sm_100 = B200, sm_89 = L40/RTX 40, sm_80 = A100). A list (sm_80,sm_90) "
+                          "builds each and the Input box switches between them; empty = the input's own (a PTX's "
+                          ".target, a binary's first cubin)."));
+    m_hostOpt->setToolTip(tr("-O<n>: optimisation level of the host (CPU) code nvcc compiles; it does not change the "
+                             "kernel's SASS."));
+    m_ptxasOpt->setToolTip(tr("-Xptxas -O<n>: optimisation level of ptxas, which turns PTX into SASS; -O3 is the "
+                              "default, -O0 shows nearly unscheduled code."));
+    m_lineinfo->setToolTip(tr("-lineinfo: records which source line each instruction came from, without changing the "
+                              "code; the links between the panes need it."));
+    m_debug->setToolTip(tr("-G: device debug information; turns most device optimisations off, so the SASS is much "
+                           "slower than a release build's."));
+    m_fastMath->setToolTip(tr("--use_fast_math: approximate division, square root and transcendentals, and flush "
+                              "denormals to zero (implies -ftz=true -prec-div=false -prec-sqrt=false -fmad=true)."));
+    m_edv->setToolTip(tr("--extra-device-vectorization: lets the compiler vectorise memory accesses more "
+                         "aggressively (wider loads and stores)."));
+    m_ftz->setToolTip(tr("-ftz: flush single-precision denormals to zero (faster on some paths, loses tiny values); "
+                         "default = the compiler's choice (false unless --use_fast_math)."));
+    m_precDiv->setToolTip(tr("-prec-div: IEEE round-to-nearest single-precision division (true) or a faster "
+                             "approximation (false); default = true unless --use_fast_math."));
+    m_precSqrt->setToolTip(tr("-prec-sqrt: IEEE round-to-nearest single-precision square root (true) or a faster "
+                              "approximation (false); default = true unless --use_fast_math."));
+    m_fmad->setToolTip(tr("-fmad: contract multiplies and adds into fused multiply-adds (FFMA; one rounding "
+                          "instead of two); default = true."));
+    m_maxReg->setToolTip(tr("-maxrregcount=N: at most N registers per thread; more threads fit on an SM, but values "
+                            "that do not fit spill to local memory."));
+    m_std->setToolTip(tr("-std: the C++ dialect the source is compiled as; default = nvcc's own (C++17)."));
+    m_defines->setToolTip(tr("-D: preprocessor macros, separated by spaces (NAME or NAME=VALUE)."));
+    m_includes->setToolTip(tr("-I: folders searched for #include files, separated by spaces (quote a folder with "
+                              "spaces)."));
+    m_nvccFlags->setToolTip(tr("Further nvcc flags, passed as written, one argument per word (quote to group)."));
+    m_ptxasFlags->setToolTip(tr("Flags for ptxas, each passed as -Xptxas <flag> (e.g. --warn-on-spills)."));
+
+    // Labels of project-settable options, by their BuildOptions JSON key; a label carries its
+    // control's tooltip, and updateOrigins() adds where a project-set value came from.
+    auto label = [this](const QString& key, const QString& text, QWidget* buddy) {
+        auto* l = new QLabel(text, m_form);
+        l->setBuddy(buddy);
+        l->setToolTip(buddy->toolTip());
         m_keyLabels.insert(key, l);
-        m_labelTexts.insert(key, t);
+        m_labelTexts.insert(key, text);
+        m_baseTips.insert(key, buddy->toolTip());
         return l;
     };
     m_keyButtons = {{QStringLiteral("lineinfo"), m_lineinfo},
                     {QStringLiteral("device_debug"), m_debug},
                     {QStringLiteral("fast_math"), m_fastMath},
                     {QStringLiteral("extra_device_vectorization"), m_edv}};
-    for (auto it = m_keyButtons.begin(); it != m_keyButtons.end(); ++it) m_labelTexts.insert(it.key(), (*it)->text());
-    int r = 0;
-    m_inputLabel = new QLabel(this);
+    for (auto it = m_keyButtons.begin(); it != m_keyButtons.end(); ++it) {
+        m_labelTexts.insert(it.key(), (*it)->text());
+        m_baseTips.insert(it.key(), (*it)->toolTip());
+    }
+    m_fields = {
+        {label(QStringLiteral("arch"), tr("Architecture"), m_arch), m_arch, false},
+        {label(QStringLiteral("ptxas_opt"), tr("ptxas -O"), m_ptxasOpt), m_ptxasOpt, false},
+        {label(QStringLiteral("host_opt"), tr("Host -O"), m_hostOpt), m_hostOpt, false},
+        {label(QStringLiteral("max_reg_count"), tr("-maxrregcount"), m_maxReg), m_maxReg, false},
+        {nullptr, m_lineinfo, false},
+        {nullptr, m_debug, false},
+        {nullptr, m_fastMath, false},
+        {nullptr, m_edv, false},
+        {label(QStringLiteral("ftz"), tr("-ftz"), m_ftz), m_ftz, false},
+        {label(QStringLiteral("prec_div"), tr("-prec-div"), m_precDiv), m_precDiv, false},
+        {label(QStringLiteral("prec_sqrt"), tr("-prec-sqrt"), m_precSqrt), m_precSqrt, false},
+        {label(QStringLiteral("fmad"), tr("-fmad"), m_fmad), m_fmad, false},
+        {label(QStringLiteral("std"), tr("-std"), m_std), m_std, false},
+        {label(QStringLiteral("defines"), tr("Defines"), m_defines), m_defines, true},
+        {label(QStringLiteral("include_dirs"), tr("Include dirs"), m_includes), m_includes, true},
+        {label(QStringLiteral("extra_nvcc_flags"), tr("nvcc flags"), m_nvccFlags), m_nvccFlags, true},
+        {label(QStringLiteral("extra_ptxas_flags"), tr("ptxas flags"), m_ptxasFlags), m_ptxasFlags, true},
+    };
+    // What is open, and (for several builds of one input) which one the panes show.
+    m_inputLabel = new QLabel(m_form);
     m_inputLabel->setObjectName(QStringLiteral("inputLabel"));
     m_inputLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_variant = new QComboBox(this);
+    m_variant = new QComboBox(m_form);
     m_variant->setObjectName(QStringLiteral("variantCombo"));
     m_variant->setToolTip(tr("Which build the panes show: one of several architectures, an embedded cubin or PTX "
                              "of a binary, or a kernel of a Triton cache"));
-    grid->addWidget(label(tr("Input")), r, 0);
-    grid->addWidget(m_inputLabel, r, 1);
-    grid->addWidget(m_variant, r++, 2, 1, 2);
-    grid->addWidget(keyLabel(QStringLiteral("arch"), tr("Architecture")), r, 0);
-    grid->addWidget(m_arch, r, 1);
-    grid->addWidget(keyLabel(QStringLiteral("host_opt"), tr("Host / ptxas opt")), r, 2);
-    auto* opts = new QHBoxLayout;
-    opts->addWidget(m_hostOpt);
-    opts->addWidget(m_ptxasOpt);
-    grid->addLayout(opts, r++, 3);
-    grid->addWidget(m_lineinfo, r, 0, 1, 2);
-    grid->addWidget(m_debug, r++, 2, 1, 2);
-    grid->addWidget(m_fastMath, r, 0, 1, 2);
-    grid->addWidget(m_edv, r++, 2, 1, 2);
-    grid->addWidget(keyLabel(QStringLiteral("ftz"), tr("-ftz")), r, 0);
-    grid->addWidget(m_ftz, r, 1);
-    grid->addWidget(keyLabel(QStringLiteral("prec_div"), tr("-prec-div")), r, 2);
-    grid->addWidget(m_precDiv, r++, 3);
-    grid->addWidget(keyLabel(QStringLiteral("prec_sqrt"), tr("-prec-sqrt")), r, 0);
-    grid->addWidget(m_precSqrt, r, 1);
-    grid->addWidget(keyLabel(QStringLiteral("fmad"), tr("-fmad")), r, 2);
-    grid->addWidget(m_fmad, r++, 3);
-    grid->addWidget(keyLabel(QStringLiteral("max_reg_count"), tr("-maxrregcount")), r, 0);
-    grid->addWidget(m_maxReg, r, 1);
-    grid->addWidget(keyLabel(QStringLiteral("std"), tr("-std")), r, 2);
-    grid->addWidget(m_std, r++, 3);
-    grid->addWidget(keyLabel(QStringLiteral("defines"), tr("Defines")), r, 0);
-    grid->addWidget(m_defines, r++, 1, 1, 3);
-    grid->addWidget(keyLabel(QStringLiteral("include_dirs"), tr("Include dirs")), r, 0);
-    grid->addWidget(m_includes, r++, 1, 1, 3);
-    grid->addWidget(keyLabel(QStringLiteral("extra_nvcc_flags"), tr("nvcc flags")), r, 0);
-    grid->addWidget(m_nvccFlags, r++, 1, 1, 3);
-    grid->addWidget(keyLabel(QStringLiteral("extra_ptxas_flags"), tr("ptxas flags")), r, 0);
-    grid->addWidget(m_ptxasFlags, r++, 1, 1, 3);
-    grid->setColumnStretch(1, 1);
-    grid->setColumnStretch(3, 1);
+    m_inputRow = new QHBoxLayout;
+    m_inputRow->setContentsMargins(4, 4, 4, 0);
+    m_inputRow->addWidget(new QLabel(tr("Input"), m_form));
+    m_inputRow->addWidget(m_inputLabel, 1);
+    m_inputRow->addWidget(m_variant, 1);
+    layoutFields(2);
+    formLayout->addLayout(m_inputRow);
+    formLayout->addLayout(m_grid, 1);
 
-    m_preview = new QPlainTextEdit(this);
+    m_preview = new CommandPreview(this);
     m_preview->setObjectName(QStringLiteral("nvccPreview"));
     m_preview->setReadOnly(true);
+    m_preview->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
     QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
     mono.setPointSize(9);
     m_preview->setFont(mono);
-    m_preview->setMinimumHeight(40);
+    // About three lines: the command stays in view while the fields above scroll.
+    const int line = QFontMetrics(mono).lineSpacing();
+    m_preview->setMinimumHeight(2 * line + 10);
+    m_preview->setMaximumHeight(4 * line + 10);
     m_preview->setToolTip(tr("The nvcc command the next build runs (then ptxas output is parsed and nvdisasm/cuobjdump run on the cubin)"));
-    outer->addWidget(m_preview, 1);
+    outer->addWidget(m_preview);
 
     fromOptions(session->options());
     for (QComboBox* c : {m_hostOpt, m_ptxasOpt, m_ftz, m_precDiv, m_precSqrt, m_fmad, m_std})
@@ -200,20 +276,20 @@ void BuildOptionsPane::updateOrigins() {
         const nlohmann::json now = m_session->options(), fromProject = p.options;
         for (const auto& key : p.fromProject) {
             const QString k = QString::fromStdString(key);
-            // host_opt and ptxas_opt share one label.
             const bool same = now.value(key, nlohmann::json()) == fromProject.value(key, nlohmann::json());
             if (m_origins.value(k) != QLatin1String("changed")) m_origins.insert(k, same ? QStringLiteral("project") : QStringLiteral("changed"));
         }
-        if (m_origins.contains(QStringLiteral("ptxas_opt")) && !m_origins.contains(QStringLiteral("host_opt")))
-            m_origins.insert(QStringLiteral("host_opt"), m_origins.value(QStringLiteral("ptxas_opt")));
     }
+    // The flag's own explanation stays; where the value came from is added to it.
     auto decorate = [this](const QString& key, const QString& plain) {
         const QString origin = m_origins.value(key);
-        if (origin.isEmpty()) return std::pair{plain, QString()};
+        const QString base = m_baseTips.value(key);
+        if (origin.isEmpty()) return std::pair{plain, base};
         const bool changed = origin == QLatin1String("changed");
+        const QString note = changed ? tr("Set by the project's compile database, changed here")
+                                     : tr("From the project's compile database");
         return std::pair{plain + (changed ? tr(" · changed") : tr(" · project")),
-                         changed ? tr("Set by the project's compile database, changed here")
-                                 : tr("From the project's compile database")};
+                         base.isEmpty() ? note : base + QStringLiteral("\n") + note};
     };
     for (auto it = m_keyLabels.begin(); it != m_keyLabels.end(); ++it) {
         const auto [text, tip] = decorate(it.key(), m_labelTexts.value(it.key()));
@@ -259,6 +335,67 @@ void BuildOptionsPane::updateInput() {
     }
     m_variant->setVisible(m_variant->count() > 1);
 }
+
+QList<QWidget*> BuildOptionsPane::inputControls() const {
+    QList<QWidget*> out;
+    for (const Field& f : m_fields) out << f.field;
+    return out;
+}
+
+int BuildOptionsPane::wideWidth() const {
+    int labelW = 0, fieldW = 0, checkW = 0;
+    for (const Field& f : m_fields) {
+        if (f.fullWidth) continue;
+        if (f.label) {
+            labelW = std::max(labelW, f.label->sizeHint().width());
+            fieldW = std::max(fieldW, f.field->minimumSizeHint().width());
+        } else {
+            checkW = std::max(checkW, f.field->sizeHint().width());
+        }
+    }
+    const QMargins m = m_grid->contentsMargins();
+    const int pair = std::max(labelW + m_grid->horizontalSpacing() + fieldW, checkW);
+    return 2 * pair + m_grid->horizontalSpacing() + m.left() + m.right();
+}
+
+void BuildOptionsPane::layoutFields(int pairs) {
+    if (pairs == m_pairs) return;
+    m_pairs = pairs;
+    while (m_grid->count() > 0) delete m_grid->takeAt(0); // the widgets stay; only their places go
+    const int columns = 2 * pairs;
+    int row = 0, column = 0;
+    for (const Field& f : m_fields) {
+        if (f.fullWidth) {
+            if (column != 0) ++row, column = 0;
+            m_grid->addWidget(f.label, row, 0);
+            m_grid->addWidget(f.field, row++, 1, 1, columns - 1);
+            continue;
+        }
+        if (f.label) {
+            m_grid->addWidget(f.label, row, column);
+            m_grid->addWidget(f.field, row, column + 1);
+        } else {
+            m_grid->addWidget(f.field, row, column, 1, 2);
+        }
+        column += 2;
+        if (column >= columns) ++row, column = 0;
+    }
+    for (int c = 0; c < 4; ++c) m_grid->setColumnStretch(c, c % 2 == 1 && c < columns ? 1 : 0);
+    for (int r = 0; r < m_grid->rowCount(); ++r) m_grid->setRowStretch(r, 0);
+    m_grid->setRowStretch(row + 1, 1); // extra height below the fields, not between them
+}
+
+void BuildOptionsPane::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    // Decided on the pane's own width (the scroll area's), not the form's: the form is never
+    // narrower than its current layout's minimum, so it could not tell that one column would fit.
+    // A vertical scroll bar may take its width at any time: leave room for it, so the choice does
+    // not flip back and forth as it comes and goes.
+    const int usable = width() - style()->pixelMetric(QStyle::PM_ScrollBarExtent);
+    layoutFields(usable >= wideWidth() ? 2 : 1);
+}
+
+QString BuildOptionsPane::previewText() const { return CommandPreview::unglue(m_preview->toPlainText()); }
 
 void BuildOptionsPane::setArchitectures(const QStringList& archs) {
     if (archs.isEmpty()) return;
@@ -326,7 +463,7 @@ void BuildOptionsPane::toSession() {
 
 void BuildOptionsPane::updatePreview() {
     if (!m_session) return;
-    QString text = QString::fromStdString(shellQuote(m_session->previewCommand()));
+    QString text = CommandPreview::glue(QString::fromStdString(shellQuote(m_session->previewCommand())));
     // The build refuses invalid options (shell syntax included); say so where they are typed.
     if (const std::string bad = checkBuildOptions(m_session->options()); !bad.empty())
         text += tr("\n\nNot built: %1").arg(QString::fromStdString(bad));

@@ -137,6 +137,8 @@ bool ExperimentController::apply(const ExperimentData& opened, const QString& pa
         m_compare->setOptionsB(data.b.options);
         if (data.b.ownSource) m_compare->setSourceB(data.b.sourceName, data.b.sourceText);
         else m_compare->setFollowA(true);
+        // A session whose B differs from A is a comparison: show it as one.
+        if (data.hasB && (data.b.ownSource || data.b.options != data.a.options)) m_compare->setActive(true);
     }
     if (m_a) {
         m_a->setOptions(data.a.options);

@@ -175,7 +175,9 @@ void ComparePanel::setActive(bool active) {
         // B exists from now on: build it unless it already shows B's options on A's text.
         const SnapshotPtr shown = m_b->snapshot();
         if (m_followA) syncFromA();
-        if (!m_b->isBuilding() && (!shown || shown->options != m_b->options() || m_b->isStale())) buildB();
+        // Following A: only once A has a build (B is built after A's next one anyway).
+        const bool ready = !m_followA || (m_a && m_a->snapshot());
+        if (ready && !m_b->isBuilding() && (!shown || shown->options != m_b->options() || m_b->isStale())) buildB();
     } else {
         m_rebuildTimer->stop();
         m_b->cancelBuild();

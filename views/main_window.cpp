@@ -14,6 +14,8 @@
 #include "views/code_editor.h"
 #include "views/compare_measure.h"
 #include "views/compare_panel.h"
+#include "views/diff_view.h"
+#include "views/help.h"
 #include "views/measure_pane.h"
 #include "views/ptx_model.h"
 #include "views/ptx_pane.h"
@@ -44,12 +46,16 @@
 #include <QProgressBar>
 #include <QSaveFile>
 #include <QScrollArea>
+#include <QShowEvent>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
 #include <QToolBar>
+#include <QToolButton>
 #include <QtConcurrent/QtConcurrentRun>
+
+#include <tuple>
 
 namespace lowerscope {
 
@@ -62,11 +68,11 @@ QString readTextFile(const QString& path) {
     return QString::fromUtf8(f.readAll());
 }
 
-} // namespace
-
-namespace {
-
-constexpr int kStateVersion = 1;
+// 2: the issue-17 layout (Build options B dock, sizes per window size); layouts saved by version 1
+// put the bottom docks at half the height and are not restored.
+constexpr int kStateVersion = 2;
+// Panes whose minimum height is larger than this scroll inside their dock (see registerPane).
+constexpr int kScrollBeyondHeight = 150;
 
 } // namespace
 
@@ -92,8 +98,9 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
 
     createPanes();
     createActions();
+    connectCompare();
+    createHelpMenu();
     defaultLayout();
-    m_defaultState = saveState(kStateVersion);
 
     connect(m_session, &Workspace::editorTextChanged, this, [this] {
         m_modified = true;
@@ -146,6 +153,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
     }));
 
     if (m_opts.offerRecovery) QTimer::singleShot(0, this, &MainWindow::offerRecovery);
+    if (m_opts.probeGpu && m_measure) m_measure->probeDevice();
 }
 
 MainWindow::~MainWindow() { delete m_elapsed; }
@@ -155,8 +163,11 @@ QDockWidget* MainWindow::registerPane(const QString& id, const QString& title, Q
     auto* dock = new QDockWidget(title, this);
     dock->setObjectName(QStringLiteral("pane.") + id);
     // A pane wider than a third of the default window would force the window wider than the
-    // screen (dock minimum sizes add up); such panes scroll instead of squeezing the others.
-    if (widget->minimumSizeHint().width() > 600) {
+    // screen (dock minimum sizes add up), and a tall one in a bottom tab group would push the code
+    // panes up on a small screen (a tab group is as tall as its tallest minimum); such panes
+    // scroll instead of squeezing the others.
+    const QSize min = widget->minimumSizeHint();
+    if (min.width() > 600 || min.height() > kScrollBeyondHeight) {
         auto* scroll = new QScrollArea(dock);
         scroll->setObjectName(QStringLiteral("paneScroll.") + id);
         scroll->setWidgetResizable(true);
@@ -169,8 +180,10 @@ QDockWidget* MainWindow::registerPane(const QString& id, const QString& title, Q
     dock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(area, dock);
     m_panes.insert(id, dock);
+    m_paneArea.insert(id, area);
     m_paneOrder << id;
-    if (m_viewMenu) m_viewMenu->addAction(dock->toggleViewAction());
+    // Pane toggles stay together at the top of the View menu, above the layout actions.
+    if (m_viewMenu) m_viewMenu->insertAction(m_viewPanesEnd, dock->toggleViewAction());
     return dock;
 }
 
@@ -202,6 +215,8 @@ void MainWindow::createPanes() {
     m_filter->setSourceModel(m_sass->model());
     // Issue 7: build B and its diff, measurements, the experiment card and the record of them all.
     m_compare = new ComparePanel(m_session, this);
+    // In the window, B exists only while "Compare with…" is on (no second build on every edit).
+    m_compare->setActive(false);
     m_measure = new MeasurePane(m_session, m_compare->sessionB(), this);
     m_card = new ExperimentCardEditor(this);
     m_experiment = new ExperimentController(m_session, m_compare, m_measure, m_card, this, this);
@@ -218,11 +233,19 @@ void MainWindow::createPanes() {
     registerPane(QStringLiteral("cfg"), tr("CFG"), m_cfg, Qt::RightDockWidgetArea);
     registerPane(QStringLiteral("sass-filter"), tr("SASS filter"), m_filter, Qt::RightDockWidgetArea);
     registerPane(QStringLiteral("compare"), tr("Compare A/B"), m_compare, Qt::BottomDockWidgetArea);
+    // B's configuration in a dock of its own, which the layout puts beside A's options.
+    registerPane(QStringLiteral("options-b"), tr("Build options B"), m_compare->detachConfiguration(),
+                 Qt::BottomDockWidgetArea);
     registerPane(QStringLiteral("measure"), tr("Measure"), m_measure, Qt::BottomDockWidgetArea);
     registerPane(QStringLiteral("experiment"), tr("Experiment card"), m_card, Qt::BottomDockWidgetArea);
     m_source->editor()->viewport()->installEventFilter(this);
     m_source->editor()->setAcceptDrops(true);
 }
+
+namespace {
+// Below this width the bottom panes share one tab group: side by side each would be too narrow.
+constexpr int kWideLayout = 1400;
+} // namespace
 
 void MainWindow::defaultLayout() {
     QDockWidget* src = pane(QStringLiteral("source"));
@@ -231,43 +254,194 @@ void MainWindow::defaultLayout() {
     QDockWidget* out = pane(QStringLiteral("output"));
     QDockWidget* res = pane(QStringLiteral("resources"));
     QDockWidget* opt = pane(QStringLiteral("options"));
-    for (QDockWidget* d : {src, ptx, sass, out, res, opt}) {
+    QDockWidget* optB = pane(QStringLiteral("options-b"));
+    if (m_focusAction && m_focusAction->isChecked()) {
+        const QSignalBlocker block(m_focusAction);
+        m_focusAction->setChecked(false);
+    }
+    // Start from nothing: a dock already in a tab group would take a split partner as a new tab
+    // (QMainWindow::splitDockWidget), so the previous arrangement must not survive.
+    for (const QString& id : std::as_const(m_paneOrder)) {
+        QDockWidget* d = m_panes.value(id);
         d->setFloating(false);
-        d->show();
+        removeDockWidget(d);
     }
-    // Other panes that asked for the bottom area (compare, measure, experiment card) join the
-    // build output as tabs once the six are sized: their minimum sizes must not take part in it.
-    QList<QDockWidget*> bottomTabs;
+    const bool wide = width() >= kWideLayout;
+    auto place = [this](QDockWidget* d, Qt::DockWidgetArea area) {
+        if (!d) return;
+        addDockWidget(area, d); // top/bottom areas place each new dock right of the previous one
+        d->show();
+    };
+    place(src, Qt::TopDockWidgetArea);
+    place(ptx, Qt::TopDockWidgetArea);
+    place(sass, Qt::TopDockWidgetArea);
+    place(out, Qt::BottomDockWidgetArea);
+    if (wide) {
+        place(res, Qt::BottomDockWidgetArea);
+        place(opt, Qt::BottomDockWidgetArea);
+    }
+    // B's options right of A's (wide) or of the bottom tab group, where A's options are a tab.
+    place(optB, Qt::BottomDockWidgetArea);
+    if (!wide) {
+        tabifyDockWidget(out, res);
+        tabifyDockWidget(out, opt);
+        res->show();
+        opt->show();
+    }
+    // Every other pane: a tab behind the pane group of the area it asked for (1600 px has no room
+    // for a fourth column; right-hand panes all read the SASS listing).
     for (const QString& id : std::as_const(m_paneOrder)) {
         QDockWidget* d = m_panes.value(id);
-        if (d == src || d == ptx || d == sass || d == out || d == res || d == opt) continue;
-        if (dockWidgetArea(d) == Qt::BottomDockWidgetArea && !d->isFloating()) {
-            removeDockWidget(d);
-            bottomTabs << d;
-        }
-    }
-    splitDockWidget(src, ptx, Qt::Horizontal);
-    splitDockWidget(ptx, sass, Qt::Horizontal);
-    splitDockWidget(out, res, Qt::Horizontal);
-    splitDockWidget(res, opt, Qt::Horizontal);
-    resizeDocks({src, ptx, sass}, {540, 380, 680}, Qt::Horizontal);
-    resizeDocks({out, res, opt}, {640, 380, 580}, Qt::Horizontal);
-    resizeDocks({src, out}, {660, 270}, Qt::Vertical);
-    // Panes plugged in later (registerPane) that asked for the right-hand area become tabs behind
-    // the SASS pane: 1600 px has no room for a fourth column, and they all read the SASS listing.
-    for (const QString& id : std::as_const(m_paneOrder)) {
-        QDockWidget* d = m_panes.value(id);
-        if (d == src || d == ptx || d == sass || d == out || d == res || d == opt) continue;
-        if (dockWidgetArea(d) == Qt::RightDockWidgetArea && !d->isFloating()) tabifyDockWidget(sass, d);
-    }
-    // Behind the build output: the explorer stays the first thing one sees.
-    for (QDockWidget* d : std::as_const(bottomTabs)) {
-        addDockWidget(Qt::BottomDockWidgetArea, d);
+        if (d == src || d == ptx || d == sass || d == out || d == res || d == opt || d == optB) continue;
+        const Qt::DockWidgetArea area = m_paneArea.value(id, Qt::RightDockWidgetArea);
+        QDockWidget* group = area == Qt::BottomDockWidgetArea ? out : area == Qt::LeftDockWidgetArea ? src : sass;
+        addDockWidget(area, d);
+        tabifyDockWidget(group, d);
         d->show();
-        tabifyDockWidget(out, d);
     }
+    if (optB) optB->setVisible(compareMode());
     sass->raise();
     out->raise();
+    if (compareMode()) {
+        if (QDockWidget* cmp = pane(QStringLiteral("compare")); cmp && wide) cmp->raise();
+        else opt->raise(); // narrow: A's options (a tab) beside B's
+    }
+    applyDefaultSizes();
+}
+
+void MainWindow::applyDefaultSizes() {
+    QDockWidget* src = pane(QStringLiteral("source"));
+    QDockWidget* ptx = pane(QStringLiteral("ptx"));
+    QDockWidget* sass = pane(QStringLiteral("sass"));
+    QDockWidget* out = pane(QStringLiteral("output"));
+    const int w = std::max(width(), 600), h = std::max(height(), 400);
+    // Source, PTX, SASS: SASS rows are the widest (control codes, arrows, pressure strip).
+    resizeDocks({src, ptx, sass}, {w * 33 / 100, w * 28 / 100, w * 39 / 100}, Qt::Horizontal);
+    // The bottom row, left to right: each group is resized through its tab in view (a dock
+    // behind a tab keeps a stale geometry). Comparing, A's and B's options share the right side.
+    const bool comparing = compareMode();
+    QList<QDockWidget*> row;
+    QList<int> share;
+    for (const auto& [id, percent, percentComparing] : std::initializer_list<std::tuple<const char*, int, int>>{
+             {"output", 48, 40}, {"resources", 18, 14}, {"options", 34, 23}, {"options-b", 0, 23}}) {
+        QDockWidget* d = pane(QString::fromLatin1(id));
+        if (!d || d->isHidden() || d->isFloating() || dockWidgetArea(d) != Qt::BottomDockWidgetArea) continue;
+        QList<QDockWidget*> group = tabifiedDockWidgets(d);
+        group.prepend(d);
+        QDockWidget* shown = d;
+        if (isVisible())
+            for (QDockWidget* g : std::as_const(group))
+                if (!g->visibleRegion().isEmpty()) shown = g;
+        if (row.contains(shown)) continue; // the same tab group as an earlier entry
+        row << shown;
+        share << (comparing ? percentComparing : percent);
+    }
+    // Narrow and comparing: the tab group (with A's options) and B's options, half and half.
+    if (comparing && w < kWideLayout && row.size() == 2) share = {1, 1};
+    int total = 0;
+    for (int p : share) total += p;
+    QList<int> widths;
+    for (int p : share) widths << w * p / std::max(total, 1);
+    if (row.size() > 1) resizeDocks(row, widths, Qt::Horizontal);
+    // The code panes keep about three quarters of the height; the bottom row stays readable on a
+    // small screen and does not grow past what its tables need on a large one.
+    const int bottom = std::clamp(h * 27 / 100, 170, 420);
+    // Split the height the two rows share: from the top of the dock area to the status bar. A
+    // dock behind a tab keeps a stale geometry, so the bottom row is given by a dock in view.
+    const int top = src->isVisible() ? src->geometry().top() : 0;
+    const int rows = std::max(200, (statusBar()->isVisible() ? statusBar()->geometry().top() : h) - top - 6);
+    QDockWidget* bottomDock = out;
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+        if (dockWidgetArea(d) == Qt::BottomDockWidgetArea && !d->isFloating() && d->isVisible() &&
+            (!isVisible() || !d->visibleRegion().isEmpty())) {
+            bottomDock = d;
+            break;
+        }
+    resizeDocks({src, bottomDock}, {std::max(rows - bottom, rows / 2), std::min(bottom, rows / 2)}, Qt::Vertical);
+}
+
+void MainWindow::resetLayout() {
+    m_layoutRestored = false;
+    defaultLayout();
+    // Docks settle after the event loop ran once; apply the sizes again then.
+    QTimer::singleShot(0, this, &MainWindow::applyDefaultSizes);
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    // The sizes of the constructor's layout were computed for the default size; the window may
+    // have been resized since (saved geometry, --size, the window manager).
+    if (m_sizesPending && !m_layoutRestored) {
+        m_sizesPending = false;
+        defaultLayout();
+        QTimer::singleShot(0, this, &MainWindow::applyDefaultSizes);
+    }
+}
+
+void MainWindow::setFocusLayout(bool on) {
+    if (m_focusAction->isChecked() != on) {
+        m_focusAction->setChecked(on); // toggled() comes back here
+        return;
+    }
+    static const QStringList code{QStringLiteral("source"), QStringLiteral("ptx"), QStringLiteral("sass")};
+    if (on) {
+        m_beforeFocus = saveState(kStateVersion);
+        for (const QString& id : std::as_const(m_paneOrder)) {
+            QDockWidget* d = m_panes.value(id);
+            if (code.contains(id)) {
+                d->show();
+                d->raise();
+            } else {
+                d->hide();
+            }
+        }
+        // Without a central widget the space the bottom row leaves is not taken by itself.
+        QTimer::singleShot(0, this, [this] {
+            if (focusLayout()) resizeDocks({pane(QStringLiteral("source"))}, {height()}, Qt::Vertical);
+        });
+    } else if (!m_beforeFocus.isEmpty()) {
+        restoreState(m_beforeFocus, kStateVersion);
+        m_beforeFocus.clear();
+    }
+}
+
+bool MainWindow::focusLayout() const { return m_focusAction && m_focusAction->isChecked(); }
+
+bool MainWindow::compareMode() const { return m_compareAction && m_compareAction->isChecked(); }
+
+void MainWindow::setCompareMode(bool on) { m_compareAction->setChecked(on); }
+
+void MainWindow::connectCompare() {
+    if (!m_compare) return;
+    connect(m_compareAction, &QAction::toggled, this, [this](bool on) {
+        m_compare->setActive(on);
+        QDockWidget* optB = pane(QStringLiteral("options-b"));
+        if (!optB) return;
+        if (on && focusLayout()) setFocusLayout(false);
+        optB->setVisible(on);
+        if (!on) return;
+        optB->raise();
+        const bool wide = width() >= kWideLayout;
+        if (QDockWidget* opt = pane(QStringLiteral("options")); opt && !wide) opt->raise();
+        else if (QDockWidget* cmp = pane(QStringLiteral("compare"))) cmp->raise();
+    });
+    // An opened session with a B turns compare mode on (the panel is activated by it).
+    connect(m_compare, &ComparePanel::activeChanged, this, [this](bool on) {
+        if (m_compareAction->isChecked() != on) m_compareAction->setChecked(on);
+    });
+    // Alt+Down / Alt+Up: next / previous difference, from anywhere in the window.
+    DiffView* diff = m_compare->diffView();
+    m_navigateMenu->addSeparator();
+    for (QAction* a : {diff->nextDifferenceAction(), diff->previousDifferenceAction()}) {
+        a->setShortcutContext(Qt::WindowShortcut);
+        m_navigateMenu->addAction(a);
+    }
+    connect(diff->nextDifferenceAction(), &QAction::triggered, this, [this] {
+        if (QDockWidget* cmp = pane(QStringLiteral("compare"))) cmp->raise();
+    });
+    connect(diff->previousDifferenceAction(), &QAction::triggered, this, [this] {
+        if (QDockWidget* cmp = pane(QStringLiteral("compare"))) cmp->raise();
+    });
 }
 
 void MainWindow::createActions() {
@@ -315,17 +489,26 @@ void MainWindow::createActions() {
     QMenu* buildMenu = menuBar()->addMenu(tr("&Build"));
     m_buildAction = buildMenu->addAction(tr("&Build"), this, &MainWindow::build);
     m_buildAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
-    m_buildAction->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
+    m_buildAction->setIcon(Theme::icon(Theme::Icon::Build));
     m_buildAction->setToolTip(tr("Build now (Ctrl+B)"));
     m_cancelAction = buildMenu->addAction(tr("&Cancel build"), this, &MainWindow::cancelBuild);
     m_cancelAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B));
-    m_cancelAction->setIcon(style()->standardIcon(QStyle::SP_BrowserStop));
+    m_cancelAction->setIcon(Theme::icon(Theme::Icon::Cancel));
     m_cancelAction->setEnabled(false);
     m_autoBuildAction = buildMenu->addAction(tr("&Auto-build after edits"));
     m_autoBuildAction->setCheckable(true);
     m_autoBuildAction->setChecked(true);
+    m_autoBuildAction->setToolTip(tr("Build by itself shortly after you stop typing or change an option"));
+    buildMenu->addSeparator();
+    m_compareAction = buildMenu->addAction(tr("Compare &with…"));
+    m_compareAction->setObjectName(QStringLiteral("compareWithAction"));
+    m_compareAction->setCheckable(true);
+    m_compareAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
+    m_compareAction->setToolTip(tr("Compare with a second configuration B (Ctrl+Shift+K): B's build options open "
+                                   "beside A's, B is built next to A and the SASS diff shows what changed"));
 
     QMenu* nav = menuBar()->addMenu(tr("&Navigate"));
+    m_navigateMenu = nav;
     nav->addAction(tr("&Next SASS run of this line"), this, [this] { m_sass->jumpToRun(+1); })->setShortcut(QKeySequence(Qt::Key_F8));
     nav->addAction(tr("&Previous SASS run of this line"), this, [this] { m_sass->jumpToRun(-1); })
         ->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F8));
@@ -335,14 +518,18 @@ void MainWindow::createActions() {
 
     m_viewMenu = menuBar()->addMenu(tr("&View"));
     for (const QString& id : m_paneOrder) m_viewMenu->addAction(m_panes.value(id)->toggleViewAction());
-    m_viewMenu->addSeparator();
+    m_viewPanesEnd = m_viewMenu->addSeparator();
     m_darkAction = m_viewMenu->addAction(tr("&Dark theme"));
     m_darkAction->setCheckable(true);
     connect(m_darkAction, &QAction::toggled, this, &MainWindow::applyTheme);
-    m_viewMenu->addAction(tr("&Reset layout"), this, [this] {
-        restoreState(m_defaultState, kStateVersion);
-        defaultLayout();
-    });
+    m_viewMenu->addSeparator();
+    m_focusAction = m_viewMenu->addAction(tr("&Focus on code"));
+    m_focusAction->setCheckable(true);
+    m_focusAction->setShortcut(QKeySequence(Qt::Key_F11));
+    m_focusAction->setToolTip(tr("Show only the Source, PTX and SASS panes (F11 again brings the others back)"));
+    connect(m_focusAction, &QAction::toggled, this, &MainWindow::setFocusLayout);
+    m_resetLayoutAction = m_viewMenu->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
+    m_resetLayoutAction->setToolTip(tr("Put every pane back where it starts, sized for this window"));
 
     QToolBar* tb = addToolBar(tr("Build"));
     tb->setObjectName(QStringLiteral("toolbar.build"));
@@ -350,16 +537,26 @@ void MainWindow::createActions() {
     tb->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     tb->addAction(open);
     tb->addAction(saveAct);
+    // Icons alone for Open and Save (their tooltips name them): the toolbar fits 1024 px with the
+    // kernel and attribution choices still in view.
+    for (QAction* a : {open, saveAct}) {
+        a->setToolTip(QStringLiteral("%1 (%2)").arg(a->text().remove(QLatin1Char('&')).remove(QChar(0x2026)),
+                                                    a->shortcut().toString(QKeySequence::NativeText)));
+        if (auto* button = qobject_cast<QToolButton*>(tb->widgetForAction(a))) button->setToolButtonStyle(Qt::ToolButtonIconOnly);
+    }
     tb->addSeparator();
     tb->addAction(m_buildAction);
     tb->addAction(m_cancelAction);
     tb->addAction(m_autoBuildAction);
     tb->addSeparator();
+    tb->addAction(m_compareAction);
+    tb->addSeparator();
     tb->addWidget(new QLabel(tr(" Kernel: "), tb));
     m_kernelCombo = new QComboBox(tb);
     m_kernelCombo->setObjectName(QStringLiteral("kernelCombo"));
-    m_kernelCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    m_kernelCombo->setMinimumContentsLength(24);
+    // As wide as about 20 characters: long signatures are elided, the full one is the tooltip.
+    m_kernelCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_kernelCombo->setMinimumContentsLength(20);
     tb->addWidget(m_kernelCombo);
     connect(m_kernelCombo, &QComboBox::currentIndexChanged, m_session, &Workspace::setKernelIndex);
     tb->addWidget(new QLabel(tr("  Inlined code → "), tb));
@@ -375,6 +572,12 @@ void MainWindow::createActions() {
         attr->setChecked(a == InlineAttribution::Callee);
         m_session->setAttribution(a);
     });
+    // The SASS pane's register-pressure keys, in the menu and working from any pane.
+    nav->addSeparator();
+    for (QAction* a : {m_sass->nextPeakAction(), m_sass->previousPeakAction(), m_sass->maxPressureAction()}) {
+        a->setShortcutContext(Qt::WindowShortcut);
+        nav->addAction(a);
+    }
     connect(attr, &QAction::toggled, this, [this](bool callee) { m_attribution->setCurrentIndex(callee ? 1 : 0); });
 
     m_info = new QLabel(this);
@@ -397,15 +600,60 @@ void MainWindow::createActions() {
     rebuildRecentMenu();
 }
 
+void MainWindow::createHelpMenu() {
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* panes = help->addAction(tr("&How to read the panes"), this, [this] { showPaneHelp(); });
+    panes->setObjectName(QStringLiteral("helpPanesAction"));
+    panes->setShortcut(QKeySequence(Qt::Key_F1));
+    panes->setToolTip(tr("What each pane shows; F1 opens the section of the pane you are in"));
+    QAction* keys = help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts);
+    keys->setObjectName(QStringLiteral("helpShortcutsAction"));
+    keys->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Slash));
+    help->addSeparator();
+    help->addAction(tr("&About Lowerscope"), this, &MainWindow::showAbout)->setObjectName(QStringLiteral("helpAboutAction"));
+}
+
+HelpWindow* MainWindow::helpWindow() {
+    if (!m_help) m_help = new HelpWindow(this);
+    return m_help;
+}
+
+QString MainWindow::paneIdOf(const QWidget* widget) const {
+    for (const QWidget* w = widget; w; w = w->parentWidget()) {
+        if (const auto* dock = qobject_cast<const QDockWidget*>(w)) {
+            const QString name = dock->objectName();
+            if (name.startsWith(QLatin1String("pane.")) && m_panes.value(name.mid(5)) == dock) return name.mid(5);
+        }
+    }
+    return {};
+}
+
+void MainWindow::showPaneHelp(const QString& paneId) {
+    helpWindow()->showPanes(paneId.isEmpty() ? paneIdOf(QApplication::focusWidget()) : paneId);
+}
+
+void MainWindow::showShortcuts() {
+    helpWindow()->showHtml(tr("Keyboard shortcuts"), shortcutSheetHtml(collectShortcuts(this)));
+}
+
+void MainWindow::showAbout() {
+    // Toolchain discovery started on a worker at start-up; this waits for it only if it has not
+    // finished yet (it runs each tool's --version once).
+    helpWindow()->showHtml(tr("About Lowerscope"), aboutHtml(cachedToolchain()));
+}
+
 void MainWindow::applyTheme(bool dark) {
     Theme::apply(dark ? ThemeKind::Dark : ThemeKind::Light);
     if (m_darkAction && m_darkAction->isChecked() != dark) {
         const QSignalBlocker b(m_darkAction);
         m_darkAction->setChecked(dark);
     }
+    m_buildAction->setIcon(Theme::icon(Theme::Icon::Build));
+    m_cancelAction->setIcon(Theme::icon(Theme::Icon::Cancel));
     m_source->applyTheme();
     m_ptx->applyTheme();
     m_sass->applyTheme(); // the SASS model colours by Theme: this repaints it too
+    if (m_compare) m_compare->diffView()->setStaleReason(m_compare->diffView()->staleReason()); // recolour
     m_ptx->editor()->setBandsDimmed(m_session->isStale());
     m_source->editor()->setBandsDimmed(m_session->isStale());
     updateStatus();
@@ -648,13 +896,17 @@ void MainWindow::restoreSettings() {
         if (j.is_object()) m_session->setOptions(readBuildOptions(j, "buildOptions", [](auto&&...) {}));
     }
     if (s.contains(QStringLiteral("geometry"))) restoreGeometry(s.value(QStringLiteral("geometry")).toByteArray());
-    if (s.contains(QStringLiteral("windowState"))) restoreState(s.value(QStringLiteral("windowState")).toByteArray(), kStateVersion);
+    if (s.contains(QStringLiteral("windowState")))
+        m_layoutRestored = restoreState(s.value(QStringLiteral("windowState")).toByteArray(), kStateVersion);
+    // Compare mode starts off, so B's options are not shown even if they were when saved.
+    if (QDockWidget* optB = pane(QStringLiteral("options-b")); optB && !compareMode()) optB->hide();
 }
 
 void MainWindow::saveSettings() {
     QSettings s;
     s.setValue(QStringLiteral("geometry"), saveGeometry());
-    s.setValue(QStringLiteral("windowState"), saveState(kStateVersion));
+    // In the focus layout, keep the docks it hid: the next start shows them again.
+    s.setValue(QStringLiteral("windowState"), m_beforeFocus.isEmpty() ? saveState(kStateVersion) : m_beforeFocus);
     s.setValue(QStringLiteral("darkTheme"), Theme::isDark());
     s.setValue(QStringLiteral("autoBuild"), m_autoBuildAction->isChecked());
     s.setValue(QStringLiteral("buildOptions"), QByteArray::fromStdString(nlohmann::json(m_session->options()).dump()));
@@ -682,10 +934,12 @@ void MainWindow::updateKernelCombo() {
         for (const KernelModel& k : snap->model.kernels) {
             const QString name = QString::fromStdString(k.name.empty() ? k.mangled : k.name);
             m_kernelCombo->addItem(name, QString::fromStdString(k.mangled));
+            m_kernelCombo->setItemData(m_kernelCombo->count() - 1, name, Qt::ToolTipRole);
         }
         m_kernelCombo->setCurrentIndex(m_session->kernelIndex());
     }
     m_kernelCombo->setEnabled(m_kernelCombo->count() > 1);
+    m_kernelCombo->setToolTip(m_kernelCombo->currentText());
 }
 
 void MainWindow::selectSourceLine(int line) {

@@ -4,6 +4,14 @@
 // a status bar with build progress, the stale state and the inline chain of the selection.
 // createPanes() is the one place that creates and registers the panes and connects what they
 // publish; panes talk only to the workspace facade, never to each other.
+//
+// Layout (issue 17): the default layout is computed for the window's size (code panes on top, a
+// bottom row at about a quarter of the height; below 1400 px wide the bottom panes are tabs of one
+// group), re-applied once the window is first shown at its real size. "Focus on code" (F11) shows
+// only the code panes; "Reset layout" goes back to the default. "Compare with…" (toolbar) turns on
+// configuration B: its options dock opens beside A's and B is built next to A. The Help menu holds
+// the panes page (F1 opens the focused pane's section), a shortcut sheet generated from the
+// window's actions, and About.
 
 #include "core/build/build.h"
 
@@ -20,6 +28,7 @@ class QElapsedTimer;
 class QLabel;
 class QMenu;
 class QProgressBar;
+class QShowEvent;
 class QTimer;
 
 namespace lowerscope {
@@ -38,6 +47,7 @@ class MeasurePane;
 class ExperimentCardEditor;
 class ExperimentController;
 class Autosave;
+class HelpWindow;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -46,6 +56,7 @@ public:
         bool useSettings = true;     // restore/save layout, options, theme, recent files
         bool offerRecovery = true;   // ask about orphaned autosaves at start
         bool autoBuildOnOpen = true; // build as soon as a file is loaded
+        bool probeGpu = true;        // ask the runner for a GPU at start (Measure's Run buttons)
     };
 
     explicit MainWindow(QWidget* parent = nullptr) : MainWindow(Options{}, parent) {}
@@ -69,6 +80,9 @@ public:
     QLabel* infoLabel() const { return m_info; }
     QLabel* staleLabel() const { return m_staleLabel; }
     QAction* cancelAction() const { return m_cancelAction; }
+    QAction* compareAction() const { return m_compareAction; }
+    QAction* focusAction() const { return m_focusAction; }
+    QAction* resetLayoutAction() const { return m_resetLayoutAction; }
 
     // Adds a pane as a dock widget with a stable object name (`id`) so saved layouts find it.
     QDockWidget* registerPane(const QString& id, const QString& title, QWidget* widget, Qt::DockWidgetArea area);
@@ -94,6 +108,23 @@ public:
     void selectSourceLine(int line);                    // moves the editor cursor (as a click would)
     void applyTheme(bool dark);
 
+    // Compare mode: configuration B is built beside A and its options dock is shown.
+    void setCompareMode(bool on);
+    bool compareMode() const;
+    // The default layout for the window's current size (also View → Reset layout).
+    void resetLayout();
+    // Only the code panes (View → Focus on code, F11); off restores the docks as they were.
+    void setFocusLayout(bool on);
+    bool focusLayout() const;
+
+    // Help. The window is created on first use.
+    HelpWindow* helpWindow();
+    void showPaneHelp(const QString& paneId = {}); // "" = the pane holding the keyboard focus
+    void showShortcuts();
+    void showAbout();
+    // The id of the pane (dock) `widget` sits in, "" when none.
+    QString paneIdOf(const QWidget* widget) const;
+
     // Automation: the state the panes show (selection highlights, visible panes, build status).
     nlohmann::json dumpState() const;
     // Grabs the real window (after layout) to a PNG. False when the image is blank or unwritable.
@@ -108,11 +139,15 @@ protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
     void createPanes();
     void createActions();
+    void createHelpMenu();
+    void connectCompare();
     void defaultLayout();
+    void applyDefaultSizes();
     void restoreSettings();
     void saveSettings();
     void addRecent(const QString& path);
@@ -139,9 +174,13 @@ private:
     MeasurePane* m_measure = nullptr;
     ExperimentCardEditor* m_card = nullptr;
     ExperimentController* m_experiment = nullptr;
+    HelpWindow* m_help = nullptr;
     QHash<QString, QDockWidget*> m_panes;
+    QHash<QString, Qt::DockWidgetArea> m_paneArea; // the area each pane asked for
     QStringList m_paneOrder;
-    QByteArray m_defaultState;
+    QByteArray m_beforeFocus;
+    bool m_layoutRestored = false;  // a saved layout was restored: keep its sizes
+    bool m_sizesPending = true;     // default sizes not yet applied at the shown size
 
     QComboBox* m_kernelCombo = nullptr;
     QComboBox* m_attribution = nullptr;
@@ -149,6 +188,11 @@ private:
     QAction* m_cancelAction = nullptr;
     QAction* m_autoBuildAction = nullptr;
     QAction* m_darkAction = nullptr;
+    QAction* m_compareAction = nullptr;
+    QAction* m_focusAction = nullptr;
+    QAction* m_resetLayoutAction = nullptr;
+    QMenu* m_navigateMenu = nullptr;
+    QAction* m_viewPanesEnd = nullptr;
     QMenu* m_recentMenu = nullptr;
     QMenu* m_viewMenu = nullptr;
     QLabel* m_info = nullptr;

@@ -1,10 +1,12 @@
 // lowerscope: the desktop explorer.
 //   lowerscope [FILE] [build options] [--project DB] [--member NAME] [--select-line N]
-//              [--screenshot OUT.png] [--dump-state OUT.json] [--quit-after-build] [--dark]
+//              [--screenshot OUT.png] [--size WxH] [--dump-state OUT.json] [--quit-after-build]
+//              [--dark|--light] [--compare | --compare-with "B's build flags"]
 // FILE is anything docs/INPUTS.md lists: a .cu, .ptx, cubin, binary or Triton folder.
 // Without a file the bundled example kernel (kernels/reduction.cu) opens.
 #include "app/cli/build_flags.h"
 #include "views/automation.h"
+#include "views/compare_panel.h"
 #include "views/main_window.h"
 #include "views/workspace.h"
 #include "views/theme.h"
@@ -14,71 +16,151 @@
 #include <QFileInfo>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <regex>
+
+namespace {
+
+struct Args {
+    std::string file;
+    lowerscope::BuildOptions options;
+    lowerscope::cli::InputFlags input;
+    lowerscope::AutomationOptions automation;
+    int selectLine = 0;
+    std::string screenshot, dumpState, size, compareWith;
+    bool dark = false, light = false, compare = false;
+};
+
+void describe(CLI::App& cli, Args& a) {
+    cli.add_option("file", a.file, "what to open: .cu, .ptx, cubin, binary, Triton folder (default: the bundled example)");
+    lowerscope::cli::addBuildOptionFlags(cli, a.options); // the same flags as lowerscope-cli build
+    lowerscope::cli::addInputFlags(cli, a.input);
+    cli.add_option("--select-line", a.selectLine, "Select this source line after the first build");
+    cli.add_option("--screenshot", a.screenshot, "Write a PNG of the window after the first build");
+    cli.add_option("--size", a.size, "Window size for this run, e.g. 1024x700 (the layout is made for it)")
+        ->check([](const std::string& s) {
+            return std::regex_match(s, std::regex("[0-9]{3,4}x[0-9]{3,4}")) ? std::string()
+                                                                              : std::string("expected WIDTHxHEIGHT, e.g. 1920x1080");
+        });
+    cli.add_option("--dump-state", a.dumpState, "Write the window state (selection highlights, panes, build) as JSON");
+    cli.add_flag("--quit-after-build", a.automation.quitAfterBuild, "Quit once the first build is done (exit 0 = ok)");
+    cli.add_flag("--dark", a.dark, "Dark theme");
+    cli.add_flag("--light", a.light, "Light theme");
+    cli.add_flag("--compare", a.compare, "Start with Compare with… on (configuration B, a copy of A, built beside A)");
+    cli.add_option("--compare-with", a.compareWith,
+                   "Start comparing with B built with these flags, as lowerscope-cli compare --b (e.g. \"--fast-math\")");
+    cli.set_version_flag("--version", "lowerscope 0.1.0");
+}
+
+// --help and --version need no window: answer them before QApplication exists, which would abort
+// without a display.
+bool wantsTextOnly(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--") == 0) break;
+        if (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "--version"))
+            return true;
+    }
+    return false;
+}
+
+#if defined(Q_OS_LINUX)
+// Without a display Qt aborts with a platform-plugin message; say what to do instead.
+bool hasDisplay(int argc, char** argv) {
+    for (const char* var : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+        if (const char* v = std::getenv(var); v && *v) return true;
+    for (int i = 1; i < argc; ++i)
+        if (!std::strcmp(argv[i], "-platform") || !std::strncmp(argv[i], "-platform=", 10)) return true;
+    return false;
+}
+#endif
+
+} // namespace
 
 int main(int argc, char** argv) {
+    if (wantsTextOnly(argc, argv)) {
+        CLI::App cli{"Lowerscope: what did my CUDA kernel become, and what did that cost?", "lowerscope"};
+        Args args;
+        describe(cli, args);
+        try {
+            cli.parse(argc, argv);
+        } catch (const CLI::ParseError& e) {
+            return cli.exit(e) == 0 ? 0 : 2;
+        }
+        return 0;
+    }
+#if defined(Q_OS_LINUX)
+    if (!hasDisplay(argc, argv)) {
+        std::fprintf(stderr, "lowerscope: no display (DISPLAY and WAYLAND_DISPLAY are not set).\n"
+                             "  Run it under xvfb-run, or with QT_QPA_PLATFORM=offscreen for screenshots;\n"
+                             "  lowerscope --help lists the options, lowerscope-cli works without a display.\n");
+        return 2;
+    }
+#endif
     QApplication app(argc, argv); // consumes Qt's own options (-platform, -style, ...)
     QApplication::setOrganizationName(QStringLiteral("Lowerscope"));
     QApplication::setApplicationName(QStringLiteral("lowerscope"));
     QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
 
     CLI::App cli{"Lowerscope: what did my CUDA kernel become, and what did that cost?", "lowerscope"};
-    std::string file;
-    lowerscope::BuildOptions options;
-    lowerscope::AutomationOptions automation;
-    int selectLine = 0;
-    std::string screenshot, dumpState;
-    bool dark = false, light = false;
-    cli.add_option("file", file, "what to open: .cu, .ptx, cubin, binary, Triton folder (default: the bundled example)");
-    lowerscope::cli::addBuildOptionFlags(cli, options); // the same flags as lowerscope-cli build
-    lowerscope::cli::InputFlags input;
-    lowerscope::cli::addInputFlags(cli, input);
-    cli.add_option("--select-line", selectLine, "Select this source line after the first build");
-    cli.add_option("--screenshot", screenshot, "Write a PNG of the window after the first build");
-    cli.add_option("--dump-state", dumpState, "Write the window state (selection highlights, panes, build) as JSON");
-    cli.add_flag("--quit-after-build", automation.quitAfterBuild, "Quit once the first build is done (exit 0 = ok)");
-    cli.add_flag("--dark", dark, "Dark theme");
-    cli.add_flag("--light", light, "Light theme");
-    cli.set_version_flag("--version", "lowerscope 0.1.0");
+    Args args;
+    describe(cli, args);
     // Qt left the program name and non-Qt arguments in argv.
-    const QStringList args = QApplication::arguments();
+    const QStringList qtArgs = QApplication::arguments();
     std::vector<std::string> rest;
-    for (qsizetype i = args.size() - 1; i >= 1; --i) rest.push_back(args[i].toStdString());
+    for (qsizetype i = qtArgs.size() - 1; i >= 1; --i) rest.push_back(qtArgs[i].toStdString());
     try {
         cli.parse(rest);
     } catch (const CLI::ParseError& e) {
         return cli.exit(e) == 0 ? 0 : 2;
     }
-    automation.selectLine = selectLine;
-    automation.screenshot = QString::fromStdString(screenshot);
-    automation.dumpState = QString::fromStdString(dumpState);
+    lowerscope::AutomationOptions automation = args.automation;
+    automation.selectLine = args.selectLine;
+    automation.screenshot = QString::fromStdString(args.screenshot);
+    automation.dumpState = QString::fromStdString(args.dumpState);
+    const std::string& file = args.file;
 
     lowerscope::MainWindow::Options wopts;
     // Automated runs are reproducible: no saved layout/options, no recovery dialog.
     wopts.useSettings = !automation.active();
     wopts.offerRecovery = !automation.active();
     // With a project, a member or an arch the first build waits until they are applied.
-    const bool deferBuild = !file.empty() && (!input.project.empty() || !input.member.empty() || cli.count("--arch") > 0);
+    const bool deferBuild =
+        !file.empty() && (!args.input.project.empty() || !args.input.member.empty() || cli.count("--arch") > 0);
     wopts.autoBuildOnOpen = !deferBuild;
-    lowerscope::Theme::apply(dark ? lowerscope::ThemeKind::Dark : lowerscope::ThemeKind::Light);
+    lowerscope::Theme::apply(args.dark ? lowerscope::ThemeKind::Dark : lowerscope::ThemeKind::Light);
     lowerscope::MainWindow window(wopts);
-    if (dark || light) window.applyTheme(dark);
+    if (args.dark || args.light) window.applyTheme(args.dark);
+    if (!args.size.empty()) {
+        const auto x = args.size.find('x');
+        window.resize(std::stoi(args.size.substr(0, x)), std::stoi(args.size.substr(x + 1)));
+    }
     // Command-line build options win over saved ones (and the input's own arch); only set when any was given.
-    if (cli.get_options().size() && (options != lowerscope::BuildOptions{})) window.setBuildOptions(options);
+    if (cli.get_options().size() && (args.options != lowerscope::BuildOptions{})) window.setBuildOptions(args.options);
+    if (!args.compareWith.empty()) {
+        try {
+            window.comparePanel()->setOptionsB(lowerscope::cli::parseBuildOptionString(args.compareWith));
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "lowerscope: --compare-with: %s\n", e.what());
+            return 2;
+        }
+    }
+    if (args.compare || !args.compareWith.empty()) window.setCompareMode(true);
     if (!file.empty()) {
         if (!window.openFile(QString::fromStdString(file))) {
             std::fprintf(stderr, "lowerscope: cannot open %s\n", file.c_str());
             return 2;
         }
         // The project, the flags given here (they win) and the member apply before the first build.
-        if (!input.project.empty()) {
+        if (!args.input.project.empty()) {
             QString error;
-            if (!window.openProject(QString::fromStdString(input.project), &error)) {
+            if (!window.openProject(QString::fromStdString(args.input.project), &error)) {
                 std::fprintf(stderr, "lowerscope: --project: %s\n", error.toUtf8().constData());
                 return 2;
             }
         }
-        window.setBuildOptions(lowerscope::cli::overlayGivenFlags(cli, window.session()->options(), options));
-        if (!input.member.empty()) window.session()->setVariant(QString::fromStdString(input.member), false);
+        window.setBuildOptions(lowerscope::cli::overlayGivenFlags(cli, window.session()->options(), args.options));
+        if (!args.input.member.empty()) window.session()->setVariant(QString::fromStdString(args.input.member), false);
         if (deferBuild) window.build();
     } else {
         window.openExample();
