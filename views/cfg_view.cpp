@@ -7,22 +7,26 @@
 #include "core/analysis/graph_layout.h"
 #endif
 
+#include <QAction>
 #include <QElapsedTimer>
 #include <QFontDatabase>
 #include <QFutureWatcher>
 #include <QGraphicsItem>
 #include <QGraphicsPathItem>
 #include <QGraphicsScene>
+#include <QHBoxLayout>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
 #include <QScrollBar>
 #include <QStyleOptionGraphicsItem>
+#include <QToolButton>
 #include <QWheelEvent>
 #include <QtConcurrent>
 
 #include <algorithm>
 #include <ctime>
+#include <limits>
 #include <map>
 
 namespace lowerscope {
@@ -166,11 +170,19 @@ LayoutOutput runLayout(const LayoutInput& in) {
 }
 } // namespace
 
-// One basic block: a header line and (unless collapsed) its instructions.
+// One drawn line of a block below its header.
+struct CfgView::Line {
+    enum Kind { Instruction, More, Fewer };
+    QString text;
+    Kind kind = Instruction;
+    uint32_t lo = 1, hi = 0; // addresses the line stands for (an empty range for "fewer")
+};
+
+// One basic block: a header line and (unless collapsed) its lines.
 class CfgBlockItem : public QGraphicsItem {
 public:
-    CfgBlockItem(int id, const QRectF& rect, QString header, QStringList lines, std::vector<uint32_t> addresses,
-                 QColor fill, bool collapsed)
+    CfgBlockItem(int id, const QRectF& rect, QString header, std::vector<CfgView::Line> lines,
+                 std::vector<uint32_t> addresses, QColor fill, bool collapsed)
         : m_id(id), m_rect(rect), m_header(std::move(header)), m_lines(std::move(lines)),
           m_addresses(std::move(addresses)), m_fill(fill), m_collapsed(collapsed) {
         setPos(rect.topLeft());
@@ -182,18 +194,28 @@ public:
     bool collapsed() const { return m_collapsed; }
     uint32_t startAddress() const { return m_addresses.empty() ? 0 : m_addresses.front(); }
     const std::vector<uint32_t>& addresses() const { return m_addresses; }
-    void setHighlighted(const std::vector<char>& rows, bool any) {
-        m_highlightRows = rows;
+    const std::vector<CfgView::Line>& lines() const { return m_lines; }
+    // Highlights the lines standing for any of `sorted` addresses; `any` outlines the block.
+    void setHighlighted(const std::vector<uint32_t>& sorted, bool any) {
+        m_highlightRows.assign(m_lines.size(), 0);
+        for (size_t i = 0; i < m_lines.size(); ++i) {
+            const auto it = std::lower_bound(sorted.begin(), sorted.end(), m_lines[i].lo);
+            m_highlightRows[i] = it != sorted.end() && *it <= m_lines[i].hi;
+        }
         m_highlighted = any;
         update();
     }
-    // Address of the instruction line at item y; 0 with `onHeader` for the header.
-    bool lineAt(double y, uint32_t* address) const {
+    // Index of the line at item y; -1 for the header (or below the last line).
+    int lineAt(double y) const {
         const QFontMetricsF fm(cfgFont());
         const int line = int((y - kPad - 2) / fm.height()) - 1;
-        if (line < 0 || m_collapsed || size_t(line) >= m_addresses.size()) return false;
-        *address = m_addresses[size_t(line)];
-        return true;
+        if (line < 0 || m_collapsed || size_t(line) >= m_lines.size()) return -1;
+        return line;
+    }
+    // Item y of the centre of line `line` (-1 = the header).
+    double lineCentreY(int line) const {
+        const QFontMetricsF fm(cfgFont());
+        return line < 0 ? kPad + fm.height() / 2 : kPad + (line + 1) * fm.height() + 2 + fm.height() / 2;
     }
     QRectF boundingRect() const override { return m_rect.adjusted(-2, -2, 2, 2); }
     void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) override {
@@ -214,20 +236,25 @@ public:
         if (m_collapsed) return;
         p->setPen(QColor(150, 150, 150));
         p->drawLine(QPointF(2, kPad + fm.height() + 1), QPointF(m_rect.width() - 2, kPad + fm.height() + 1));
-        for (int i = 0; i < m_lines.size(); ++i) {
-            line.moveTop(kPad + (i + 1) * fm.height() + 2);
-            if (size_t(i) < m_highlightRows.size() && m_highlightRows[size_t(i)])
-                p->fillRect(line.adjusted(-2, 0, 2, 0), Theme::highlight());
-            p->setPen(text);
-            p->drawText(line, Qt::AlignLeft | Qt::AlignVCenter, m_lines[i]);
+        QFont italic = font;
+        italic.setItalic(true);
+        for (size_t i = 0; i < m_lines.size(); ++i) {
+            line.moveTop(kPad + double(i + 1) * fm.height() + 2);
+            if (i < m_highlightRows.size() && m_highlightRows[i]) p->fillRect(line.adjusted(-2, 0, 2, 0), Theme::highlight());
+            const bool control = m_lines[i].kind != CfgView::Line::Instruction;
+            // The "⋯ N more" / "▴ fewer" lines look like links: they expand or compact the block.
+            p->setFont(control ? italic : font);
+            p->setPen(control ? QColor(Theme::isDark() ? QColor(120, 170, 255) : QColor(30, 80, 200)) : text);
+            p->drawText(line, (control ? Qt::AlignHCenter : Qt::AlignLeft) | Qt::AlignVCenter, m_lines[i].text);
         }
+        p->setFont(font);
     }
 
 private:
     int m_id;
     QRectF m_rect;
     QString m_header;
-    QStringList m_lines;
+    std::vector<CfgView::Line> m_lines;
     std::vector<uint32_t> m_addresses;
     QColor m_fill;
     bool m_collapsed;
@@ -241,6 +268,98 @@ CfgView::CfgView(QWidget* parent) : QGraphicsView(parent) {
     setDragMode(QGraphicsView::ScrollHandDrag);
     setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
     setBackgroundBrush(Theme::editorPaper());
+    createBar();
+}
+
+void CfgView::createBar() {
+    m_fitAction = new QAction(tr("Fit"), this);
+    m_fitAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    m_fitAction->setToolTip(tr("Show the whole graph (Ctrl+0)"));
+    m_zoomAction = new QAction(tr("Zoom to selection"), this);
+    m_zoomAction->setToolTip(tr("Zoom to the blocks of the selected source line or instruction"));
+    m_allAction = new QAction(tr("All instructions"), this);
+    m_allAction->setCheckable(true);
+    m_allAction->setToolTip(tr("Show every instruction of every block (off: first and last, with the count between)"));
+    connect(m_fitAction, &QAction::triggered, this, &CfgView::fitToView);
+    connect(m_zoomAction, &QAction::triggered, this, [this] { zoomToSelection(); });
+    connect(m_allAction, &QAction::toggled, this, &CfgView::setAllExpanded);
+    for (QAction* a : {m_fitAction, m_zoomAction, m_allAction}) {
+        a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        addAction(a);
+    }
+    // The bar sits in a top viewport margin, so it never covers the graph.
+    m_bar = new QWidget(this);
+    m_bar->setObjectName(QStringLiteral("cfgBar"));
+    m_bar->setAutoFillBackground(true);
+    auto* lay = new QHBoxLayout(m_bar);
+    lay->setContentsMargins(2, 1, 2, 1);
+    lay->setSpacing(2);
+    for (QAction* a : {m_fitAction, m_zoomAction, m_allAction}) {
+        auto* b = new QToolButton(m_bar);
+        b->setDefaultAction(a);
+        b->setAutoRaise(true);
+        lay->addWidget(b);
+    }
+    lay->addStretch(1);
+    setViewportMargins(0, m_bar->sizeHint().height(), 0, 0);
+}
+
+void CfgView::resizeEvent(QResizeEvent* event) {
+    QGraphicsView::resizeEvent(event);
+    const QRect inner = contentsRect();
+    m_bar->setGeometry(inner.left(), inner.top(), inner.width(), m_bar->sizeHint().height());
+    fitIfPending();
+}
+
+void CfgView::showEvent(QShowEvent* event) {
+    QGraphicsView::showEvent(event);
+    fitIfPending();
+}
+
+double CfgView::zoom() const { return transform().m11(); }
+
+void CfgView::fitIfPending() {
+    // A pane behind a tab has no real size yet: fit when it is first seen.
+    if (!m_fitPending || m_pending || !isVisible() || viewport()->width() < 60 || viewport()->height() < 60) return;
+    m_fitPending = false;
+    fitToView();
+}
+
+void CfgView::fitToView() {
+    const QRectF r = scene()->itemsBoundingRect().adjusted(-10, -10, 10, 10);
+    if (r.isEmpty()) return;
+    const QSizeF vp = viewport()->size();
+    const double sw = vp.width() / r.width(), sh = vp.height() / r.height();
+    resetTransform();
+    const double all = std::min({sw, sh, 1.0});
+    if (all >= kMinFitScale) {
+        scale(all, all);
+        centerOn(r.center());
+        return;
+    }
+    // Too big to read whole: its top (the entry), as wide as fits at a readable scale.
+    const double s = std::clamp(std::min(sw, 1.0), kMinFitScale, 1.0);
+    scale(s, s);
+    centerOn(QPointF(r.center().x(), r.top() + vp.height() / (2 * s)));
+}
+
+bool CfgView::zoomToSelection() {
+    QRectF united;
+    for (const CfgBlockItem* b : m_blocks)
+        if (!b->addresses().empty() &&
+            std::any_of(m_highlight.begin(), m_highlight.end(), [b](uint32_t a) {
+                return std::binary_search(b->addresses().begin(), b->addresses().end(), a);
+            }))
+            united = united.united(b->sceneBoundingRect());
+    if (united.isEmpty()) return false;
+    const QRectF r = united.adjusted(-30, -30, 30, 30);
+    const QSizeF vp = viewport()->size();
+    // Close enough to read, but not so close that one small block fills the pane.
+    const double s = std::clamp(std::min(vp.width() / r.width(), vp.height() / r.height()), kMinFitScale, 1.5);
+    resetTransform();
+    scale(s, s);
+    centerOn(r.center());
+    return true;
 }
 
 CfgView::CfgView(Workspace* workspace, QWidget* parent) : CfgView(parent) {
@@ -299,6 +418,8 @@ quint64 CfgView::setKernel(std::shared_ptr<const void> owner, const SassFunction
     m_cfg = cfg;
     m_sourceLines = std::move(sourceLines);
     m_collapsed.clear();
+    m_expanded.clear();
+    m_fitPending = true; // a new graph opens fitted to the view
     // Big graphs start collapsed: headers only, so the overall shape is readable at once.
     if (cfg->blocks.size() > 60)
         for (const BasicBlock& b : cfg->blocks) m_collapsed.insert(b.id);
@@ -312,19 +433,14 @@ quint64 CfgView::startLayout() {
     LayoutInput in;
     in.nodes.reserve(m_cfg->blocks.size());
     for (const BasicBlock& b : m_cfg->blocks) {
-        const int count = b.lastIndex - b.firstIndex + 1;
         // Widths measured on the strings as drawn (bold header, elided lines), not a char count:
         // proportional fallbacks and bold advances differ from '0'.
         QFont bold = cfgFont();
         bold.setBold(true);
         double width = QFontMetricsF(bold).horizontalAdvance(QStringLiteral("B0000  0000\u20130000  0000 instr  L0000  loop 0"));
-        if (!m_collapsed.contains(b.id))
-            for (int i = b.firstIndex; i <= b.lastIndex && size_t(i) < m_function->instructions.size(); ++i) {
-                QString text = QStringLiteral("0000  ") + QString::fromStdString(m_function->instructions[size_t(i)].text);
-                if (text.size() > kMaxChars) text = text.left(kMaxChars - 1) + QChar(0x2026);
-                width = std::max(width, fm.horizontalAdvance(text));
-            }
-        const int lines = 1 + (m_collapsed.contains(b.id) ? 0 : count);
+        const std::vector<Line> shown = linesOf(b);
+        for (const Line& l : shown) width = std::max(width, fm.horizontalAdvance(l.text));
+        const int lines = 1 + int(shown.size());
         in.nodes.push_back({b.id, width + 2 * kPad + 6, lines * fm.height() + 2 * kPad + (lines > 1 ? 2 : 0)});
     }
     in.edges = m_cfg->edges;
@@ -383,15 +499,11 @@ quint64 CfgView::startLayout() {
             if (it == out.nodes.end()) continue;
             // Node colour: the band of the block's most frequent source line.
             std::map<int, int> count;
-            QStringList lines;
             std::vector<uint32_t> addresses;
             for (int i = b.firstIndex; i <= b.lastIndex && size_t(i) < m_function->instructions.size(); ++i) {
                 const SassInstruction& ins = m_function->instructions[size_t(i)];
                 const int line = size_t(i) < m_sourceLines.size() ? m_sourceLines[size_t(i)] : ins.source.callSite().line;
                 if (line > 0) ++count[line];
-                QString text = QStringLiteral("%1  %2").arg(ins.address, 4, 16, QLatin1Char('0')).arg(QString::fromStdString(ins.text));
-                if (text.size() > kMaxChars) text = text.left(kMaxChars - 1) + QChar(0x2026);
-                lines << text;
                 addresses.push_back(ins.address);
             }
             int best = 0, bestCount = 0;
@@ -403,8 +515,9 @@ quint64 CfgView::startLayout() {
                                  .arg(b.lastIndex - b.firstIndex + 1);
             if (best > 0) header += QStringLiteral("  L%1").arg(best);
             if (b.loopDepth > 0) header += QStringLiteral("  loop %1").arg(b.loopDepth);
-            auto* item = new CfgBlockItem(b.id, it->second, header, lines, std::move(addresses), fill, m_collapsed.contains(b.id));
-            item->setToolTip(tr("Click: jump to the block in the listing \u00b7 double-click: collapse/expand"));
+            auto* item = new CfgBlockItem(b.id, it->second, header, linesOf(b), std::move(addresses), fill, m_collapsed.contains(b.id));
+            item->setToolTip(tr("Click: select the block or instruction in the listing \u00b7 click \u201c\u22ef more\u201d: "
+                                "show all its instructions \u00b7 double-click: collapse to the header or open again"));
             scene()->addItem(item);
             m_blocks.push_back(item);
         }
@@ -426,6 +539,7 @@ quint64 CfgView::startLayout() {
         }
         scene()->setSceneRect(QRectF(-10, -10, out.width + 20, out.height + 20));
         setHighlightedAddresses(m_highlight);
+        fitIfPending();
         emit layoutFinished(job, true);
     });
     watcher->setFuture(QtConcurrent::run([in = std::move(in)] { return runLayout(in); }));
@@ -452,6 +566,73 @@ QRectF CfgView::blockRect(int id) const {
     return {};
 }
 
+std::vector<CfgView::Line> CfgView::linesOf(const BasicBlock& b) const {
+    std::vector<Line> out;
+    if (!m_function || m_collapsed.contains(b.id)) return out;
+    const int first = b.firstIndex;
+    const int last = std::min(b.lastIndex, int(m_function->instructions.size()) - 1);
+    if (last < first) return out;
+    auto instruction = [this](int i) {
+        const SassInstruction& ins = m_function->instructions[size_t(i)];
+        QString text = QStringLiteral("%1  %2").arg(ins.address, 4, 16, QLatin1Char('0')).arg(QString::fromStdString(ins.text));
+        if (text.size() > kMaxChars) text = text.left(kMaxChars - 1) + QChar(0x2026);
+        return Line{text, Line::Instruction, ins.address, ins.address};
+    };
+    const int count = last - first + 1;
+    const bool expanded = m_allExpanded || m_expanded.contains(b.id);
+    if (count <= kCompactAbove || expanded) {
+        for (int i = first; i <= last; ++i) out.push_back(instruction(i));
+        if (count > kCompactAbove && !m_allExpanded) out.push_back(Line{tr("\u25b4 fewer"), Line::Fewer, 1, 0});
+        return out;
+    }
+    out.push_back(instruction(first));
+    out.push_back(Line{tr("\u22ef %n more", nullptr, count - 2), Line::More, m_function->instructions[size_t(first + 1)].address,
+                       m_function->instructions[size_t(last - 1)].address});
+    out.push_back(instruction(last));
+    return out;
+}
+
+CfgView::BlockView CfgView::blockView(int id) const {
+    if (m_collapsed.contains(id)) return BlockView::Collapsed;
+    if (m_cfg)
+        for (const BasicBlock& b : m_cfg->blocks)
+            if (b.id == id && b.lastIndex - b.firstIndex + 1 <= kCompactAbove) return BlockView::Expanded;
+    return m_allExpanded || m_expanded.contains(id) ? BlockView::Expanded : BlockView::Compact;
+}
+
+void CfgView::setBlockExpanded(int id, bool expanded) {
+    if (expanded == m_expanded.contains(id) && !m_collapsed.contains(id)) return;
+    m_collapsed.remove(id);
+    if (expanded) m_expanded.insert(id);
+    else m_expanded.remove(id);
+    startLayout();
+}
+
+void CfgView::setAllExpanded(bool expanded) {
+    if (m_allAction->isChecked() != expanded) {
+        m_allAction->setChecked(expanded); // toggled() comes back here
+        return;
+    }
+    m_allExpanded = expanded;
+    m_expanded.clear();
+    if (expanded) m_collapsed.clear();
+    startLayout();
+}
+
+QStringList CfgView::blockLines(int id) const {
+    QStringList out;
+    for (const CfgBlockItem* b : m_blocks)
+        if (b->id() == id)
+            for (const Line& l : b->lines()) out << l.text;
+    return out;
+}
+
+double CfgView::blockLineY(int id, int line) const {
+    for (const CfgBlockItem* b : m_blocks)
+        if (b->id() == id) return b->mapToScene(QPointF(0, b->lineCentreY(line - 1))).y();
+    return std::numeric_limits<double>::quiet_NaN();
+}
+
 void CfgView::setAllCollapsed(bool collapsed) {
     m_collapsed.clear();
     if (collapsed && m_cfg)
@@ -472,11 +653,13 @@ void CfgView::setHighlightedAddresses(const std::vector<uint32_t>& addresses) {
     std::sort(sorted.begin(), sorted.end());
     CfgBlockItem* first = nullptr;
     for (CfgBlockItem* b : m_blocks) {
-        std::vector<char> rows(b->addresses().size(), 0);
         bool any = false;
-        for (size_t i = 0; i < rows.size(); ++i)
-            if (std::binary_search(sorted.begin(), sorted.end(), b->addresses()[i])) rows[i] = 1, any = true;
-        b->setHighlighted(rows, any);
+        for (uint32_t a : b->addresses())
+            if (std::binary_search(sorted.begin(), sorted.end(), a)) {
+                any = true;
+                break;
+            }
+        b->setHighlighted(sorted, any);
         if (any && (!first || b->startAddress() < first->startAddress())) first = b;
     }
     if (first) ensureVisible(first, 40, 40);
@@ -493,9 +676,14 @@ void CfgView::mousePressEvent(QMouseEvent* event) {
     if (event->button() == Qt::LeftButton) {
         if (CfgBlockItem* b = blockAt(event->position().toPoint())) {
             const QPointF local = b->mapFromScene(mapToScene(event->position().toPoint()));
-            uint32_t address = 0;
-            if (b->lineAt(local.y(), &address)) emit instructionActivated(address);
-            else emit blockActivated(b->startAddress());
+            const int line = b->lineAt(local.y());
+            if (line < 0) {
+                emit blockActivated(b->startAddress());
+            } else {
+                const Line& l = b->lines()[size_t(line)];
+                if (l.kind == Line::Instruction) emit instructionActivated(l.lo);
+                else setBlockExpanded(b->id(), l.kind == Line::More);
+            }
             event->accept();
             return;
         }
@@ -505,7 +693,9 @@ void CfgView::mousePressEvent(QMouseEvent* event) {
 
 void CfgView::mouseDoubleClickEvent(QMouseEvent* event) {
     if (CfgBlockItem* b = blockAt(event->position().toPoint())) {
-        setBlockCollapsed(b->id(), !b->collapsed());
+        // The press already expanded or compacted the block when it hit "⋯ more" / "▴ fewer".
+        const int line = b->lineAt(b->mapFromScene(mapToScene(event->position().toPoint())).y());
+        if (line < 0 || b->lines()[size_t(line)].kind == Line::Instruction) setBlockCollapsed(b->id(), !b->collapsed());
         event->accept();
         return;
     }

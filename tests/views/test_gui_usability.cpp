@@ -5,6 +5,7 @@
 // identical-builds test compiles kernels/reduction.cu twice and skips without nvcc/nvdisasm.
 #include "core/analysis/diff.h"
 #include "views/build_options_pane.h"
+#include "views/cfg_view.h"
 #include "views/build_output_pane.h"
 #include "views/code_editor.h"
 #include "views/compare_panel.h"
@@ -384,6 +385,149 @@ private slots:
         w.resetLayoutAction()->trigger();
         QTRY_COMPARE(w.visiblePaneIds(), normal);
         QVERIFY(!w.pane(QStringLiteral("output"))->isFloating());
+    }
+
+    // ------------------------------------------------------------------ 5. CFG
+
+    void cfgOpensFittedWithCompactBlocks() {
+        // B0: 10 instructions, B1: 2, B2: 40 (a long loop body), B3: exit; B2 loops to itself.
+        auto owner = std::make_shared<SassFunction>();
+        SassFunction& f = *owner;
+        for (int i = 0; i < 53; ++i) {
+            SassInstruction ins;
+            ins.address = uint32_t(i * 16);
+            ins.opcode = ins.mnemonic = "FFMA";
+            ins.text = "FFMA R" + std::to_string(i % 40) + ", R1, R2, R3";
+            f.instructions.push_back(ins);
+        }
+        Cfg cfg;
+        auto block = [&](int id, int first, int last) {
+            BasicBlock b;
+            b.id = id;
+            b.firstIndex = first;
+            b.lastIndex = last;
+            b.startAddress = uint32_t(first * 16);
+            b.endAddress = uint32_t(last * 16);
+            cfg.blocks.push_back(b);
+        };
+        block(0, 0, 9);
+        block(1, 10, 11);
+        block(2, 12, 51);
+        block(3, 52, 52);
+        cfg.edges = {{0, 1, CfgEdgeKind::FallThrough}, {1, 2, CfgEdgeKind::FallThrough}, {2, 2, CfgEdgeKind::Back},
+                     {2, 3, CfgEdgeKind::FallThrough}, {3, -1, CfgEdgeKind::Exit}};
+        CfgView v;
+        v.resize(700, 500);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        QSignalSpy laid(&v, &CfgView::layoutFinished);
+        v.setKernel(owner, &f, &cfg);
+        QVERIFY(laid.wait(30000));
+        QVERIFY(laid.at(0).at(1).toBool());
+
+        // Compact: first and last instruction with the count between; short blocks in full.
+        QCOMPARE(v.blockView(0), CfgView::BlockView::Compact);
+        QStringList lines = v.blockLines(0);
+        QCOMPARE(lines.size(), 3);
+        QVERIFY(lines[0].contains(QStringLiteral("0000")));
+        QVERIFY2(lines[1].contains(QStringLiteral("8 more")), qPrintable(lines[1]));
+        QVERIFY(lines[2].contains(QStringLiteral("0090")));
+        QCOMPARE(v.blockLines(1).size(), 2);
+        QCOMPARE(v.blockView(1), CfgView::BlockView::Expanded);
+        QVERIFY(v.blockLines(2)[1].contains(QStringLiteral("38 more")));
+
+        // Opened fitted: the whole graph in view, not magnified past 1:1.
+        QTRY_VERIFY(v.zoom() < 1.0001);
+        const QRectF visible = v.mapToScene(v.viewport()->rect()).boundingRect();
+        for (int id = 0; id < 4; ++id)
+            QVERIFY2(visible.contains(v.blockRect(id)), qPrintable(QStringLiteral("B%1 outside the view at zoom %2").arg(id).arg(v.zoom())));
+
+        // A click on "⋯ 38 more" expands B2; "▴ fewer" compacts it again.
+        const QRectF b2 = v.blockRect(2);
+        v.centerOn(b2.center());
+        const QPoint more = v.mapFromScene(QPointF(b2.center().x(), v.blockLineY(2, 2)));
+        laid.clear();
+        QTest::mouseClick(v.viewport(), Qt::LeftButton, {}, more);
+        QVERIFY(laid.wait(30000));
+        QCOMPARE(v.blockView(2), CfgView::BlockView::Expanded);
+        QCOMPARE(v.blockLines(2).size(), 41); // 40 instructions and "fewer"
+        QVERIFY(v.blockRect(2).height() > b2.height() * 5);
+        const QRectF b2big = v.blockRect(2);
+        v.centerOn(QPointF(b2big.center().x(), v.blockLineY(2, 41)));
+        laid.clear();
+        QTest::mouseClick(v.viewport(), Qt::LeftButton, {}, v.mapFromScene(QPointF(b2big.center().x(), v.blockLineY(2, 41))));
+        QVERIFY(laid.wait(30000));
+        QCOMPARE(v.blockView(2), CfgView::BlockView::Compact);
+        // A click on an instruction line selects that instruction.
+        QSignalSpy pick(&v, &CfgView::instructionActivated);
+        const QRectF b0 = v.blockRect(0);
+        v.centerOn(b0.center());
+        QTest::mouseClick(v.viewport(), Qt::LeftButton, {}, v.mapFromScene(QPointF(b0.center().x(), v.blockLineY(0, 3))));
+        QCOMPARE(pick.count(), 1);
+        QCOMPARE(pick.at(0).at(0).toUInt(), 0x90u);
+
+        // All instructions: every block in full.
+        laid.clear();
+        v.allInstructionsAction()->trigger();
+        QVERIFY(laid.wait(30000));
+        QCOMPARE(v.blockLines(0).size(), 10);
+        QCOMPARE(v.blockLines(2).size(), 40);
+        laid.clear();
+        v.allInstructionsAction()->trigger();
+        QVERIFY(laid.wait(30000));
+        QCOMPARE(v.blockLines(2).size(), 3);
+
+        // Zoom to the selected block (an instruction hidden in B2's compact middle).
+        v.setHighlightedAddresses({uint32_t(30 * 16)});
+        QVERIFY(v.zoomToSelection());
+        const QRectF shown = v.mapToScene(v.viewport()->rect()).boundingRect();
+        QVERIFY(shown.contains(v.blockRect(2)));
+        QVERIFY(!shown.contains(v.blockRect(0)) || v.zoom() >= 1.0);
+        v.setHighlightedAddresses({});
+        QVERIFY(!v.zoomToSelection());
+        // Fit again from anywhere.
+        v.scale(3, 3);
+        v.fitAction()->trigger();
+        QVERIFY(v.zoom() <= 1.0001);
+        QVERIFY(v.mapToScene(v.viewport()->rect()).boundingRect().contains(v.blockRect(3)));
+    }
+
+    // A graph too large to read whole opens at the minimum scale showing its entry.
+    void cfgLargeGraphShowsItsTop() {
+        auto owner = std::make_shared<SassFunction>();
+        Cfg cfg;
+        for (int i = 0; i < 60; ++i) {
+            for (int k = 0; k < 5; ++k) {
+                SassInstruction ins;
+                ins.address = uint32_t((i * 5 + k) * 16);
+                ins.opcode = ins.mnemonic = "IADD3";
+                ins.text = "IADD3 R1, R1, 0x1, RZ";
+                owner->instructions.push_back(ins);
+            }
+            BasicBlock b;
+            b.id = i;
+            b.firstIndex = i * 5;
+            b.lastIndex = i * 5 + 4;
+            b.startAddress = uint32_t(i * 5 * 16);
+            b.endAddress = uint32_t((i * 5 + 4) * 16);
+            cfg.blocks.push_back(b);
+            if (i > 0) cfg.edges.push_back({i - 1, i, CfgEdgeKind::FallThrough});
+        }
+        CfgView v;
+        v.resize(500, 400);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        QSignalSpy laid(&v, &CfgView::layoutFinished);
+        v.setKernel(owner, owner.get(), &cfg);
+        QVERIFY(laid.wait(30000));
+        // A chain of 60 blocks: far too tall to fit at a readable scale, narrow enough for 1:1.
+        const QRectF all = v.scene()->itemsBoundingRect();
+        QVERIFY(v.viewport()->height() / all.height() < CfgView::kMinFitScale);
+        const double widthFit = std::min(1.0, v.viewport()->width() / (all.width() + 20));
+        QTRY_VERIFY2(std::abs(v.zoom() - std::max(widthFit, CfgView::kMinFitScale)) < 1e-3, qPrintable(QString::number(v.zoom())));
+        const QRectF visible = v.mapToScene(v.viewport()->rect()).boundingRect();
+        QVERIFY(visible.intersects(v.blockRect(0)));
+        QVERIFY(!visible.intersects(v.blockRect(59)));
     }
 
     // ------------------------------------------------------------------ 6. help
