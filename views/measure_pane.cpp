@@ -639,9 +639,8 @@ QString MeasurePane::deviceText() const {
 
 void MeasurePane::probeDevice() {
     if (!m_probe)
-        m_probe = [](const std::vector<std::string>& command, std::string& device, std::string& kind, std::string& message) {
-            return probeRunner(command, device, kind, message);
-        };
+        m_probe = [](const std::vector<std::string>& command, std::string& device, RunErrorKind& kind,
+                     std::string& message) { return probeRunner(command, device, kind, message); };
     const quint64 id = ++m_probeJob;
     m_probedCommand = runnerCommand();
     m_deviceState = DeviceState::Probing;
@@ -649,7 +648,8 @@ void MeasurePane::probeDevice() {
     updateButtons();
     struct Answer {
         bool ok = false;
-        std::string device, kind, message;
+        std::string device, message;
+        RunErrorKind kind = RunErrorKind::Unknown;
     };
     auto* watcher = new QFutureWatcher<Answer>(this);
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, id] {
@@ -658,7 +658,7 @@ void MeasurePane::probeDevice() {
         if (id != m_probeJob) return; // the host changed meanwhile: a newer probe answers
         m_deviceState = a.ok ? DeviceState::Available : DeviceState::Unavailable;
         m_deviceName = QString::fromStdString(a.device);
-        m_deviceKind = QString::fromStdString(a.kind);
+        m_deviceKind = a.kind;
         m_deviceMessage = QString::fromStdString(a.message);
         if (!m_running) m_status->setText(deviceText());
         updateButtons();

@@ -73,7 +73,7 @@ public:
     // probe runs and after one found no GPU the Run buttons are disabled and the pane says why.
     enum class DeviceState { Unknown, Probing, Available, Unavailable };
     using ProbeFn = std::function<bool(const std::vector<std::string>& command, std::string& device,
-                                       std::string& errorKind, std::string& errorMessage)>;
+                                       RunErrorKind& errorKind, std::string& errorMessage)>;
     void setProbe(ProbeFn probe) { m_probe = std::move(probe); } // tests; default probeRunner
     // Asks the runner for its device on a worker (again whenever the runner host changes after).
     void probeDevice();
@@ -144,7 +144,8 @@ private:
     QPointer<Workspace> m_a, m_b;
     ProbeFn m_probe;
     DeviceState m_deviceState = DeviceState::Unknown;
-    QString m_deviceName, m_deviceKind, m_deviceMessage;
+    QString m_deviceName, m_deviceMessage;
+    RunErrorKind m_deviceKind = RunErrorKind::Unknown;
     quint64 m_probeJob = 0;
     std::vector<std::string> m_probedCommand;
     QString m_prefilledFor; // the source path the shown launch values were filled for

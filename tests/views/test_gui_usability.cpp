@@ -814,9 +814,9 @@ private slots:
         MeasurePane pane(&a, nullptr, MeasurePane::Options{false});
         QVERIFY(pane.runAButton()->isEnabled()); // not asked yet: as before
         std::atomic<bool> release{false};
-        pane.setProbe([&release](const std::vector<std::string>&, std::string&, std::string& kind, std::string& message) {
+        pane.setProbe([&release](const std::vector<std::string>&, std::string&, RunErrorKind& kind, std::string& message) {
             while (!release.load()) QThread::msleep(5);
-            kind = "no_driver";
+            kind = RunErrorKind::NoDriver;
             message = "libcuda.so.1 not found";
             return false;
         });
@@ -834,7 +834,7 @@ private slots:
         QVERIFY2(pane.statusLabel()->text().contains(QStringLiteral("No GPU")), qPrintable(pane.statusLabel()->text()));
         QVERIFY(pane.runAButton()->toolTip().contains(QStringLiteral("No GPU")));
         // A remote host with a GPU: asked again when the host changes, then Run is on.
-        pane.setProbe([](const std::vector<std::string>& command, std::string& device, std::string&, std::string&) {
+        pane.setProbe([](const std::vector<std::string>& command, std::string& device, RunErrorKind&, std::string&) {
             device = "NVIDIA H200";
             return std::find(command.begin(), command.end(), std::string("gpu-box")) != command.end();
         });
