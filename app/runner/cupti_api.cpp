@@ -155,21 +155,21 @@ CuptiFailure classifyCuptiError(CUptiResult r) {
     }
 }
 
-std::string cuptiFailureKind(CuptiFailure f) {
+RunErrorKind cuptiFailureKind(CuptiFailure f) {
     switch (f) {
     case CuptiFailure::Missing:
-        return "no_cupti";
+        return RunErrorKind::NoCupti;
     case CuptiFailure::UnsupportedGpu:
-        return "profiling_unsupported";
+        return RunErrorKind::ProfilingUnsupported;
     case CuptiFailure::InsufficientPrivileges:
-        return "profiling_not_permitted";
+        return RunErrorKind::ProfilingNotPermitted;
     case CuptiFailure::Busy:
-        return "profiler_busy";
+        return RunErrorKind::ProfilerBusy;
     case CuptiFailure::None:
     case CuptiFailure::Other:
         break;
     }
-    return "cupti_error";
+    return RunErrorKind::CuptiError;
 }
 
 std::string cuptiFailureMessage(CuptiFailure f, const std::string& what, const std::string& detail) {

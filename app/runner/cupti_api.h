@@ -13,6 +13,7 @@
 // This file is over the usual length because it is a flat list of mirrored declarations.
 
 #include "app/runner/cuda_api.h"
+#include "core/run/protocol.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -669,8 +670,8 @@ CuptiFailure classifyCuptiError(CUptiResult r);
 // For InsufficientPrivileges it names the driver setting NVreg_RestrictProfilingToAdminUsers and
 // says that timing still works.
 std::string cuptiFailureMessage(CuptiFailure f, const std::string& what, const std::string& detail);
-// The protocol error kind of a failure: "no_cupti", "profiling_unsupported",
-// "profiling_not_permitted", "profiler_busy", "cupti_error".
-std::string cuptiFailureKind(CuptiFailure f);
+// The protocol error kind of a failure: NoCupti, ProfilingUnsupported, ProfilingNotPermitted,
+// ProfilerBusy, else CuptiError.
+RunErrorKind cuptiFailureKind(CuptiFailure f);
 
 } // namespace lowerscope::runner

@@ -17,7 +17,7 @@ namespace lowerscope::runner {
 
 struct ProfileFailure : std::runtime_error {
     CuptiFailure failure;
-    std::string kind; // protocol error kind (cuptiFailureKind)
+    RunErrorKind kind; // protocol error kind (cuptiFailureKind)
     ProfileFailure(CuptiFailure f, const std::string& message)
         : std::runtime_error(message), failure(f), kind(cuptiFailureKind(f)) {}
 };

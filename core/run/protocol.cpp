@@ -57,6 +57,11 @@ constexpr KindName kKindNames[] = {
     {RunErrorKind::Protocol, "protocol"},
     {RunErrorKind::Cancelled, "cancelled"},
     {RunErrorKind::BadLaunch, "bad_launch"},
+    {RunErrorKind::NoCupti, "no_cupti"},
+    {RunErrorKind::ProfilingUnsupported, "profiling_unsupported"},
+    {RunErrorKind::ProfilingNotPermitted, "profiling_not_permitted"},
+    {RunErrorKind::ProfilerBusy, "profiler_busy"},
+    {RunErrorKind::CuptiError, "cupti_error"},
 };
 } // namespace
 

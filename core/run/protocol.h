@@ -241,8 +241,9 @@ struct RunResult {
 // "bad_request", "module_load", "kernel_not_found", "launch_error", "out_of_memory",
 // "kernel_fault", "kernel_timeout", "cuda_error", "throttled", "internal"; client side "deadline"
 // (killed), "runner_exited", "runner_start", "protocol", "cancelled", "bad_launch" (the launch
-// does not fit the kernel; never sent to a runner). A name this version does not know reads as
-// Unknown.
+// does not fit the kernel; never sent to a runner); runner side again, for profile requests:
+// "no_cupti", "profiling_unsupported", "profiling_not_permitted", "profiler_busy", "cupti_error".
+// A name this version does not know reads as Unknown.
 enum class RunErrorKind {
     Unknown,
     NoDriver,
@@ -264,6 +265,12 @@ enum class RunErrorKind {
     Protocol,
     Cancelled,
     BadLaunch,
+    // Profiling (CUPTI) failures: they end the request, not the runner.
+    NoCupti,               // CUPTI is not installed where the runner looks
+    ProfilingUnsupported,  // this GPU or driver cannot give the collection
+    ProfilingNotPermitted, // the performance counters are restricted to admin users
+    ProfilerBusy,          // another profiler holds the counters
+    CuptiError,            // any other CUPTI failure
 };
 // The wire name ("kernel_fault", ...; "unknown" for Unknown).
 const char* runErrorKindName(RunErrorKind kind);

@@ -170,6 +170,9 @@ TEST(Protocol, ErrorKindsTravelByName) {
         {RunErrorKind::RunnerExited, "runner_exited"},  {RunErrorKind::RunnerStart, "runner_start"},
         {RunErrorKind::Protocol, "protocol"},           {RunErrorKind::Cancelled, "cancelled"},
         {RunErrorKind::BadLaunch, "bad_launch"},        {RunErrorKind::Unknown, "unknown"},
+        {RunErrorKind::NoCupti, "no_cupti"},            {RunErrorKind::ProfilingUnsupported, "profiling_unsupported"},
+        {RunErrorKind::ProfilingNotPermitted, "profiling_not_permitted"},
+        {RunErrorKind::ProfilerBusy, "profiler_busy"},  {RunErrorKind::CuptiError, "cupti_error"},
     };
     std::set<std::string> names;
     for (const auto& [kind, name] : kinds) {
