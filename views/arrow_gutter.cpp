@@ -91,17 +91,38 @@ void ArrowGutter::setKernel(std::shared_ptr<const void> owner, const SassFunctio
     m_owner = std::move(owner);
     m_function = function;
     m_deps = function ? deps : nullptr;
-    m_allDep.clear();
-    m_adjStart.clear();
-    m_adj.clear();
     m_selected = -1;
     m_defRows.clear();
     m_useRows.clear();
     m_hasRegister = false;
+    relayout();
+}
+
+bool ArrowGutter::edgePassesFilter(const DepEdge& edge) const {
+    if (!(m_kindMask & (1u << unsigned(edge.kind)))) return false;
+    if (!m_onlyRegister || !m_hasRegister) return true;
+    const QString resource = QString::fromStdString(edge.resource);
+    return overlaps(registerAtTextPosition(resource, 0), m_register);
+}
+
+void ArrowGutter::relayout() {
+    m_allDep.clear();
+    m_adjStart.clear();
+    m_adj.clear();
     if (m_function && m_deps) {
-        std::vector<LaneEdge> edges = laneEdgesFromDeps(*m_function, *m_deps, &m_allDep);
-        // Register pairs (R2, R3 of one .64 operand) share their span: one arrow, one lane.
-        m_all = layoutLanes(edges, LaneOptions{.shareIdenticalSpans = true});
+        std::vector<int> kept;
+        std::vector<LaneEdge> all = laneEdgesFromDeps(*m_function, *m_deps, &kept);
+        std::vector<LaneEdge> edges;
+        edges.reserve(all.size());
+        for (size_t i = 0; i < all.size(); ++i) {
+            if (!edgePassesFilter((*m_deps)[size_t(kept[i])])) continue;
+            edges.push_back(all[i]);
+            m_allDep.push_back(kept[i]);
+        }
+        // Register pairs (R2, R3 of one .64 operand) share their span, and a producer's consumers
+        // of one resource class share a trunk: one lane each, so a high fan-out instruction never
+        // draws a comb of arrows across the gutter.
+        m_all = layoutLanes(edges, LaneOptions{.shareIdenticalSpans = true, .bundleFanOut = true});
         const size_t n = m_function->instructions.size();
         m_adjStart.assign(n + 1, 0);
         const auto& laid = m_all.edges();
@@ -124,6 +145,20 @@ void ArrowGutter::setKernel(std::shared_ptr<const void> owner, const SassFunctio
     update();
 }
 
+void ArrowGutter::setKindVisible(DepKind kind, bool visible) {
+    const unsigned bit = 1u << unsigned(kind);
+    const unsigned mask = visible ? (m_kindMask | bit) : (m_kindMask & ~bit);
+    if (mask == m_kindMask) return;
+    m_kindMask = mask;
+    relayout();
+}
+
+void ArrowGutter::setOnlyHighlightedRegister(bool on) {
+    if (on == m_onlyRegister) return;
+    m_onlyRegister = on;
+    relayout();
+}
+
 void ArrowGutter::setSelectedRow(int row) {
     if (!m_function || row < 0 || size_t(row) >= m_function->instructions.size()) row = -1;
     if (row == m_selected) return;
@@ -143,7 +178,7 @@ void ArrowGutter::rebuildSelection() {
             m_selDep.push_back(m_allDep[size_t(i)]);
         }
     }
-    m_sel = layoutLanes(std::move(edges), LaneOptions{.shareIdenticalSpans = true});
+    m_sel = layoutLanes(std::move(edges), LaneOptions{.shareIdenticalSpans = true, .bundleFanOut = true});
 }
 
 void ArrowGutter::setShowAllEdges(bool on) {
@@ -406,7 +441,8 @@ void ArrowGutter::highlightRegister(RegRange reg) {
                 m_useRows.push_back(int(i));
         }
     }
-    update();
+    if (m_onlyRegister) relayout();
+    else update();
     emit registerHighlighted(QVector<int>(m_defRows.begin(), m_defRows.end()), QVector<int>(m_useRows.begin(), m_useRows.end()));
 }
 

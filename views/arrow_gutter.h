@@ -4,7 +4,8 @@
 //
 // Modes: the selected instruction's arrows (every producer of what it reads, every consumer of
 // what it writes), or every edge whose span meets the rows in view, each in its lane so arrows do
-// not overlap. Colour by resource class (R blue, P orange, UR/UP green, scoreboard purple),
+// not overlap; a producer's consumers of one resource class share one lane (a trunk with a branch
+// into each consumer), so fan-out never widens the gutter. Colour by resource class (R blue, P orange, UR/UP green, scoreboard purple),
 // opacity by distance (near = strong), loop-carried edges dashed. Hover an arrow for its
 // register/scoreboard and distance; click an arrow to jump to its other end.
 // Painting queries only the edges meeting the visible rows (LaneLayout::edgesInRows), so a frame
@@ -59,6 +60,13 @@ public:
     // Lanes drawn at full spacing side by side (the gutter's width). A layout with more lanes is
     // squeezed into that width at a smaller pitch (≥ 1 px), so lanes keep distinct positions.
     void setMaxLanes(int lanes);
+    // Filters (the SASS pane's arrow menu): resource classes shown, and "only the highlighted
+    // register" (edges whose resource overlaps the register picked by clicking an operand; all
+    // edges while nothing is highlighted). Lanes are laid out again for what remains.
+    void setKindVisible(DepKind kind, bool visible);
+    bool kindVisible(DepKind kind) const { return m_kindMask & (1u << unsigned(kind)); }
+    void setOnlyHighlightedRegister(bool on);
+    bool onlyHighlightedRegister() const { return m_onlyRegister; }
     // Horizontal position of a lane's vertical segment, in gutter coordinates (0 = innermost lane).
     int laneX(int lane) const;
 
@@ -103,6 +111,8 @@ protected:
     void mousePressEvent(QMouseEvent* event) override;
 
 private:
+    void relayout(); // lanes of the edges that pass the filters
+    bool edgePassesFilter(const DepEdge& edge) const;
     void rebuildSelection();
     void updateWidth();
     // Viewport y of the centre of instruction row `row`; nullopt-like INT_MIN when hidden.
@@ -129,6 +139,8 @@ private:
     std::vector<int> m_selDep;
     bool m_showAll = false;
     int m_maxLanes = 24;
+    unsigned m_kindMask = 0xF; // bit per DepKind
+    bool m_onlyRegister = false;
 
     RegRange m_register;
     bool m_hasRegister = false;

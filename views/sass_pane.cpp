@@ -162,14 +162,37 @@ void SassPane::createGutter() {
     auto* toggle = new QToolButton(m_gutter);
     m_allEdges = new QAction(tr("All dependency edges in view"), m_gutter);
     m_allEdges->setCheckable(true);
-    m_allEdges->setToolTip(
-        tr("Arrows: the selected instruction's producers/consumers, or every edge in view"));
+    m_allEdges->setToolTip(tr("Arrows: the selected instruction's producers/consumers, or every edge in view. "
+                              "Right-click the arrows for filters; hover an arrow for its register."));
     m_allEdges->setIconText(QStringLiteral("\u21c5"));
     toggle->setDefaultAction(m_allEdges);
     toggle->setAutoRaise(true);
     toggle->setFixedSize(18, std::max(16, m_view->horizontalHeader()->sizeHint().height() - 2));
     toggle->move(1, 1);
     connect(m_allEdges, &QAction::toggled, m_gutter, &ArrowGutter::setShowAllEdges);
+    // Filters, on the gutter's context menu: resource classes, and the clicked register only.
+    m_gutter->setContextMenuPolicy(Qt::ActionsContextMenu);
+    m_gutter->addAction(m_allEdges);
+    auto* separator = new QAction(m_gutter);
+    separator->setSeparator(true);
+    m_gutter->addAction(separator);
+    const std::pair<DepKind, QString> kinds[] = {{DepKind::Register, tr("Register arrows (R)")},
+                                                 {DepKind::Predicate, tr("Predicate arrows (P)")},
+                                                 {DepKind::Uniform, tr("Uniform arrows (UR, UP)")},
+                                                 {DepKind::Scoreboard, tr("Scoreboard arrows (SB)")}};
+    for (const auto& [kind, text] : kinds) {
+        auto* a = new QAction(text, m_gutter);
+        a->setCheckable(true);
+        a->setChecked(true);
+        connect(a, &QAction::toggled, m_gutter, [this, kind = kind](bool on) { m_gutter->setKindVisible(kind, on); });
+        m_gutter->addAction(a);
+        m_arrowKinds.push_back(a);
+    }
+    m_onlyRegister = new QAction(tr("Only the highlighted register's arrows"), m_gutter);
+    m_onlyRegister->setCheckable(true);
+    m_onlyRegister->setToolTip(tr("Click a register operand in the table to pick it; click it again to clear"));
+    connect(m_onlyRegister, &QAction::toggled, m_gutter, &ArrowGutter::setOnlyHighlightedRegister);
+    m_gutter->addAction(m_onlyRegister);
     connect(this, &SassPane::currentRowChanged, m_gutter, &ArrowGutter::setSelectedRow);
     connect(m_gutter, &ArrowGutter::rowActivated, m_view, [this](int row) {
         const QModelIndex index = m_view->model()->index(row, 0);

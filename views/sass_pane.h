@@ -40,6 +40,9 @@ public:
     PressureStrip* pressureStrip() const { return m_strip; }
     // The pane's actions (also in its context menu, with their shortcuts while it has focus).
     QAction* allEdgesAction() const { return m_allEdges; }
+    // The gutter's filter actions: one per DepKind (in enum order), and "only the highlighted register".
+    const QList<QAction*>& arrowKindActions() const { return m_arrowKinds; }
+    QAction* onlyRegisterAction() const { return m_onlyRegister; }
     QAction* maxPressureAction() const { return m_maxPressure; }
     QAction* nextPeakAction() const { return m_nextPeak; }
     QAction* previousPeakAction() const { return m_previousPeak; }
@@ -75,6 +78,8 @@ private:
     ArrowGutter* m_gutter = nullptr;
     PressureStrip* m_strip = nullptr;
     QAction* m_allEdges = nullptr;
+    QList<QAction*> m_arrowKinds;
+    QAction* m_onlyRegister = nullptr;
     QAction* m_maxPressure = nullptr;
     QAction* m_nextPeak = nullptr;
     QAction* m_previousPeak = nullptr;

@@ -3,50 +3,74 @@
 #include <algorithm>
 #include <climits>
 #include <functional>
+#include <map>
+#include <tuple>
 #include <queue>
 #include <utility>
 
 namespace lowerscope {
+
+bool sameFanOutBundle(const LaneEdge& a, const LaneEdge& b) {
+    return a.fromRow == b.fromRow && a.kind == b.kind && a.toRow > a.fromRow && b.toRow > b.fromRow;
+}
 
 LaneLayout layoutLanes(std::vector<LaneEdge> edges, const LaneOptions& options) {
     LaneLayout layout;
     layout.m_edges = std::move(edges);
     const size_t n = layout.m_edges.size();
     layout.m_lane.assign(n, -1);
+    const auto& e = layout.m_edges;
+
+    // Units to place: an edge alone, or a group that shares one lane (identical spans, or a
+    // fan-out bundle), spanning the union of its members' rows.
+    struct Unit {
+        int lo = 0, hi = 0, fromRow = 0, first = 0;
+    };
+    std::vector<Unit> units;
+    std::vector<int> unitOf(n, -1);
+    std::map<std::tuple<int, int, int>, int> groups; // (option, from, to or kind) -> unit
+    for (size_t i = 0; i < n; ++i) {
+        const LaneEdge& edge = e[i];
+        std::tuple<int, int, int> key{-1, 0, 0};
+        if (options.bundleFanOut && edge.toRow > edge.fromRow) key = {0, edge.fromRow, int(edge.kind)};
+        else if (options.shareIdenticalSpans) key = {1, edge.fromRow, edge.toRow};
+        int u = -1;
+        if (std::get<0>(key) >= 0) {
+            auto [it, inserted] = groups.emplace(key, int(units.size()));
+            if (!inserted) u = it->second;
+        }
+        if (u < 0) {
+            u = int(units.size());
+            units.push_back(Unit{edge.lo(), edge.hi(), edge.fromRow, int(i)});
+        } else {
+            units[size_t(u)].lo = std::min(units[size_t(u)].lo, edge.lo());
+            units[size_t(u)].hi = std::max(units[size_t(u)].hi, edge.hi());
+        }
+        unitOf[i] = u;
+    }
 
     // Sorting by start and giving each interval the lowest lane whose previous occupant has ended
     // is optimal for interval graphs: a new lane is opened only when every existing lane is busy
     // at this start row, i.e. laneCount equals the largest number of spans sharing one row.
-    // fromRow in the key makes identical (from, to) pairs adjacent for shareIdenticalSpans; the
-    // index makes the order total, so the result never depends on the sort implementation.
-    std::vector<int> order(n);
-    for (size_t i = 0; i < n; ++i) order[i] = static_cast<int>(i);
-    const auto& e = layout.m_edges;
-    std::sort(order.begin(), order.end(), [&](int a, int b) {
-        const LaneEdge& x = e[static_cast<size_t>(a)];
-        const LaneEdge& y = e[static_cast<size_t>(b)];
-        if (x.lo() != y.lo()) return x.lo() < y.lo();
-        if (x.hi() != y.hi()) return x.hi() < y.hi();
-        if (x.fromRow != y.fromRow) return x.fromRow < y.fromRow;
-        return a < b;
+    // The first member's index makes the order total, so the result never depends on the sort
+    // implementation.
+    std::vector<int> unitOrder(units.size());
+    for (size_t i = 0; i < units.size(); ++i) unitOrder[i] = static_cast<int>(i);
+    std::sort(unitOrder.begin(), unitOrder.end(), [&](int a, int b) {
+        const Unit& x = units[static_cast<size_t>(a)];
+        const Unit& y = units[static_cast<size_t>(b)];
+        return std::tie(x.lo, x.hi, x.fromRow, x.first) < std::tie(y.lo, y.hi, y.fromRow, y.first);
     });
-
     using Busy = std::pair<int, int>; // (last row occupied, lane)
     std::priority_queue<Busy, std::vector<Busy>, std::greater<>> busy;
     std::priority_queue<int, std::vector<int>, std::greater<>> freeLanes;
+    std::vector<int> unitLane(units.size(), -1);
     int laneCount = 0;
-    const LaneEdge* previous = nullptr;
-    int previousLane = -1;
-    for (int idx : order) {
-        const LaneEdge& edge = e[static_cast<size_t>(idx)];
-        if (options.shareIdenticalSpans && previous && previous->fromRow == edge.fromRow &&
-            previous->toRow == edge.toRow) {
-            layout.m_lane[static_cast<size_t>(idx)] = previousLane;
-            continue;
-        }
-        // Closed spans: a lane whose occupant ends on this edge's first row is still busy (the
+    for (int u : unitOrder) {
+        const Unit& unit = units[static_cast<size_t>(u)];
+        // Closed spans: a lane whose occupant ends on this unit's first row is still busy (the
         // two arrows would meet at that row).
-        while (!busy.empty() && busy.top().first < edge.lo()) {
+        while (!busy.empty() && busy.top().first < unit.lo) {
             freeLanes.push(busy.top().second);
             busy.pop();
         }
@@ -57,12 +81,20 @@ LaneLayout layoutLanes(std::vector<LaneEdge> edges, const LaneOptions& options) 
         } else {
             lane = laneCount++;
         }
-        busy.emplace(edge.hi(), lane);
-        layout.m_lane[static_cast<size_t>(idx)] = lane;
-        previous = &edge;
-        previousLane = lane;
+        busy.emplace(unit.hi, lane);
+        unitLane[static_cast<size_t>(u)] = lane;
     }
+    for (size_t i = 0; i < n; ++i) layout.m_lane[i] = unitLane[static_cast<size_t>(unitOf[i])];
     layout.m_laneCount = laneCount;
+
+    // The query index is per edge (each member of a bundle is reported where its own span is).
+    std::vector<int> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = static_cast<int>(i);
+    std::sort(order.begin(), order.end(), [&](int a, int b) {
+        const LaneEdge& x = e[static_cast<size_t>(a)];
+        const LaneEdge& y = e[static_cast<size_t>(b)];
+        return std::make_tuple(x.lo(), x.hi(), x.fromRow, a) < std::make_tuple(y.lo(), y.hi(), y.fromRow, b);
+    });
     layout.m_order = std::move(order);
     layout.buildIndex();
     return layout;

@@ -27,6 +27,13 @@ struct LaneOptions {
     // Edges with the same (fromRow, toRow) share one lane (they would be drawn on top of each
     // other anyway, e.g. R2 and R3 of one 64-bit operand). Off: every edge gets its own lane slot.
     bool shareIdenticalSpans = false;
+    // Fan-out bundling: the downward edges that leave one row with one kind (a producer and its
+    // consumers of one resource class) share one lane, as a trunk from the producer down to its
+    // last consumer with a branch into each consumer. So one instruction with 40 consumers takes
+    // one lane, not 40 (the "comb"). Members of a bundle overlap in their lane by design;
+    // the guarantee "never share a row" holds between different bundles. Upward (loop-carried)
+    // edges are never bundled.
+    bool bundleFanOut = false;
 };
 
 // The layout plus an interval index over it. Immutable after construction; cheap to query from
@@ -66,6 +73,10 @@ private:
     std::vector<int> m_maxHi;
     size_t m_leaves = 0;
 };
+
+// Whether edges a and b are one fan-out bundle under bundleFanOut (same producer row and kind,
+// both downward).
+bool sameFanOutBundle(const LaneEdge& a, const LaneEdge& b);
 
 // Assigns every edge exactly one lane. Rows may be in any order (from > to is an upward arrow);
 // negative rows are allowed. O(n log n).

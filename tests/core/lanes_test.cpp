@@ -14,7 +14,7 @@ using namespace lowerscope;
 namespace {
 
 // Checks the layout invariants against brute force; returns the max overlap (minimal lane count).
-int checkLayout(const std::vector<LaneEdge>& edges, const LaneLayout& layout, bool shared) {
+int checkLayout(const std::vector<LaneEdge>& edges, const LaneLayout& layout, bool shared, bool bundled = false) {
     EXPECT_EQ(layout.lanes().size(), edges.size());
     EXPECT_EQ(layout.edges(), edges);
     int maxLane = -1;
@@ -27,21 +27,38 @@ int checkLayout(const std::vector<LaneEdge>& edges, const LaneLayout& layout, bo
         for (size_t j = i + 1; j < edges.size(); ++j) {
             if (layout.lanes()[i] != layout.lanes()[j]) continue;
             if (shared && edges[i].fromRow == edges[j].fromRow && edges[i].toRow == edges[j].toRow) continue;
+            if (bundled && sameFanOutBundle(edges[i], edges[j])) continue;
             const bool overlap = edges[i].lo() <= edges[j].hi() && edges[j].lo() <= edges[i].hi();
             EXPECT_FALSE(overlap) << "edges " << i << " [" << edges[i].lo() << "," << edges[i].hi() << "] and " << j
                                   << " [" << edges[j].lo() << "," << edges[j].hi() << "] share lane "
                                   << layout.lanes()[i];
         }
     }
-    // Max number of distinct spans covering one row: the clique number, a lower bound on lanes.
+    // Every member of a fan-out bundle is in its bundle's lane.
+    for (size_t i = 0; bundled && i < edges.size(); ++i)
+        for (size_t j = i + 1; j < edges.size(); ++j)
+            if (sameFanOutBundle(edges[i], edges[j]))
+                EXPECT_EQ(layout.lanes()[i], layout.lanes()[j]) << "bundle members " << i << ", " << j << " split";
+    // Max number of distinct units (a bundle: its rows' union) covering one row: the clique
+    // number, a lower bound on lanes.
     std::map<int, int> delta;
     std::vector<std::pair<int, int>> spans;
+    std::map<std::pair<int, int>, std::pair<int, int>> bundles; // (from, kind) -> (lo, hi)
     for (const auto& e : edges) {
+        if (bundled && e.toRow > e.fromRow) {
+            auto [it, inserted] = bundles.emplace(std::make_pair(e.fromRow, int(e.kind)), std::make_pair(e.lo(), e.hi()));
+            if (!inserted) it->second = {std::min(it->second.first, e.lo()), std::max(it->second.second, e.hi())};
+            continue;
+        }
         if (shared && std::find(spans.begin(), spans.end(), std::make_pair(e.fromRow, e.toRow)) != spans.end())
             continue;
         spans.emplace_back(e.fromRow, e.toRow);
         delta[e.lo()] += 1;
         delta[e.hi() + 1] -= 1;
+    }
+    for (const auto& [key, span] : bundles) {
+        delta[span.first] += 1;
+        delta[span.second + 1] -= 1;
     }
     int cur = 0, best = 0;
     for (auto& [row, d] : delta) {
@@ -133,6 +150,26 @@ TEST(Lanes, QueryKnownCase) {
     EXPECT_EQ(layout.edgesInRows(-5, 0), (std::vector<int>{0}));
 }
 
+// The comb: one producer read by 40 consumers, next to an unrelated edge crossing them.
+TEST(Lanes, FanOutBundleTakesOneLane) {
+    std::vector<LaneEdge> edges;
+    for (int to = 1; to <= 40; ++to) edges.push_back({0, to, DepKind::Register});
+    edges.push_back({0, 3, DepKind::Predicate}); // another kind from the same producer: its own bundle
+    edges.push_back({5, 50, DepKind::Register}); // another producer, overlapping
+    edges.push_back({30, 2, DepKind::Register}); // upward (loop-carried): never bundled
+    const LaneLayout plain = layoutLanes(edges);
+    EXPECT_EQ(plain.laneCount(), checkLayout(edges, plain, false));
+    EXPECT_GE(plain.laneCount(), 40);
+    const LaneLayout bundled = layoutLanes(edges, {.bundleFanOut = true});
+    EXPECT_EQ(bundled.laneCount(), checkLayout(edges, bundled, false, true));
+    EXPECT_EQ(bundled.laneCount(), 3); // rows 5..30: the R bundle, 5->50 and the upward edge
+    for (int i = 1; i < 40; ++i) EXPECT_EQ(bundled.laneOf(i), bundled.laneOf(0));
+    EXPECT_NE(bundled.laneOf(40), bundled.laneOf(0));
+    // Queries still report each member by its own span.
+    EXPECT_EQ(bundled.edgesInRows(45, 45), std::vector<int>{41});
+    EXPECT_EQ(bundled.edgesInRows(40, 40), (std::vector<int>{39, 41})); // 0->40 and 5->50
+}
+
 TEST(Lanes, RandomisedProperties) {
     std::mt19937 rng(12345);
     for (int round = 0; round < 200; ++round) {
@@ -148,8 +185,9 @@ TEST(Lanes, RandomisedProperties) {
             if (rng() % 10 == 0) edges.push_back(edges.back()); // duplicates
         }
         const bool shared = round % 2 == 1;
-        LaneLayout layout = layoutLanes(edges, {.shareIdenticalSpans = shared});
-        const int clique = checkLayout(edges, layout, shared);
+        const bool bundled = round % 4 >= 2;
+        LaneLayout layout = layoutLanes(edges, {.shareIdenticalSpans = shared, .bundleFanOut = bundled});
+        const int clique = checkLayout(edges, layout, shared, bundled);
         EXPECT_EQ(layout.laneCount(), clique) << "round " << round << ": not minimal";
         for (int q = 0; q < 20; ++q) {
             int a = int(rng() % unsigned(rows + 20)) - 10;
