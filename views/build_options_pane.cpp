@@ -223,7 +223,8 @@ BuildOptionsPane::BuildOptionsPane(Workspace* session, QWidget* parent) : QWidge
                              "of a binary, or a kernel of a Triton cache"));
     m_inputRow = new QHBoxLayout;
     m_inputRow->setContentsMargins(4, 4, 4, 0);
-    m_inputRow->addWidget(new QLabel(tr("Input"), m_form));
+    m_inputRow->setSpacing(8); // the parent form's zero spacing ran the label into the file name
+    m_inputRow->addWidget(new QLabel(tr("Input:"), m_form));
     m_inputRow->addWidget(m_inputLabel, 1);
     m_inputRow->addWidget(m_variant, 1);
     layoutFields(2);
