@@ -23,8 +23,8 @@
 namespace lowerscope {
 
 ComparePanel::ComparePanel(Workspace* sessionA, QWidget* parent)
-    : QWidget(parent), m_a(sessionA), m_b(new Workspace(this)) {
-    // B's build copies must not land in A's per-job folders (both sessions number jobs from 1).
+    : QWidget(parent), m_a(sessionA), m_b(new Workspace(this, sessionA ? sessionA->jobs() : nullptr)) {
+    // B's builds are jobs of A's tracker (the window's one); its copies go to a folder of its own.
     m_b->setWorkDir(QDir(QDir::tempPath())
                         .filePath(QStringLiteral("lowerscope-%1-b").arg(QCoreApplication::applicationPid())));
     if (m_a) m_b->setOptions(m_a->options());

@@ -21,7 +21,6 @@
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QFormLayout>
-#include <QFutureWatcher>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -37,10 +36,8 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
-#include <QThreadPool>
 #include <QVBoxLayout>
 #include <QValueAxis>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <cmath>
@@ -130,8 +127,8 @@ QString errorExplanation(RunErrorKind kind) {
 } // namespace
 
 MeasurePane::MeasurePane(Workspace* a, Workspace* b, const Options& options, QWidget* parent)
-    : QWidget(parent), m_opts(options), m_backend(runMeasureJob), m_pool(new QThreadPool(this)) {
-    m_pool->setMaxThreadCount(2);
+    : QWidget(parent), m_opts(options), m_backend(runMeasureJob),
+      m_jobs(a ? a->jobs() : std::make_shared<JobTracker>()) {
     buildUi();
     if (m_opts.useSettings) loadSettings();
     setSessions(a, b);
@@ -140,8 +137,7 @@ MeasurePane::MeasurePane(Workspace* a, Workspace* b, const Options& options, QWi
 
 MeasurePane::~MeasurePane() {
     // Kill a running runner and wait for the worker, so no job reports to a dead pane.
-    if (m_cancelFlag) m_cancelFlag->store(true);
-    m_pool->waitForDone();
+    m_jobs->cancelOwnedBy(this, true);
     if (m_opts.useSettings) saveSettings();
 }
 
@@ -505,58 +501,52 @@ quint64 MeasurePane::run(Target target) {
         request.sides.push_back(std::move(b));
     }
     // A newer job supersedes a running one: kill its runner; its result will be dropped.
-    if (m_cancelFlag) m_cancelFlag->store(true);
-    const quint64 id = ++m_nextJob;
-    request.jobId = id;
+    if (m_running) m_jobs->cancel(m_running);
     request.launch = launch();
     request.mode = m_mode->currentText().toStdString();
     request.deadlineS = m_deadlineS;
     request.runnerCommand = runnerCommand();
     request.sourceName = m_a ? m_a->displayName().toStdString() : std::string();
 
-    auto cancel = std::make_shared<std::atomic<bool>>(false);
-    m_cancelFlag = cancel;
-    m_running = id;
     m_error->setVisible(false);
     m_status->setText(tr("Starting the runner (%1)…").arg(QString::fromStdString(request.runnerCommand.empty()
                                                                                     ? std::string()
                                                                                     : request.runnerCommand.front())));
-    updateButtons();
-    emit jobStarted(id);
-
+    const QString title = target == Target::AB ? tr("Measure A/B") : target == Target::A ? tr("Measure A") : tr("Measure B");
     QPointer<MeasurePane> self(this);
     auto backend = m_backend;
-    auto* watcher = new QFutureWatcher<MeasureOutcome>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, id] {
-        MeasureOutcome outcome = watcher->result();
-        watcher->deleteLater();
-        onFinished(id, outcome);
-    });
-    watcher->setFuture(QtConcurrent::run(m_pool, [backend, request, cancel, self, id]() {
-        MeasureProgressFn progress = [self, id](const MeasureProgress& p) {
-            // Progress crosses to the UI thread by a queued call; a dead pane is skipped.
-            QMetaObject::invokeMethod(
-                self.data(),
-                [self, id, p] {
-                    if (self) self->onProgress(id, p);
-                },
-                Qt::QueuedConnection);
-        };
-        try {
-            return backend(request, cancel.get(), progress);
-        } catch (const std::exception& e) {
-            MeasureOutcome out;
-            out.jobId = id;
-            out.errorKind = RunErrorKind::Internal;
-            out.errorMessage = e.what();
-            return out;
-        }
-    }));
+    const quint64 id = m_jobs->start<MeasureOutcome>(
+        this, QStringLiteral("measure"), title,
+        [backend, request, self](quint64 jobId, std::atomic<bool>* cancel) mutable {
+            request.jobId = jobId;
+            MeasureProgressFn progress = [self, jobId](const MeasureProgress& p) {
+                // Progress crosses to the UI thread by a queued call; a dead pane is skipped.
+                QMetaObject::invokeMethod(
+                    self.data(),
+                    [self, jobId, p] {
+                        if (self) self->onProgress(jobId, p);
+                    },
+                    Qt::QueuedConnection);
+            };
+            try {
+                return backend(request, cancel, progress);
+            } catch (const std::exception& e) {
+                MeasureOutcome out;
+                out.jobId = jobId;
+                out.errorKind = RunErrorKind::Internal;
+                out.errorMessage = e.what();
+                return out;
+            }
+        },
+        [this](quint64 jobId, MeasureOutcome outcome, bool) { onFinished(jobId, outcome); });
+    m_running = id;
+    updateButtons();
+    emit jobStarted(id);
     return id;
 }
 
 void MeasurePane::cancel() {
-    if (m_cancelFlag) m_cancelFlag->store(true);
+    if (m_running) m_jobs->cancel(m_running);
     if (m_running) m_status->setText(tr("Cancelling: killing the runner…"));
 }
 
@@ -575,7 +565,6 @@ void MeasurePane::onProgress(quint64 jobId, const MeasureProgress& p) {
 void MeasurePane::onFinished(quint64 jobId, const MeasureOutcome& outcome) {
     if (jobId != m_running) return; // superseded
     m_running = 0;
-    m_cancelFlag.reset();
     updateButtons();
     if (outcome.cancelled) {
         m_status->setText(tr("Cancelled; the runner was stopped."));
@@ -651,24 +640,24 @@ void MeasurePane::probeDevice() {
         std::string device, message;
         RunErrorKind kind = RunErrorKind::Unknown;
     };
-    auto* watcher = new QFutureWatcher<Answer>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, id] {
-        const Answer a = watcher->result();
-        watcher->deleteLater();
-        if (id != m_probeJob) return; // the host changed meanwhile: a newer probe answers
-        m_deviceState = a.ok ? DeviceState::Available : DeviceState::Unavailable;
-        m_deviceName = QString::fromStdString(a.device);
-        m_deviceKind = a.kind;
-        m_deviceMessage = QString::fromStdString(a.message);
-        if (!m_running) m_status->setText(deviceText());
-        updateButtons();
-        emit deviceProbed(a.ok);
-    });
-    watcher->setFuture(QtConcurrent::run(m_pool, [probe = m_probe, command = runnerCommand()] {
-        Answer a;
-        a.ok = probe(command, a.device, a.kind, a.message);
-        return a;
-    }));
+    m_jobs->start<Answer>(
+        this, QStringLiteral("probe"), tr("Probe the runner"),
+        [probe = m_probe, command = runnerCommand()](quint64, std::atomic<bool>*) {
+            // Not cancellable: a probe ends on its own (it starts a runner and reads its hello).
+            Answer a;
+            a.ok = probe(command, a.device, a.kind, a.message);
+            return a;
+        },
+        [this, id](quint64, Answer a, bool) {
+            if (id != m_probeJob) return; // the host changed meanwhile: a newer probe answers
+            m_deviceState = a.ok ? DeviceState::Available : DeviceState::Unavailable;
+            m_deviceName = QString::fromStdString(a.device);
+            m_deviceKind = a.kind;
+            m_deviceMessage = QString::fromStdString(a.message);
+            if (!m_running) m_status->setText(deviceText());
+            updateButtons();
+            emit deviceProbed(a.ok);
+        });
     // A changed runner host is probed again (once the user has finished typing it).
     if (id == 1)
         for (QLineEdit* e : {m_host, m_sshOptions, m_remoteCommand})

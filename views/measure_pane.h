@@ -6,12 +6,14 @@
 // distributions (box plots), samples over time with the SM clock, the B/A speedup with its
 // confidence interval and a plain verdict, throughput against the device's peaks, and a cost line.
 //
-// Results reach the UI by queued signal stamped with a job id; a newer job supersedes an older
-// one, whose result is dropped. Kernel faults, timeouts and runner failures are shown as errors
+// Measurements and runner probes are jobs of the window's JobTracker (workspace A's; jobs()), so
+// they are listed and cancelled with the builds; a newer measurement supersedes an older one,
+// whose result is dropped. Kernel faults, timeouts and runner failures are shown as errors
 // in the pane; nothing in the app depends on the runner staying alive.
 
 #include "core/run/measure_job.h"
 #include "core/run/measurement_data.h"
+#include "views/job_tracker.h"
 
 #include <QPointer>
 #include <QWidget>
@@ -30,7 +32,6 @@ class QProgressBar;
 class QPushButton;
 class QTabWidget;
 class QTableWidget;
-class QThreadPool;
 
 namespace lowerscope {
 
@@ -87,6 +88,8 @@ public:
     void cancel();
     bool isRunning() const { return m_running != 0; }
     quint64 currentJob() const { return m_running; }
+    // The tracker the jobs run on: workspace A's at construction, else one of the pane's own.
+    JobTracker& jobs() const { return *m_jobs; }
 
     // ---- results
     // Shows a measurement document (a run/compare --json file, a runner result or error).
@@ -150,10 +153,8 @@ private:
     std::vector<std::string> m_probedCommand;
     QString m_prefilledFor; // the source path the shown launch values were filled for
     MeasureBackend m_backend;
-    QThreadPool* m_pool;
-    quint64 m_nextJob = 0;
-    quint64 m_running = 0;
-    std::shared_ptr<std::atomic<bool>> m_cancelFlag;
+    std::shared_ptr<JobTracker> m_jobs;
+    quint64 m_running = 0; // the tracker's id of the current measurement, 0 when none
     double m_deadlineS = 10;
     bool m_prefilling = false;
     bool m_userEdited = false;

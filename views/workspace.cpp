@@ -5,9 +5,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QStandardPaths>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <string_view>
@@ -15,16 +13,10 @@
 
 namespace lowerscope {
 
-struct Workspace::Job {
-    quint64 id = 0;
-    std::shared_ptr<std::atomic<bool>> cancel;
-    QFutureWatcher<std::shared_ptr<BuildSnapshot>>* watcher = nullptr;
-};
-
-Workspace::Workspace(QObject* parent) : QObject(parent), m_backend(runRealBuild) {
+Workspace::Workspace(QObject* parent, std::shared_ptr<JobTracker> jobs)
+    : QObject(parent), m_backend(runRealBuild),
+      m_jobs(jobs ? std::move(jobs) : std::make_shared<JobTracker>()) {
     qRegisterMetaType<SnapshotPtr>("lowerscope::SnapshotPtr");
-    // Two workers: a superseded build may still be dying while the new one starts.
-    m_pool.setMaxThreadCount(2);
     m_workDir = QDir(QDir::tempPath())
                     .filePath(QStringLiteral("lowerscope-%1").arg(QCoreApplication::applicationPid()));
     // Removed by the watchdog should the GUI be killed (core/build/lifetime.h).
@@ -32,10 +24,9 @@ Workspace::Workspace(QObject* parent) : QObject(parent), m_backend(runRealBuild)
 }
 
 Workspace::~Workspace() {
-    // Kill every child and wait for the workers, so no job outlives the objects it reports to.
-    for (const auto& job : std::as_const(m_jobs)) job->cancel->store(true);
-    for (const auto& job : std::as_const(m_jobs)) job->watcher->waitForFinished();
-    m_pool.waitForDone();
+    // Kill every child and wait for this workspace's jobs, so none writes into the work folder
+    // removed below.
+    m_jobs->cancelOwnedBy(this, true);
     if (m_workDir.contains(QStringLiteral("lowerscope-"))) QDir(m_workDir).removeRecursively();
     unwatchDirectory(QDir(m_workDir).absolutePath().toStdString());
 }
@@ -109,45 +100,40 @@ std::vector<std::string> Workspace::previewCommand() const {
 }
 
 quint64 Workspace::build() {
-    const quint64 id = ++m_nextJob;
     // A newer build supersedes the running one: kill its children now; its result is dropped.
-    if (auto it = m_jobs.find(m_currentJob); it != m_jobs.end()) (*it)->cancel->store(true);
-
-    auto job = std::make_shared<Job>();
-    job->id = id;
-    job->cancel = std::make_shared<std::atomic<bool>>(false);
-    job->watcher = new QFutureWatcher<std::shared_ptr<BuildSnapshot>>(this);
+    if (m_currentJob) m_jobs->cancel(m_currentJob);
 
     BuildRequest request;
-    request.jobId = id;
     request.sourcePath = m_path;
     request.displayName = displayName();
     request.text = m_text;
     request.options = m_options;
     request.inputPath = m_inputPath;
     request.variant = m_variant;
-    // One folder per job: a superseded job may still be writing its copy.
-    request.workDir = QDir(m_workDir).filePath(QString::number(id));
 
-    connect(job->watcher, &QFutureWatcherBase::finished, this, [this, id] { onJobDone(id); });
-    auto backend = m_backend;
-    auto cancel = job->cancel;
-    job->watcher->setFuture(QtConcurrent::run(&m_pool, [backend, request, cancel]() {
-        std::shared_ptr<BuildSnapshot> snap;
-        try {
-            snap = backend(request, cancel.get());
-        } catch (const std::exception& e) {
-            // The pipeline promises not to throw; a bug there must not take the GUI down.
-            snap = std::make_shared<BuildSnapshot>();
-            snap->error = QStringLiteral("internal error: %1").arg(QString::fromUtf8(e.what()));
-        }
-        if (!snap) snap = std::make_shared<BuildSnapshot>();
-        snap->jobId = request.jobId;
-        if (cancel->load()) snap->result.cancelled = true;
-        return snap;
-    }));
     const bool wasBusy = isBuilding();
-    m_jobs.insert(id, job);
+    auto backend = m_backend;
+    const QString workRoot = m_workDir;
+    const quint64 id = m_jobs->start<SnapshotPtr>(
+        this, QStringLiteral("build"), tr("Build of %1").arg(request.displayName),
+        [backend, request, workRoot](quint64 jobId, std::atomic<bool>* cancel) mutable {
+            request.jobId = jobId;
+            // One folder per job: a superseded job may still be writing its copy.
+            request.workDir = QDir(workRoot).filePath(QString::number(jobId));
+            std::shared_ptr<BuildSnapshot> snap;
+            try {
+                snap = backend(request, cancel);
+            } catch (const std::exception& e) {
+                // The pipeline promises not to throw; a bug there must not take the GUI down.
+                snap = std::make_shared<BuildSnapshot>();
+                snap->error = QStringLiteral("internal error: %1").arg(QString::fromUtf8(e.what()));
+            }
+            if (!snap) snap = std::make_shared<BuildSnapshot>();
+            snap->jobId = request.jobId;
+            if (cancel->load()) snap->result.cancelled = true;
+            return SnapshotPtr(snap);
+        },
+        [this](quint64 jobId, SnapshotPtr result, bool cancelled) { onJobDone(jobId, result, cancelled); });
     m_currentJob = id;
     emit buildStarted(id);
     if (!wasBusy) emit busyChanged(true);
@@ -155,19 +141,13 @@ quint64 Workspace::build() {
 }
 
 void Workspace::cancelBuild() {
-    if (auto it = m_jobs.find(m_currentJob); it != m_jobs.end()) (*it)->cancel->store(true);
+    if (m_currentJob) m_jobs->cancel(m_currentJob);
 }
 
-void Workspace::onJobDone(quint64 id) {
-    auto it = m_jobs.find(id);
-    if (it == m_jobs.end()) return;
-    std::shared_ptr<Job> job = *it;
-    m_jobs.erase(it);
-    job->watcher->deleteLater();
+void Workspace::onJobDone(quint64 id, const SnapshotPtr& result, bool cancelled) {
     if (id != m_currentJob) return; // superseded: a newer job owns the UI
-    const auto result = job->watcher->result();
     emit busyChanged(false);
-    if (result->result.cancelled || job->cancel->load()) {
+    if (result->result.cancelled || cancelled) {
         m_lastCancelled = true;
         emit buildCancelled(id);
         return;

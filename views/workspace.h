@@ -3,24 +3,22 @@
 // document, the build options, the background build jobs and the current selection. Every pane
 // observes its signals and calls its slots; panes never call each other.
 //
-// Builds run on a private thread pool; each has a job id. A newer build supersedes (and cancels)
-// an older one, whose result is then dropped. Results reach the UI thread through a
-// QFutureWatcher owned by this object, so nothing arrives after it is destroyed.
+// Builds run as jobs of the window's JobTracker (views/job_tracker.h; shared with the other
+// workspace and the measure pane), each with its job id. A newer build supersedes (and cancels)
+// an older one, whose result is then dropped. Results reach the UI thread through the tracker;
+// nothing arrives after this object is destroyed.
 
 #include "core/analysis/diff.h"
 #include "views/build_job.h"
+#include "views/job_tracker.h"
 
 #include "core/build/compile_db.h"
 
-#include <QHash>
 #include <QObject>
-#include <QThreadPool>
 
 #include <memory>
 #include <optional>
 #include <vector>
-
-template <typename T> class QFutureWatcher;
 
 namespace lowerscope {
 
@@ -58,8 +56,11 @@ struct ListingKey {
 class Workspace : public QObject {
     Q_OBJECT
 public:
-    explicit Workspace(QObject* parent = nullptr);
+    // `jobs`: the window's job tracker; none: this workspace makes one of its own.
+    explicit Workspace(QObject* parent = nullptr, std::shared_ptr<JobTracker> jobs = {});
     ~Workspace() override;
+    // The tracker this workspace's builds run on (give it to the window's other job owners).
+    const std::shared_ptr<JobTracker>& jobs() const { return m_jobs; }
 
     // Replaces the build function (tests install fakes). Default: runRealBuild.
     void setBackend(BuildBackend backend) { m_backend = std::move(backend); }
@@ -96,7 +97,7 @@ public:
     // ---- builds
     quint64 build();          // starts a background build of the current text; returns its id
     void cancelBuild();       // sets the cancel flag of the running build (its children are killed)
-    bool isBuilding() const { return m_currentJob != 0 && m_jobs.contains(m_currentJob); }
+    bool isBuilding() const { return m_currentJob != 0 && m_jobs->isRunning(m_currentJob); }
     quint64 currentJob() const { return m_currentJob; }
     SnapshotPtr snapshot() const { return m_good; }       // last successful build (what panes show)
     SnapshotPtr lastAttempt() const { return m_last; }    // last finished build, ok or not
@@ -104,7 +105,7 @@ public:
     // failed): correlation is dimmed.
     bool isStale() const { return m_stale; }
     QString buildStatus() const; // "none", "building", "ok", "failed", "cancelled"
-    int jobsInFlight() const { return int(m_jobs.size()); }
+    int jobsInFlight() const { return m_jobs->count(this); }
 
     // ---- kernels
     int kernelIndex() const { return m_kernel; }
@@ -160,14 +161,13 @@ signals:
     void compareLineDeltasChanged();
 
 private:
-    struct Job;
-    void onJobDone(quint64 id);
+    void onJobDone(quint64 id, const SnapshotPtr& result, bool cancelled);
     void updateStale();
     void recomputeSelection();
     bool isMainFile(const std::string& file) const;
 
     BuildBackend m_backend;
-    QThreadPool m_pool;
+    std::shared_ptr<JobTracker> m_jobs;
     QString m_workDir;
     QString m_path;
     QString m_text;
@@ -175,9 +175,7 @@ private:
     QString m_variant;
     BuildOptions m_options;
     std::optional<ProjectOptions> m_project;
-    quint64 m_nextJob = 0;
     quint64 m_currentJob = 0;
-    QHash<quint64, std::shared_ptr<Job>> m_jobs;
     SnapshotPtr m_good;
     SnapshotPtr m_last;
     bool m_lastCancelled = false;

@@ -13,6 +13,7 @@
 #include "views/diff_model.h"
 #include "views/diff_view.h"
 #include "views/experiment_record.h"
+#include "views/job_tracker.h"
 #include "views/measure_pane.h"
 #include "core/run/measurement_data.h"
 #include "views/workspace.h"
@@ -335,6 +336,64 @@ private slots:
         QCOMPARE(ready.count(), 1);
         QVERIFY(pane.errorText().isEmpty());
         QVERIFY(pane.verdict().contains(QStringLiteral("faster")));
+    }
+
+    void measureJobsGoThroughTheWindowsTracker() {
+        // One tracker for the window: A's builds, B's builds (the compare panel gives B A's
+        // tracker) and the measure pane's jobs all show up in it and are cancelled through it.
+        Workspace a;
+        a.setBackend([](const BuildRequest& r, std::atomic<bool>*) { return fakeBuild(r, nullptr); });
+        JobTracker& tracker = *a.jobs();
+        QSignalSpy started(&tracker, &JobTracker::jobStarted);
+        QSignalSpy ended(&tracker, &JobTracker::jobFinished);
+        a.setDocument(QStringLiteral("k.cu"), QStringLiteral("__global__ void k() {}"));
+        const quint64 build = a.build();
+        QCOMPARE(started.count(), 1);
+        QCOMPARE(started.first().at(0).toULongLong(), build);
+        QVERIFY(waitForGoodSnapshot(a));
+        a.setKernelIndex(0);
+        QTRY_COMPARE(tracker.count(), 0);
+        ComparePanel compare(&a);
+        QCOMPARE(compare.sessionB()->jobs().get(), &tracker);
+        MeasurePane pane(&a, compare.sessionB(), MeasurePane::Options{false});
+        QCOMPARE(&pane.jobs(), &tracker);
+
+        std::atomic<bool> sawCancel{false};
+        pane.setBackend([&sawCancel](const MeasureRequest& req, std::atomic<bool>* cancel, const MeasureProgressFn&) {
+            MeasureOutcome out;
+            out.jobId = req.jobId;
+            for (int i = 0; i < 500 && !cancel->load(); ++i) QThread::msleep(10);
+            sawCancel = cancel->load();
+            out.cancelled = sawCancel;
+            return out;
+        });
+        QSignalSpy finished(&pane, &MeasurePane::jobFinished);
+        const quint64 id = pane.run(MeasurePane::Target::A);
+        QVERIFY(id > build); // ids come from the one tracker
+        const std::vector<JobTracker::JobInfo> jobs = tracker.jobs();
+        QCOMPARE(jobs.size(), size_t(1));
+        QCOMPARE(jobs[0].id, id);
+        QCOMPARE(jobs[0].kind, QStringLiteral("measure"));
+        QCOMPARE(jobs[0].owner, static_cast<const QObject*>(&pane));
+        QCOMPARE(tracker.count(&pane), 1);
+        QCOMPARE(tracker.count(&a), 0);
+
+        // Cancelled from the tracker (as a window-wide "stop all" would), not from the pane.
+        QSignalSpy cancelRequested(&tracker, &JobTracker::jobCancelRequested);
+        QVERIFY(tracker.cancel(id));
+        QCOMPARE(cancelRequested.count(), 1);
+        QVERIFY(finished.wait(5000));
+        QVERIFY(sawCancel);
+        QCOMPARE(finished.first().at(0).toULongLong(), id);
+        QCOMPARE(finished.first().at(1).toBool(), false);
+        QVERIFY(!pane.isRunning());
+        QVERIFY(pane.statusLabel()->text().contains(QStringLiteral("Cancelled")));
+        QCOMPARE(tracker.count(), 0);
+        QVERIFY(!tracker.isRunning(id));
+        QVERIFY(!tracker.cancel(id)); // gone from the tracker once it ended
+        const QList<QVariant> last = ended.last();
+        QCOMPARE(last.at(0).toULongLong(), id);
+        QCOMPARE(last.at(1).toBool(), true);
     }
 
     void prefillFromSidecar() {
