@@ -54,13 +54,26 @@ LaneLayout layoutLanes(std::vector<LaneEdge> edges, const LaneOptions& options) 
     // at this start row, i.e. laneCount equals the largest number of spans sharing one row.
     // The first member's index makes the order total, so the result never depends on the sort
     // implementation.
-    std::vector<int> unitOrder(units.size());
-    for (size_t i = 0; i < units.size(); ++i) unitOrder[i] = static_cast<int>(i);
-    std::sort(unitOrder.begin(), unitOrder.end(), [&](int a, int b) {
-        const Unit& x = units[static_cast<size_t>(a)];
-        const Unit& y = units[static_cast<size_t>(b)];
-        return std::tie(x.lo, x.hi, x.fromRow, x.first) < std::tie(y.lo, y.hi, y.fromRow, y.first);
+    // The query index's order (per edge: each member of a bundle is reported where its own span is).
+    std::vector<int> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = static_cast<int>(i);
+    std::sort(order.begin(), order.end(), [&](int a, int b) {
+        const LaneEdge& x = e[static_cast<size_t>(a)];
+        const LaneEdge& y = e[static_cast<size_t>(b)];
+        return std::make_tuple(x.lo(), x.hi(), x.fromRow, a) < std::make_tuple(y.lo(), y.hi(), y.fromRow, b);
     });
+    std::vector<int> unitOrder;
+    if (units.size() == n) {
+        unitOrder = order; // nothing grouped: unit i is edge i, same key
+    } else {
+        unitOrder.resize(units.size());
+        for (size_t i = 0; i < units.size(); ++i) unitOrder[i] = static_cast<int>(i);
+        std::sort(unitOrder.begin(), unitOrder.end(), [&](int a, int b) {
+            const Unit& x = units[static_cast<size_t>(a)];
+            const Unit& y = units[static_cast<size_t>(b)];
+            return std::tie(x.lo, x.hi, x.fromRow, x.first) < std::tie(y.lo, y.hi, y.fromRow, y.first);
+        });
+    }
     using Busy = std::pair<int, int>; // (last row occupied, lane)
     std::priority_queue<Busy, std::vector<Busy>, std::greater<>> busy;
     std::priority_queue<int, std::vector<int>, std::greater<>> freeLanes;
@@ -87,14 +100,6 @@ LaneLayout layoutLanes(std::vector<LaneEdge> edges, const LaneOptions& options) 
     for (size_t i = 0; i < n; ++i) layout.m_lane[i] = unitLane[static_cast<size_t>(unitOf[i])];
     layout.m_laneCount = laneCount;
 
-    // The query index is per edge (each member of a bundle is reported where its own span is).
-    std::vector<int> order(n);
-    for (size_t i = 0; i < n; ++i) order[i] = static_cast<int>(i);
-    std::sort(order.begin(), order.end(), [&](int a, int b) {
-        const LaneEdge& x = e[static_cast<size_t>(a)];
-        const LaneEdge& y = e[static_cast<size_t>(b)];
-        return std::make_tuple(x.lo(), x.hi(), x.fromRow, a) < std::make_tuple(y.lo(), y.hi(), y.fromRow, b);
-    });
     layout.m_order = std::move(order);
     layout.buildIndex();
     return layout;
