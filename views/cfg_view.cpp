@@ -1,3 +1,5 @@
+// The CFG pane (cfg_view.h). Over 600 lines because it owns the whole scene: Graphviz layout on a
+// worker, compact/expanded blocks, edges, fit/zoom and the selection link to the other panes.
 #include "views/cfg_view.h"
 
 #include "views/theme.h"

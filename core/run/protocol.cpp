@@ -1,4 +1,7 @@
 // Runner protocol: JSON (de)serialisation of requests, results, errors and progress.
+// Over 600 lines because every message of protocol.h is written and read here, each field checked
+// with a message naming it (the runner's answers are untrusted); one file keeps both directions of
+// each message side by side.
 #include "core/run/protocol.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
-// The GUI as a CUDA engineer uses it (issue 17): Compare A/B numbers are right on every view,
+// Over 600 lines: one test class per issue, one slot per fixed behaviour. The GUI as a CUDA
+// engineer uses it (issue 17): Compare A/B numbers are right on every view,
 // configuration B is set up from the toolbar, the window fits 1024×700 through 4K, the Help menu
 // is generated from the actions, and the smaller items (filter bar, contrast, command preview,
 // build log, measure pane) behave. Fake build backends unless a test says otherwise; the

@@ -1,6 +1,7 @@
 // Qt Test (offscreen) of the SASS-in-depth views: dependency arrows, control codes, register
 // pressure, opcode tooltips, find/filter, on a real model of kernels/reduction.cu (golden
-// nvcc/nvdisasm outputs in tests/data).
+// nvcc/nvdisasm outputs in tests/data). Over 600 lines: two test classes sharing the one loaded
+// model (loading it once keeps the suite fast).
 
 #include "core/parse/opcodes.h"
 #include "sass_depth_fixture.h"
