@@ -157,6 +157,33 @@ for n in notes:
 table.append(f"Targets: cold within 2 % of ncu from 5 us up: {'met' if ok5 else 'NOT met'}; within 5 % below 5 us: "
              f"{'met' if ok2 else 'NOT met'}{' (misses: ' + ', '.join(misses) + ')' if misses else ''}; "
              f"run-to-run spread <= 0.5 %: {'met' if ok_spread else 'NOT met'}.")
+# The same verdicts in scripts/bench's table format (figure, target, documented, measured, verdict);
+# "documented" is the row of the same figure in docs/PERFORMANCE.md's generated summary, if any.
+documented = {}
+try:
+    doc = open("docs/PERFORMANCE.md", encoding="utf-8").read()
+    if "<!-- scripts/bench: begin" in doc:
+        for line in doc[doc.index("<!-- scripts/bench: begin"):doc.index("<!-- scripts/bench: end")].splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) >= 5 and cells[0] == "runner":
+                documented[cells[1]] = cells[3]
+except OSError:
+    pass
+table.append("")
+table.append("| entry | figure | target | documented | measured now | verdict |")
+table.append("|---|---|---|---|---|---|")
+for r in rows:
+    if r["mode"] != "cold" or r.get("ncu_median_us") is None or r.get("diff_pct") is None:
+        continue
+    limit = 2 if r["ncu_median_us"] >= 5 else 5
+    fig = f'cold median vs ncu, {r["name"]} ({r["ncu_median_us"]:.1f} us)'
+    table.append(f'| runner | {fig} | <= {limit} % | {documented.get(fig, "-")} | {pct(r["diff_pct"])} | '
+                 f'{"met" if abs(r["diff_pct"]) <= limit else "NOT met"} |')
+for r in rows:
+    if r.get("spread_pct") is not None:
+        fig = f'run-to-run spread of the median, {r["name"]}'
+        table.append(f'| runner | {fig} | <= 0.5 % | {documented.get(fig, "-")} | {r["spread_pct"]:.2f} % | '
+                     f'{"met" if r["spread_pct"] <= 0.5 else "NOT met"} |')
 text = "\n".join(table)
 print(text)
 open(os.path.join(out, "runner_vs_ncu.md"), "w").write(text + "\n")
