@@ -229,6 +229,19 @@ void readWork(std::initializer_list<const json*> sources, LaunchRecord& l, const
     }
 }
 
+// The duration clock and every clock's samples (documents written before they were recorded
+// were all timed by CUDA events).
+void readClocks(const json& j, const std::string& w, VariantResult& v) {
+    v.durationClock = str(j, "duration_clock", w, kClockEvents);
+    v.samplesByClock.clear();
+    if (const json* byClock = object(j, "samples_by_clock", w)) {
+        for (auto it = byClock->begin(); it != byClock->end(); ++it) {
+            v.samplesByClock[it.key()] = numbers(*byClock, it.key().c_str(), w + "samples_by_clock.");
+        }
+    }
+    v.clockNote = str(j, "clock_note", w);
+}
+
 // One launch of a "lowerscope.run/1" document (the CLI's shape, also each side of a compare).
 void readRunDocument(const json& doc, const std::string& w, LaunchRecord& l, VariantResult& v, double& clockMhz) {
     if (!doc.is_object()) throw MeasurementError(w.empty() ? "the run should be an object" : w + " should be an object");
@@ -269,6 +282,7 @@ void readRunDocument(const json& doc, const std::string& w, LaunchRecord& l, Var
     v.firstLaunchMs = num(doc, "first_launch_ms", 0, w);
     v.firstLaunchWallMs = num(doc, "first_launch_wall_ms", 0, w);
     v.samplesMs = samplesOf(doc, w);
+    readClocks(doc, w, v);
     // Per-sample SM clock (documents written before it was added have only the mean clock_mhz).
     v.sampleClockMhz = numbers(doc, "sample_clock_mhz", w);
     v.throttledSamples = small(doc, "throttled_samples", 0, w);
@@ -304,6 +318,7 @@ void readVariant(const json& v, const json& doc, const std::string& w, LaunchRec
     out.warmupRuns = small(v, "warmup_runs", 0, vw);
     out.warmupMs = num(v, "warmup_ms", 0, vw);
     out.samplesMs = samplesOf(v, vw);
+    readClocks(v, vw, out);
     out.sampleClockMhz = numbers(v, "sample_clock_mhz", vw);
     if (out.sampleClockMhz.empty()) out.sampleClockMhz = numbers(v, "clock_mhz_samples", vw);
     out.throttledSamples = small(v, "throttled_samples", 0, vw);

@@ -3,7 +3,8 @@
 //
 // Shapes written (one each):
 //   lowerscope.run/1       {"schema", "file", "kernel", "build_options", "device", "launch": {...},
-//                           "first_launch_ms", "samples_ms", "stats", "clock_mhz",
+//                           "first_launch_ms", "samples_ms", "duration_clock", "samples_by_clock",
+//                           "clock_note", "stats", "clock_mhz",
 //                           "sample_clock_mhz", "throttled_samples", "occupancy", "throughput",
 //                           "outputs", "graph", "wall_s"}
 //   lowerscope.compare/1   {"schema", "a": <run/1>, "b": <run/1>, "build_options_a/b", "ratio",
@@ -87,6 +88,9 @@ json runDocument(const LaunchRecord& l, const VariantResult& v, double clock, co
                 {"first_launch_ms", v.firstLaunchMs},
                 {"first_launch_wall_ms", v.firstLaunchWallMs},
                 {"samples_ms", v.samplesMs},
+                {"duration_clock", v.durationClock},     // which clock samples_ms, stats and charts use
+                {"samples_by_clock", v.samplesByClock},  // every clock taken, parallel to samples_ms
+                {"clock_note", v.clockNote},
                 {"stats",
                  {{"count", st.count},
                   {"median_ms", st.median},
