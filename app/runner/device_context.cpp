@@ -135,6 +135,21 @@ constexpr uint64_t kGateTimeoutNs = 200'000'000; // 200 ms: the host is very lat
 
 DeviceContext::~DeviceContext() = default;
 
+const Cupti* DeviceContext::cupti() {
+    if (!m_cuptiTried) {
+        // Tried once: a missing library stays missing for the life of the process.
+        m_cuptiTried = true;
+        auto c = std::make_unique<Cupti>();
+        CuptiLoad load = loadCupti(*c);
+        if (load.ok) {
+            m_cupti = std::move(c);
+        } else {
+            m_cuptiError = load.error;
+        }
+    }
+    return m_cupti.get();
+}
+
 void DeviceContext::check(CUresult r, const char* call, const std::string& stage,
                           const std::string& variant) {
     if (r == CUDA_SUCCESS) {

@@ -1,16 +1,19 @@
 #pragma once
 // The runner's device context: the CUDA driver (loaded at run time), one context and one stream on
 // device 0, the helper kernels JIT-loaded from PTX (spin gate, SM clock probe, empty kernel, L2
-// flush), the events procedures time with, and the checks every driver call goes through. One per
-// runner process; what a procedure needs from the GPU beyond its own variants comes from here.
+// flush), the events procedures time with, and the checks every driver call goes through; CUPTI,
+// loaded at its first use. One per runner process; what a procedure needs from the GPU beyond its
+// own variants comes from here.
 //
 // Every failing call throws RequestFailure (runner_error.h): fatal, with the exit code, when the
 // kernel faulted or did not finish within the watchdog; a plain request error otherwise.
 
 #include "app/runner/cuda_api.h"
+#include "app/runner/cupti_api.h"
 #include "app/runner/runner_error.h"
 #include "core/run/protocol.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -31,7 +34,13 @@ public:
     int open(RunError& error);
     const DeviceInfo& device() const { return m_device; }
     Driver& driver() { return m_d; }
+    CUcontext context() const { return m_ctx; }
+    int deviceIndex() const { return 0; }
     CUstream stream() const { return m_stream; }
+    // CUPTI, loaded (once per process) at the first call; null when it cannot be loaded, and then
+    // cuptiError() says why. The runner works without it (CUDA events only).
+    const Cupti* cupti();
+    const std::string& cuptiError() const { return m_cuptiError; }
 
     // The runner's own watchdog for every wait of the current request, seconds.
     void setKernelTimeout(double seconds) { m_kernelTimeoutS = seconds > 0 ? seconds : 30; }
@@ -71,6 +80,9 @@ private:
     void loadHelpers();
 
     Driver m_d;
+    std::unique_ptr<Cupti> m_cupti;
+    bool m_cuptiTried = false;
+    std::string m_cuptiError;
     bool m_open = false;
     CUdevice m_dev = 0;
     CUcontext m_ctx = nullptr;

@@ -3,6 +3,7 @@
 
 #include "app/runner/graph_costs.h"
 #include "app/runner/loaded_variant.h"
+#include "core/run/duration_clock.h"
 #include "core/run/stats.h"
 
 #include <algorithm>
@@ -35,12 +36,23 @@ void TimingProcedure::coldSamples(DeviceContext& ctx, LoadedVariant& v, int coun
     Driver& d = ctx.driver();
     count = std::clamp(count, 1, DeviceContext::kMaxBatch);
     const std::string& label = v.label();
+    DurationClocks* clocks = m_clocks.get();
+    if (clocks) {
+        // Before the gate: the Range Profiler's pass starts on the host, and nothing of the GPU
+        // clocks may run between arming the gate and releasing it except the marks below.
+        clocks->beginBatch();
+    }
     ctx.armGate(stage);
     for (int g = 0; g < count; ++g) {
         // Flush L2 outside the timed interval (a read pass: see ls_flush).
         ctx.flushL2(stage, label);
         ctx.check(d.cuEventRecord(ctx.event(2 * g), ctx.stream()), "cuEventRecord", stage, label);
         v.launch(ctx.stream());
+        if (clocks) {
+            // Host-side only (the correlation id and launch number CUPTI's callback just stored);
+            // the flush, the gate and the clock probe stay unmarked and their records are dropped.
+            clocks->markTimed(g);
+        }
         ctx.check(d.cuEventRecord(ctx.event(2 * g + 1), ctx.stream()), "cuEventRecord", stage, label);
         ctx.queueClockProbe(g, stage, label);
     }
@@ -49,12 +61,47 @@ void TimingProcedure::coldSamples(DeviceContext& ctx, LoadedVariant& v, int coun
     ctx.releaseGate();
     ctx.waitEvent(done, stage, label);
     const bool late = ctx.gateTimedOut();
+    std::vector<double> timestampMs, gpuDurationMs;
+    if (clocks) {
+        clocks->endBatch(count, timestampMs, gpuDurationMs);
+        if (late && clocks->gpuDuration()) {
+            // Automatic ranges serialise launches; if that held the queued launches back until the
+            // gate gave up, every batch would cost the gate's timeout: keep the other clocks.
+            clocks->stopGpuDuration("gpu__time_duration per sample stopped: the Range Profiler held the "
+                                    "batch behind the spin gate until the gate timed out");
+        }
+    }
     for (int g = 0; g < count; ++g) {
-        const float ms = ctx.elapsedMs(ctx.event(2 * g), ctx.event(2 * g + 1), stage, label);
-        out.emplace_back(ms, ctx.clockMhz(g));
+        Sample sample;
+        sample.ms = ctx.elapsedMs(ctx.event(2 * g), ctx.event(2 * g + 1), stage, label);
+        sample.mhz = ctx.clockMhz(g);
+        if (clocks) {
+            sample.timestampMs = timestampMs[static_cast<size_t>(g)];
+            sample.gpuDurationMs = gpuDurationMs[static_cast<size_t>(g)];
+        }
+        out.push_back(sample);
     }
     if (late) {
         ++v.result.gateTimeouts;
+    }
+}
+
+void TimingProcedure::startClocks(RequestContext& rc) {
+    if (rc.request.clock == kClockEvents) {
+        m_clockNote = "the request asked for CUDA events only (clock: events)";
+        return;
+    }
+    DeviceContext& ctx = rc.device;
+    const Cupti* cupti = ctx.cupti();
+    if (!cupti) {
+        m_clockNote = cuptiFailureMessage(CuptiFailure::Missing, "Timing on the GPU's own clocks", ctx.cuptiError());
+        return;
+    }
+    m_clocks = std::make_unique<DurationClocks>(cupti, ctx.context(), ctx.deviceIndex());
+    m_clocks->enable(true);
+    if (!m_clocks->timestamps() && !m_clocks->gpuDuration()) {
+        m_clockNote = m_clocks->note();
+        m_clocks.reset();
     }
 }
 
@@ -86,8 +133,13 @@ void TimingProcedure::run(RequestContext& rc, const std::vector<LoadedVariant*>&
     const MeasureMode mode = chooseMode(rc.request.mode, vars);
     if (mode == MeasureMode::Hot) {
         buildGraphs(ctx, vars, rc.progress);
+    } else {
+        // After the warm-up, which picks the mode: the warm-up stays as it was without CUPTI.
+        startClocks(rc);
     }
     measure(rc, vars, mode);
+    // Off before the graph costs: their launches are not samples.
+    m_clocks.reset();
     if (mode == MeasureMode::Hot || rc.request.measureGraph) {
         for (LoadedVariant* v : vars) {
             v->result.graph = measureGraphCosts(ctx, *v, rc.progress);
@@ -114,8 +166,8 @@ void TimingProcedure::warmUp(DeviceContext& ctx, const std::vector<LoadedVariant
         double gpu = 0;
         std::vector<double> ms;
         for (const Sample& c : s) {
-            gpu += c.first;
-            ms.push_back(c.first);
+            gpu += c.ms;
+            ms.push_back(c.ms);
         }
         v->result.warmupMs = gpu;
         std::sort(ms.begin(), ms.end());
@@ -174,6 +226,11 @@ void TimingProcedure::measure(RequestContext& rc, const std::vector<LoadedVarian
     const auto loopStart = Clock::now();
     StopReason reason = StopReason::Continue;
     std::vector<Sample> batch;
+    // The kept samples on the GPU's own clocks, parallel to each variant's samplesMs.
+    std::vector<std::vector<double>> keptTimestamps(vars.size()), keptGpuDuration(vars.size());
+    if (m_clocks) {
+        m_clocks->discard();
+    }
     std::vector<size_t> order;
     for (size_t i = 0; i < vars.size(); ++i) {
         order.push_back(i);
@@ -192,15 +249,19 @@ void TimingProcedure::measure(RequestContext& rc, const std::vector<LoadedVarian
             } else {
                 batch.push_back(hotSample(ctx, v, "measure"));
             }
-            for (const auto& [ms, mhz] : batch) {
-                if (mhz > 0 && mhz < throttleMhz) {
+            for (const Sample& sample : batch) {
+                if (sample.mhz > 0 && sample.mhz < throttleMhz) {
                     ++v.result.throttledSamples;
                     throttled = true;
                     continue;
                 }
-                rules[i].add(ms);
-                v.result.samplesMs.push_back(ms);
-                v.result.sampleClockMhz.push_back(mhz);
+                // The stop rule follows the event times (there for every sample, whatever clock
+                // is chosen at the end).
+                rules[i].add(sample.ms);
+                v.result.samplesMs.push_back(sample.ms);
+                v.result.sampleClockMhz.push_back(sample.mhz);
+                keptTimestamps[i].push_back(sample.timestampMs);
+                keptGpuDuration[i].push_back(sample.gpuDurationMs);
             }
         }
         if (throttled) {
@@ -247,6 +308,39 @@ void TimingProcedure::measure(RequestContext& rc, const std::vector<LoadedVarian
             throw RequestFailure(e, 0);
         }
     }
+    if (mode == MeasureMode::Hot) {
+        for (LoadedVariant* v : vars) {
+            v->result.durationClock = kClockGraphReplay;
+            v->result.samplesByClock = {{kClockGraphReplay, v->result.samplesMs}};
+        }
+        return;
+    }
+    // Cold: every clock taken, then one headline clock for all variants alike.
+    // A clock's series joins when it ran at all (also when it was stopped part way: then it has
+    // gaps, which settleDurationClock() notes and drops).
+    bool anyGpuDuration = m_clocks && m_clocks->gpuDuration();
+    for (const auto& series : keptGpuDuration) {
+        for (double x : series) {
+            anyGpuDuration = anyGpuDuration || !std::isnan(x);
+        }
+    }
+    std::vector<VariantResult*> results;
+    for (size_t i = 0; i < vars.size(); ++i) {
+        VariantResult& r = vars[i]->result;
+        r.samplesByClock = {{kClockEvents, r.samplesMs}};
+        if (m_clocks && m_clocks->timestamps()) {
+            r.samplesByClock[kClockKernelTimestamps] = keptTimestamps[i];
+        }
+        if (anyGpuDuration) {
+            r.samplesByClock[kClockGpuTimeDuration] = keptGpuDuration[i];
+        }
+        results.push_back(&r);
+    }
+    std::string note = m_clockNote;
+    if (m_clocks && !m_clocks->note().empty() && note.find(m_clocks->note()) == std::string::npos) {
+        note += (note.empty() ? "" : "; ") + m_clocks->note();
+    }
+    settleDurationClock(results, note);
 }
 
 } // namespace lowerscope::runner

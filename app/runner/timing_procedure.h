@@ -7,14 +7,20 @@
 // mode or when asked.
 //
 //   cold: per sample, L2 flushed, then one launch between a CUDA event pair, up to
-//         DeviceContext::kMaxBatch launches held behind one spin gate (coldSamples() is where
-//         durations from the GPU's own clocks would join the events);
-//   hot:  per sample, one gated replay of a graph of K launches (graph_costs.h), ÷ K, by events.
+//         DeviceContext::kMaxBatch launches held behind one spin gate. Where CUPTI loads (and the
+//         request does not ask for "events"), each timed launch is also timed on the GPU's own
+//         clocks (gpu_clocks.h: kernel timestamps, gpu__time_duration), which change nothing in
+//         what is launched or in which order; after the loop one clock is chosen for all variants
+//         alike (core/run/duration_clock.h) and samplesMs is that clock's series;
+//   hot:  per sample, one gated replay of a graph of K launches (graph_costs.h), ÷ K, by events
+//         (duration clock "graph_replay"; no CUPTI).
 
+#include "app/runner/gpu_clocks.h"
 #include "app/runner/procedure.h"
 
+#include <limits>
+#include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace lowerscope::runner {
@@ -29,9 +35,16 @@ public:
     void run(RequestContext& rc, const std::vector<LoadedVariant*>& variants, RunResult& result) override;
 
 private:
-    // (GPU time ms, SM clock MHz; 0 when the probe measured nothing) of one sample.
-    using Sample = std::pair<double, double>;
-    // One gated batch of `count` (1 .. kMaxBatch) cold launches of `v`; appends one sample each.
+    // One sample: GPU time by events (ms), SM clock (MHz; 0 when the probe measured nothing), and
+    // the same launch on the GPU's own clocks (ms; NaN when not taken).
+    struct Sample {
+        double ms = 0;
+        double mhz = 0;
+        double timestampMs = std::numeric_limits<double>::quiet_NaN();
+        double gpuDurationMs = std::numeric_limits<double>::quiet_NaN();
+    };
+    // One gated batch of `count` (1 .. kMaxBatch) cold launches of `v`; appends one sample each
+    // (on the GPU clocks too while m_clocks is set).
     void coldSamples(DeviceContext& ctx, LoadedVariant& v, int count, std::vector<Sample>& out,
                      const std::string& stage);
     void warmUp(DeviceContext& ctx, const std::vector<LoadedVariant*>& vars, RequestProgress& progress);
@@ -43,7 +56,12 @@ private:
     // One gated replay of `v`'s graph: per-launch ms and clock MHz.
     Sample hotSample(DeviceContext& ctx, LoadedVariant& v, const std::string& stage);
 
+    // Cold mode: turns the GPU clocks on (sets m_clockNote where one cannot run).
+    void startClocks(RequestContext& rc);
+
     double m_eventOverheadUs = 0;
+    std::unique_ptr<DurationClocks> m_clocks; // only during the cold sampling loop
+    std::string m_clockNote;                  // why a GPU clock is missing
 };
 
 } // namespace lowerscope::runner

@@ -1,0 +1,775 @@
+// A fake GPU for CPU-only tests of the real lowerscope-runner: one shared library that stands in
+// for both libcuda.so.1 and libcupti.so.13 (point LOWERSCOPE_LIBCUDA and LOWERSCOPE_LIBCUPTI at it),
+// so that a launch can produce CUPTI's records.
+//
+// The "GPU" runs nothing. Device memory is host memory; a virtual GPU clock (ns) advances with
+// every launch by the kernel's fake duration and with every event record by a fixed event cost:
+//   user kernels      kFakeKernelNs (10 µs); "slow" in the name: 3× that
+//   ls_* helpers      1 µs; ls_clock writes (ns, cycles) at 1980 MHz into its slot
+//   event record      +kFakeEventNs (1.3 µs), as a real event pair adds ~1.3 µs
+// CUPTI: launch callbacks carry increasing correlation ids; kernel activity records carry the
+// kernel's span; the Range Profiler's gpu__time_duration of a launch is its span + 1.1 µs (what
+// Nsight Compute adds on an H200); SASS metrics give 4 instructions; PC sampling 3 stall reasons.
+//
+// FAKE_CUPTI_FAIL selects failures: a comma list of area=code, area one of activity, range,
+// sass, pcsampling, support (code ignored: the device is reported unsupported), e.g.
+// "range=35" (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES from cuptiRangeProfilerEnable).
+#include "app/runner/cupti_api.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace lowerscope::runner;
+
+namespace {
+
+constexpr uint64_t kFakeKernelNs = 10000;
+constexpr uint64_t kFakeHelperNs = 1000;
+constexpr uint64_t kFakeEventNs = 1300;
+constexpr uint64_t kNcuExtraNs = 1100;
+constexpr uint32_t kFakeCrc = 0x5eed1234;
+
+struct Func {
+    std::string name;
+};
+struct Event {
+    uint64_t t = 0;
+};
+
+struct State {
+    uint64_t clock = 1000000;
+    uint32_t correlation = 0;
+    // CUPTI
+    CUpti_CallbackFunc callback = nullptr;
+    void* callbackUser = nullptr;
+    bool launchCallback = false;
+    bool activity = false;
+    CUpti_BuffersCallbackRequestFunc requested = nullptr;
+    CUpti_BuffersCallbackCompleteFunc completed = nullptr;
+    std::vector<CUpti_ActivityKernelPrefix> pending;
+    // Range profiler: ranges of the current pass set, and metrics of the host object.
+    bool rangeEnabled = false;
+    bool rangeActive = false;
+    std::vector<std::string> metrics;
+    std::vector<uint64_t> rangeNs; // span of each launch within Start/Stop
+    std::vector<uint64_t> decoded;
+    size_t passesWanted = 1;
+    size_t passesDone = 0;
+    // SASS metrics
+    bool sassEnabled = false;
+    std::map<uint64_t, std::string> sassIds;
+    std::vector<uint64_t> sassConfig;
+    std::string sassFunction;
+    uint64_t sassLaunches = 0;
+    // PC sampling
+    bool pcEnabled = false;
+    bool pcRunning = false;
+    bool pcStartStop = false;
+    CUpti_PCSamplingData* pcBuffer = nullptr;
+    std::string pcFunction;
+    uint64_t pcLaunches = 0;
+    // Graph capture
+    bool capturing = false;
+    std::vector<Func*> captured;
+};
+
+State& st() {
+    static State s;
+    return s;
+}
+
+int failCode(const char* area) {
+    const char* env = std::getenv("FAKE_CUPTI_FAIL");
+    if (!env) {
+        return 0;
+    }
+    std::string s = env;
+    std::string key = std::string(area) + "=";
+    auto p = s.find(key);
+    if (p == std::string::npos) {
+        return 0;
+    }
+    return std::atoi(s.c_str() + p + key.size());
+}
+
+bool isHelper(const std::string& name) {
+    return name.rfind("ls_", 0) == 0;
+}
+
+uint64_t spanOf(const Func* f) {
+    if (isHelper(f->name)) {
+        return kFakeHelperNs;
+    }
+    return f->name.find("slow") != std::string::npos ? 3 * kFakeKernelNs : kFakeKernelNs;
+}
+
+void recordKernel(uint64_t start, uint64_t end, uint32_t corr, uint32_t graphId, uint64_t node) {
+    if (!st().activity) {
+        return;
+    }
+    CUpti_ActivityKernelPrefix r{};
+    r.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    r.start = start;
+    r.end = end;
+    r.correlationId = corr;
+    r.graphId = graphId;
+    r.graphNodeId = node;
+    st().pending.push_back(r);
+}
+
+// Runs one kernel on the virtual GPU: advances the clock, feeds CUPTI.
+void execute(Func* f, void** params, uint32_t corr, uint32_t graphId, uint64_t node) {
+    State& s = st();
+    const uint64_t start = s.clock;
+    const uint64_t span = spanOf(f);
+    s.clock += span;
+    if (f->name == "ls_clock" && params) {
+        auto* slot = *static_cast<uint64_t**>(params[0]);
+        uint64_t dur = *static_cast<uint64_t*>(params[1]);
+        slot[0] = dur;
+        slot[1] = dur * 198 / 100;
+    }
+    recordKernel(start, s.clock, corr, graphId, node);
+    if (s.rangeActive) {
+        s.rangeNs.push_back(span);
+    }
+    if (s.sassEnabled && !isHelper(f->name)) {
+        s.sassFunction = f->name;
+        ++s.sassLaunches;
+    }
+    if (s.pcEnabled && (s.pcRunning || !s.pcStartStop) && !isHelper(f->name)) {
+        s.pcFunction = f->name;
+        ++s.pcLaunches;
+    }
+}
+
+} // namespace
+
+extern "C" {
+
+// ------------------------------------------------------------------------------- driver
+
+int cuInit(unsigned) {
+    return 0;
+}
+int cuDriverGetVersion(int* v) {
+    *v = 13000;
+    return 0;
+}
+int cuGetErrorName(int r, const char** s) {
+    *s = r == 0 ? "CUDA_SUCCESS" : "CUDA_ERROR_FAKE";
+    return 0;
+}
+int cuGetErrorString(int r, const char** s) {
+    *s = r == 0 ? "no error" : "fake error";
+    return 0;
+}
+int cuDeviceGetCount(int* n) {
+    *n = 1;
+    return 0;
+}
+int cuDeviceGet(int* d, int) {
+    *d = 0;
+    return 0;
+}
+int cuDeviceGetName(char* name, int len, int) {
+    std::strncpy(name, "Fake GPU", static_cast<size_t>(len));
+    return 0;
+}
+int cuDeviceGetAttribute(int* v, int attr, int) {
+    switch (attr) {
+    case 1:
+        *v = 1024;
+        break; // max threads per block
+    case 10:
+        *v = 32;
+        break; // warp size
+    case 13:
+        *v = 1980000;
+        break; // clock, kHz
+    case 16:
+        *v = 132;
+        break; // SMs
+    case 19:
+        *v = 1;
+        break; // can map host memory
+    case 36:
+        *v = 2619000;
+        break; // memory clock, kHz
+    case 37:
+        *v = 5120;
+        break; // bus width
+    case 38:
+        *v = 1 << 20;
+        break; // L2 bytes (small: the runner allocates 2× for its flush)
+    case 39:
+        *v = 2048;
+        break; // threads per SM
+    case 75:
+        *v = 9;
+        break; // CC major
+    case 76:
+        *v = 0;
+        break; // CC minor
+    case 97:
+        *v = 232448;
+        break; // shared per block opt-in
+    default:
+        *v = 0;
+    }
+    return 0;
+}
+int cuDeviceTotalMem_v2(size_t* b, int) {
+    *b = size_t(1) << 30;
+    return 0;
+}
+int cuDevicePrimaryCtxRetain(void** ctx, int) {
+    static int c;
+    *ctx = &c;
+    return 0;
+}
+int cuCtxSetCurrent(void*) {
+    return 0;
+}
+int cuCtxSynchronize() {
+    return 0;
+}
+int cuModuleLoadDataEx(void** m, const void*, unsigned, int*, void**) {
+    *m = new int(0);
+    return 0;
+}
+int cuModuleUnload(void* m) {
+    delete static_cast<int*>(m);
+    return 0;
+}
+int cuModuleGetFunction(Func** f, void*, const char* name) {
+    *f = new Func{name}; // one per lookup; the runner looks each function up once
+    return 0;
+}
+int cuModuleGetFunctionCount(unsigned* n, void*) {
+    *n = 0;
+    return 0;
+}
+int cuModuleEnumerateFunctions(void**, unsigned, void*) {
+    return 0;
+}
+int cuFuncGetName(const char** name, Func* f) {
+    *name = f->name.c_str();
+    return 0;
+}
+int cuFuncGetAttribute(int* v, int attr, void*) {
+    *v = attr == 0 ? 1024 : attr == 4 ? 32 : 0;
+    return 0;
+}
+int cuFuncSetAttribute(void*, int, int) {
+    return 0;
+}
+int cuOccupancyMaxActiveBlocksPerMultiprocessor(int* n, void*, int, size_t) {
+    *n = 8;
+    return 0;
+}
+int cuMemAlloc_v2(unsigned long long* p, size_t bytes) {
+    *p = reinterpret_cast<unsigned long long>(std::calloc(1, bytes ? bytes : 1));
+    return *p ? 0 : 2;
+}
+int cuMemFree_v2(unsigned long long p) {
+    std::free(reinterpret_cast<void*>(p));
+    return 0;
+}
+int cuMemGetInfo_v2(size_t* freeBytes, size_t* total) {
+    *freeBytes = size_t(256) << 20;
+    *total = size_t(1) << 30;
+    return 0;
+}
+int cuMemHostAlloc(void** p, size_t bytes, unsigned) {
+    *p = std::calloc(1, bytes);
+    return 0;
+}
+int cuMemFreeHost(void* p) {
+    std::free(p);
+    return 0;
+}
+int cuMemHostGetDevicePointer_v2(unsigned long long* d, void* h, unsigned) {
+    *d = reinterpret_cast<unsigned long long>(h);
+    return 0;
+}
+int cuMemcpyHtoD_v2(unsigned long long d, const void* h, size_t n) {
+    std::memcpy(reinterpret_cast<void*>(d), h, n);
+    return 0;
+}
+int cuMemcpyDtoH_v2(void* h, unsigned long long d, size_t n) {
+    std::memcpy(h, reinterpret_cast<void*>(d), n);
+    return 0;
+}
+int cuMemcpyDtoDAsync_v2(unsigned long long d, unsigned long long s, size_t n, void*) {
+    std::memcpy(reinterpret_cast<void*>(d), reinterpret_cast<void*>(s), n);
+    st().clock += n / 2000; // ~4 TB/s read + written
+    return 0;
+}
+int cuMemsetD8Async(unsigned long long d, unsigned char v, size_t n, void*) {
+    std::memset(reinterpret_cast<void*>(d), v, n);
+    return 0;
+}
+int cuMemsetD32Async(unsigned long long d, unsigned v, size_t n, void*) {
+    auto* p = reinterpret_cast<uint32_t*>(d);
+    for (size_t i = 0; i < n; ++i) {
+        p[i] = v;
+    }
+    return 0;
+}
+int cuStreamCreate(void** s, unsigned) {
+    static int stream;
+    *s = &stream;
+    return 0;
+}
+int cuStreamSynchronize(void*) {
+    return 0;
+}
+int cuStreamQuery(void*) {
+    return 0;
+}
+int cuEventCreate(Event** e, unsigned) {
+    *e = new Event;
+    return 0;
+}
+int cuEventDestroy_v2(Event* e) {
+    delete e;
+    return 0;
+}
+int cuEventRecord(Event* e, void*) {
+    if (st().capturing) {
+        return 0;
+    }
+    st().clock += kFakeEventNs / 2;
+    e->t = st().clock;
+    st().clock += kFakeEventNs / 2;
+    return 0;
+}
+int cuEventQuery(Event*) {
+    return 0;
+}
+int cuEventElapsedTime_v2(float* ms, Event* a, Event* b) {
+    *ms = static_cast<float>(static_cast<double>(b->t - a->t) * 1e-6);
+    return 0;
+}
+int cuLaunchKernel(Func* f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*,
+                   void** params, void**) {
+    State& s = st();
+    if (s.capturing) {
+        s.captured.push_back(f);
+        return 0;
+    }
+    const uint32_t corr = ++s.correlation;
+    if (s.launchCallback && s.callback) {
+        CUpti_CallbackData d{};
+        d.callbackSite = CUPTI_API_ENTER;
+        d.functionName = "cuLaunchKernel";
+        d.symbolName = f->name.c_str();
+        d.correlationId = corr;
+        s.callback(s.callbackUser, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &d);
+    }
+    execute(f, params, corr, 0, 0);
+    return 0;
+}
+struct Graph {
+    std::vector<Func*> kernels;
+    int empty = 0;
+    uint32_t id;
+};
+int cuStreamBeginCapture_v2(void*, int) {
+    st().capturing = true;
+    st().captured.clear();
+    return 0;
+}
+int cuStreamEndCapture(void*, Graph** g) {
+    static uint32_t ids = 0;
+    st().capturing = false;
+    *g = new Graph{st().captured, 0, ++ids};
+    return 0;
+}
+int cuGraphCreate(Graph** g, unsigned) {
+    static uint32_t ids = 1000;
+    *g = new Graph{{}, 0, ++ids};
+    return 0;
+}
+int cuGraphAddEmptyNode(void** n, Graph* g, const void*, size_t) {
+    ++g->empty;
+    *n = g;
+    return 0;
+}
+int cuGraphInstantiateWithFlags(Graph** exec, Graph* g, unsigned long long) {
+    *exec = new Graph(*g);
+    return 0;
+}
+int cuGraphUpload(Graph*, void*) {
+    return 0;
+}
+int cuGraphLaunch(Graph* exec, void*) {
+    State& s = st();
+    const uint32_t corr = ++s.correlation;
+    uint64_t node = 0;
+    for (Func* f : exec->kernels) {
+        execute(f, nullptr, corr, exec->id, ++node);
+        s.clock += 200; // the gap between nodes
+    }
+    s.clock += 500 * static_cast<uint64_t>(exec->empty);
+    return 0;
+}
+int cuGraphExecDestroy(Graph* g) {
+    delete g;
+    return 0;
+}
+int cuGraphDestroy(Graph* g) {
+    delete g;
+    return 0;
+}
+
+// -------------------------------------------------------------------------------- CUPTI
+
+int cuptiGetResultString(int r, const char** s) {
+    *s = r == 0    ? "CUPTI_SUCCESS"
+         : r == 35 ? "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"
+         : r == 27 ? "CUPTI_ERROR_NOT_SUPPORTED"
+                   : "CUPTI_ERROR_UNKNOWN";
+    return 0;
+}
+int cuptiGetVersion(uint32_t* v) {
+    *v = 130001;
+    return 0;
+}
+int cuptiActivityEnable(int kind) {
+    if (int f = failCode("activity")) {
+        return f;
+    }
+    if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+        st().activity = true;
+    }
+    return 0;
+}
+int cuptiActivityDisable(int) {
+    st().activity = false;
+    return 0;
+}
+int cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
+                                   CUpti_BuffersCallbackCompleteFunc done) {
+    st().requested = req;
+    st().completed = done;
+    return 0;
+}
+int cuptiActivityFlushAll(uint32_t) {
+    State& s = st();
+    if (s.pending.empty() || !s.requested || !s.completed) {
+        return 0;
+    }
+    uint8_t* buf = nullptr;
+    size_t size = 0, maxRecords = 0;
+    s.requested(&buf, &size, &maxRecords);
+    const size_t n = std::min(s.pending.size(), size / sizeof(CUpti_ActivityKernelPrefix));
+    std::memcpy(buf, s.pending.data(), n * sizeof(CUpti_ActivityKernelPrefix));
+    s.pending.erase(s.pending.begin(), s.pending.begin() + static_cast<long>(n));
+    s.completed(nullptr, 0, buf, size, n * sizeof(CUpti_ActivityKernelPrefix));
+    return 0;
+}
+int cuptiActivityGetNextRecord(uint8_t* buf, size_t valid, CUpti_Activity** rec) {
+    uint8_t* next = *rec ? reinterpret_cast<uint8_t*>(*rec) + sizeof(CUpti_ActivityKernelPrefix) : buf;
+    if (next + sizeof(CUpti_ActivityKernelPrefix) > buf + valid) {
+        return CUPTI_ERROR_MAX_LIMIT_REACHED;
+    }
+    *rec = reinterpret_cast<CUpti_Activity*>(next);
+    return 0;
+}
+int cuptiSubscribe(CUpti_SubscriberHandle* h, CUpti_CallbackFunc cb, void* user) {
+    static int sub;
+    st().callback = cb;
+    st().callbackUser = user;
+    *h = reinterpret_cast<CUpti_SubscriberHandle>(&sub);
+    return 0;
+}
+int cuptiUnsubscribe(CUpti_SubscriberHandle) {
+    st().callback = nullptr;
+    st().launchCallback = false;
+    return 0;
+}
+int cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle, int domain, uint32_t cbid) {
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel) {
+        st().launchCallback = enable != 0;
+    }
+    return 0;
+}
+
+int cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params*) {
+    return 0;
+}
+int cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported_Params* p) {
+    p->isSupported = failCode("support") ? 1 : CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
+    p->architecture = p->isSupported;
+    return 0;
+}
+int cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params* p) {
+    p->pChipName = "FAKE100";
+    return 0;
+}
+int cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params* p) {
+    if (p->pCounterAvailabilityImage) {
+        std::memset(p->pCounterAvailabilityImage, 7, p->counterAvailabilityImageSize);
+    }
+    p->counterAvailabilityImageSize = 16;
+    return 0;
+}
+int cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_Params* p) {
+    static int host;
+    st().metrics.clear();
+    p->pHostObject = reinterpret_cast<CUpti_Profiler_Host_Object*>(&host);
+    return 0;
+}
+int cuptiProfilerHostDeinitialize(CUpti_Profiler_Host_Deinitialize_Params*) {
+    return 0;
+}
+int cuptiProfilerHostGetMetricProperties(CUpti_Profiler_Host_GetMetricProperties_Params* p) {
+    std::string n = p->pMetricName;
+    if (n.find("bogus") != std::string::npos) {
+        return CUPTI_ERROR_INVALID_METRIC_NAME;
+    }
+    p->pDescription = "fake metric";
+    p->pHwUnit = "fake";
+    p->pDimUnit = n.find("bytes") != std::string::npos           ? "byte"
+                  : n.find("time_duration") != std::string::npos ? "nanosecond"
+                  : n.find("pct") != std::string::npos           ? "percent"
+                                                                 : "";
+    return 0;
+}
+int cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params* p) {
+    for (size_t i = 0; i < p->numMetrics; ++i) {
+        st().metrics.push_back(p->ppMetricNames[i]);
+    }
+    return 0;
+}
+int cuptiProfilerHostGetConfigImageSize(CUpti_Profiler_Host_GetConfigImageSize_Params* p) {
+    p->configImageSize = 64;
+    return 0;
+}
+int cuptiProfilerHostGetConfigImage(CUpti_Profiler_Host_GetConfigImage_Params*) {
+    return 0;
+}
+int cuptiProfilerHostGetNumOfPasses(CUpti_Profiler_Host_GetNumOfPasses_Params* p) {
+    // One pass per five metrics, as a stand-in for CUPTI's scheduling.
+    p->numOfPasses = (st().metrics.size() + 4) / 5;
+    st().passesWanted = p->numOfPasses;
+    return 0;
+}
+int cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params* p) {
+    const State& s = st();
+    if (p->rangeIndex >= s.decoded.size()) {
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    }
+    for (size_t i = 0; i < p->numMetrics; ++i) {
+        std::string n = p->ppMetricNames[i];
+        p->pMetricValues[i] = n == "gpu__time_duration.sum"
+                                  ? static_cast<double>(s.decoded[p->rangeIndex] + kNcuExtraNs)
+                              : n == "dram__bytes_read.sum" ? 8388608.0
+                                                            : 42.0;
+    }
+    return 0;
+}
+int cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params* p) {
+    if (int f = failCode("range")) {
+        return f;
+    }
+    static int obj;
+    st().rangeEnabled = true;
+    st().rangeNs.clear();
+    p->pRangeProfilerObject = reinterpret_cast<CUpti_RangeProfiler_Object*>(&obj);
+    return 0;
+}
+int cuptiRangeProfilerDisable(CUpti_RangeProfiler_Object_Params*) {
+    st().rangeEnabled = false;
+    st().rangeActive = false;
+    return 0;
+}
+int cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params* p) {
+    if (p->range != CUPTI_AutoRange || p->replayMode != CUPTI_UserReplay) {
+        return CUPTI_ERROR_NOT_SUPPORTED; // the runner only ever asks for automatic ranges, user replay
+    }
+    st().passesDone = 0;
+    st().rangeNs.clear();
+    return 0;
+}
+int cuptiRangeProfilerStart(CUpti_RangeProfiler_Object_Params*) {
+    st().rangeActive = true;
+    return 0;
+}
+int cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params* p) {
+    State& s = st();
+    s.rangeActive = false;
+    ++s.passesDone;
+    p->isAllPassSubmitted = s.passesDone >= s.passesWanted;
+    return 0;
+}
+int cuptiRangeProfilerPushRange(CUpti_RangeProfiler_PushRange_Params*) {
+    return 0;
+}
+int cuptiRangeProfilerPopRange(CUpti_RangeProfiler_Object_Params*) {
+    return 0;
+}
+int cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params* p) {
+    State& s = st();
+    // Every pass replays the same launches: the ranges of one pass are the result.
+    const size_t perPass = s.passesDone ? s.rangeNs.size() / s.passesDone : 0;
+    s.decoded.assign(s.rangeNs.begin(), s.rangeNs.begin() + static_cast<long>(perPass));
+    s.rangeNs.clear();
+    p->numOfRangeDropped = 0;
+    return 0;
+}
+int cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params* p) {
+    p->counterDataSize = 256;
+    return 0;
+}
+int cuptiRangeProfilerCounterDataImageInitialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params*) {
+    return 0;
+}
+int cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params* p) {
+    p->numTotalRanges = st().decoded.size();
+    return 0;
+}
+
+int cuptiSassMetricsGetProperties(CUpti_SassMetrics_GetProperties_Params* p) {
+    std::string n = p->pMetricName;
+    if (n.find("bogus") != std::string::npos) {
+        return CUPTI_ERROR_INVALID_METRIC_NAME;
+    }
+    uint64_t id = std::hash<std::string>{}(n);
+    st().sassIds[id] = n;
+    p->metric.metricId = id;
+    p->metric.pMetricName = p->pMetricName;
+    return 0;
+}
+int cuptiSassMetricsSetConfig(CUpti_SassMetricsSetConfig_Params* p) {
+    st().sassConfig.clear();
+    for (size_t i = 0; i < p->numOfMetricConfig; ++i) {
+        st().sassConfig.push_back(p->pConfigs[i].metricId);
+    }
+    return 0;
+}
+int cuptiSassMetricsUnsetConfig(CUpti_SassMetricsUnsetConfig_Params*) {
+    return 0;
+}
+int cuptiSassMetricsEnable(CUpti_SassMetricsEnable_Params*) {
+    if (int f = failCode("sass")) {
+        return f;
+    }
+    st().sassEnabled = true;
+    st().sassLaunches = 0;
+    return 0;
+}
+int cuptiSassMetricsDisable(CUpti_SassMetricsDisable_Params*) {
+    st().sassEnabled = false;
+    return 0;
+}
+int cuptiSassMetricsGetDataProperties(CUpti_SassMetricsGetDataProperties_Params* p) {
+    p->numOfPatchedInstructionRecords = st().sassLaunches ? 4 * st().sassConfig.size() : 0;
+    p->numOfInstances = 1;
+    return 0;
+}
+int cuptiSassMetricsFlushData(CUpti_SassMetricsFlushData_Params* p) {
+    // As CUPTI does with GPU granularity: one record per instruction and metric.
+    const State& s = st();
+    size_t r = 0;
+    for (uint64_t id : s.sassConfig) {
+        for (uint32_t i = 0; i < 4 && r < p->numOfPatchedInstructionRecords; ++i, ++r) {
+            CUpti_SassMetrics_Data& d = p->pMetricsData[r];
+            d.cubinCrc = kFakeCrc;
+            d.functionIndex = 0;
+            d.functionName = s.sassFunction.c_str();
+            d.pcOffset = 16 * i;
+            d.pInstanceValues[0].metricId = id;
+            d.pInstanceValues[0].value = 1000 * s.sassLaunches * (i + 1);
+        }
+    }
+    return 0;
+}
+
+int cuptiPCSamplingEnable(CUpti_PCSamplingContextParams*) {
+    if (int f = failCode("pcsampling")) {
+        return f;
+    }
+    st().pcEnabled = true;
+    st().pcLaunches = 0;
+    return 0;
+}
+int cuptiPCSamplingDisable(CUpti_PCSamplingContextParams*) {
+    st().pcEnabled = false;
+    return 0;
+}
+int cuptiPCSamplingStart(CUpti_PCSamplingContextParams*) {
+    st().pcRunning = true;
+    return 0;
+}
+int cuptiPCSamplingStop(CUpti_PCSamplingContextParams*) {
+    st().pcRunning = false;
+    return 0;
+}
+int cuptiPCSamplingGetNumStallReasons(CUpti_PCSamplingGetNumStallReasonsParams* p) {
+    *p->numStallReasons = 3;
+    return 0;
+}
+int cuptiPCSamplingGetStallReasons(CUpti_PCSamplingGetStallReasonsParams* p) {
+    const char* names[] = {"smsp__pcsamp_warps_issue_stalled_long_scoreboard",
+                           "smsp__pcsamp_warps_issue_stalled_selected",
+                           "smsp__pcsamp_warps_issue_stalled_math_pipe_throttle"};
+    for (size_t i = 0; i < 3 && i < p->numStallReasons; ++i) {
+        p->stallReasonIndex[i] = static_cast<uint32_t>(5 + 2 * i);
+        std::strncpy(p->stallReasons[i], names[i], kStallReasonStringSize - 1);
+    }
+    return 0;
+}
+int cuptiPCSamplingSetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams* p) {
+    for (size_t i = 0; i < p->numAttributes; ++i) {
+        auto& a = p->pPCSamplingConfigurationInfo[i];
+        if (a.attributeType == CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER) {
+            st().pcBuffer = static_cast<CUpti_PCSamplingData*>(a.attributeData.buffer);
+        } else if (a.attributeType == CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL) {
+            st().pcStartStop = a.attributeData.u32 != 0;
+        }
+        a.attributeStatus = 0;
+    }
+    return 0;
+}
+int cuptiPCSamplingGetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams* p) {
+    p->pPCSamplingConfigurationInfo[0].attributeData.u32 = 11;
+    return 0;
+}
+int cuptiPCSamplingGetData(CUpti_PCSamplingGetDataParams* p) {
+    State& s = st();
+    auto* buf = static_cast<CUpti_PCSamplingData*>(p->pcSamplingData);
+    buf->totalNumPcs = 0;
+    buf->remainingNumPcs = 0;
+    buf->totalSamples = 0;
+    buf->droppedSamples = 0;
+    if (s.pcLaunches == 0) {
+        return 0;
+    }
+    // Three instructions, each with samples of two reasons, per launch since the last read.
+    for (uint32_t i = 0; i < 3 && i < buf->collectNumPcs; ++i) {
+        CUpti_PCSamplingPCData& pc = buf->pPcData[i];
+        pc.cubinCrc = kFakeCrc;
+        pc.pcOffset = 16 * i;
+        pc.functionName = const_cast<char*>(s.pcFunction.c_str());
+        pc.stallReasonCount = 2;
+        pc.stallReason[0] = {5, static_cast<uint32_t>(100 * (i + 1) * s.pcLaunches)};
+        pc.stallReason[1] = {7, static_cast<uint32_t>(10 * s.pcLaunches)};
+        buf->totalSamples += 100 * (i + 1) * s.pcLaunches + 10 * s.pcLaunches;
+        ++buf->totalNumPcs;
+    }
+    s.pcLaunches = 0;
+    return 0;
+}
+int cuptiGetCubinCrc(CUpti_GetCubinCrcParams* p) {
+    p->cubinCrc = kFakeCrc;
+    return 0;
+}
+
+} // extern "C"
