@@ -17,6 +17,7 @@
 #include "core/run/runner_client.h"
 #include "core/run/stats.h"
 #include "core/build/toolchain.h"
+#include "core/untrusted.h"
 
 #include <cmath>
 #include <cstdio>
@@ -317,6 +318,18 @@ void printRun(const MeasurementRecord& rec, size_t i, const std::string& label =
     std::printf("  median %s  [%s, %s] 95%% CI   min %s  mean %s  p10 %s  p90 %s\n", formatDuration(st.median).c_str(),
                 formatDuration(st.ciLow).c_str(), formatDuration(st.ciHigh).c_str(), formatDuration(st.min).c_str(),
                 formatDuration(st.mean).c_str(), formatDuration(st.p10).c_str(), formatDuration(st.p90).c_str());
+    // Which clock the numbers above come from (issue 19), and the others taken for the same samples.
+    std::string others;
+    for (const auto& [name, series] : v.samplesByClock) {
+        if (name != v.durationClock && !series.empty()) {
+            others += (others.empty() ? "" : ", ") + escapeControl(name);
+        }
+    }
+    std::printf("  timed on %s%s%s\n", escapeControl(v.durationClock).c_str(), others.empty() ? "" : "; also taken: ",
+                others.c_str());
+    if (!v.clockNote.empty()) {
+        std::printf("  clock note: %s\n", escapeControl(v.clockNote).c_str());
+    }
     std::printf("  %zu samples (stop: %s), noise %.2f%%, %zu outliers flagged; clock %.0f MHz (%d throttled "
                 "samples discarded), %.0f cycles\n",
                 st.count, v.stopReason.c_str(), st.noise * 100, st.outliers.size(), clock, v.throttledSamples,
