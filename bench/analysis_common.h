@@ -1,13 +1,14 @@
 #pragma once
 
-// What the analysis benchmarks time on a parsed listing: def/use, CFG, dependencies and the
-// per-line and per-function aggregates of every function (shared by analysis_bench and
-// analysis_peak so both measure the same work).
+// What the analysis benchmarks time on a parsed listing: def/use, CFG, dependencies, liveness and
+// the per-line and per-function aggregates of every function, as buildLoweringModel does (shared
+// by analysis_bench and analysis_peak so both measure the same work).
 
 #include "core/analysis/aggregate.h"
 #include "core/analysis/cfg.h"
 #include "core/analysis/defuse.h"
 #include "core/analysis/deps.h"
+#include "core/analysis/liveness.h"
 #include "core/model.h"
 
 #include <cstddef>
@@ -22,10 +23,15 @@ struct Counts {
 // that streams them to JSON or a view would.
 inline Counts analyse(SassListing& l) {
     Counts c;
+    RegisterLimits module;
     for (auto& f : l.functions) {
         analyseDefUse(f);
+        module = mergeLimits(module, registerLimits(f));
+    }
+    for (auto& f : l.functions) {
         const Cfg cfg = buildCfg(f);
         const auto deps = computeDependencies(f, cfg);
+        computeLiveness(f, cfg, module);
         const auto lines = aggregateByLine(f);
         const auto total = aggregateFunction(f);
         c.instructions += f.instructions.size();

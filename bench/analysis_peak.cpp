@@ -1,9 +1,10 @@
-// The issue-3 target in one isolated process: parse the `-hex -gi -gp` and `-lrm count` listings
-// of the ~100,000-instruction benchmark kernel (scripts/gen-bench-listing) and analyse them, timed
-// per repetition, with the process's peak resident memory.
+// The issue-3/12 target in one isolated process: parse the `-hex -gi -gp` listing of the
+// ~100,000-instruction benchmark kernel (scripts/gen-bench-listing) and analyse it, liveness
+// included (the build no longer runs `nvdisasm -lrm count`), timed per repetition, with the
+// process's peak resident memory.
 //   analysis_peak [repetitions=5]      (data: $LOWERSCOPE_BENCH_DATA or <build>/bench/data)
 // Prints per-repetition wall and CPU milliseconds, their medians, the size of the two input texts
-// and the peak RSS (VmHWM), which includes the texts: they are what the build pipeline holds too.
+// and the peak RSS (VmHWM), which includes the text: it is what the build pipeline holds too.
 
 #include "core/parse/sass_parser.h"
 
@@ -60,13 +61,12 @@ int main(int argc, char** argv) {
     const int reps = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
     const auto dir = dataDir();
     const std::string gp = slurp(dir / "unrolled.gp.sass");
-    const std::string lrm = slurp(dir / "unrolled.lrm.sass");
-    if (gp.empty() || lrm.empty()) {
+    if (gp.empty()) {
         std::fprintf(stderr, "analysis_peak: no listing in %s: run scripts/gen-bench-listing <build-dir>\n",
                      dir.string().c_str());
         return 2;
     }
-    const double textsMb = static_cast<double>(gp.size() + lrm.size()) / (1024.0 * 1024.0);
+    const double textsMb = static_cast<double>(gp.size()) / (1024.0 * 1024.0);
     const double beforeMb = peakMb();
     std::vector<double> wall, cpu;
     lowerscope::benchdata::Counts c;
@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
         const auto w0 = std::chrono::steady_clock::now();
         const double c0 = cpuMs();
         {
-            lowerscope::SassListing l = lowerscope::parseSassTexts({}, gp, lrm);
+            lowerscope::SassListing l = lowerscope::parseSassTexts({}, gp, {});
             c = lowerscope::benchdata::analyse(l);
         } // the listing is freed inside the timed region, as a rebuild would
         cpu.push_back(cpuMs() - c0);
@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
                 c.edges, c.blocks, c.lines);
     std::printf("median wall %.1f ms, median cpu %.1f ms (min wall %.1f ms) over %d repetitions\n",
                 median(wall), median(cpu), *std::min_element(wall.begin(), wall.end()), reps);
-    std::printf("input texts %.1f MiB; peak RSS %.1f MiB before parsing, %.1f MiB at the end\n", textsMb,
+    std::printf("input text %.1f MiB; peak RSS %.1f MiB before parsing, %.1f MiB at the end\n", textsMb,
                 beforeMb, peakMb());
     return 0;
 }

@@ -144,11 +144,13 @@ struct Control {
     bool operator==(const Control&) const = default;
 };
 
-// Live register counts after nvdisasm's `-lrm count` column; -1 when not available.
+// Live register counts per class at one instruction (core/analysis/liveness.h, the same definition
+// as nvdisasm's `-lrm count` column); -1 when not available.
 struct LiveCounts {
-    int gpr = -1;
-    int pred = -1;
-    int ugpr = -1;
+    int gpr = -1;   // R0..R254
+    int pred = -1;  // P0..P6
+    int ugpr = -1;  // UR0..UR62
+    int upred = -1; // UP0..UP6
     bool operator==(const LiveCounts&) const = default;
 };
 

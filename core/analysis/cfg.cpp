@@ -40,6 +40,13 @@ std::vector<uint32_t> indirectTargets(const SassFunction& fn, const SassInstruct
 
 } // namespace
 
+bool isLocalLabelCall(const SassInstruction& ins) {
+    if (flowOf(ins) != FlowKind::Call || !ins.branchTarget) return false;
+    for (const auto& o : ins.operands)
+        if (o.kind == OperandKind::Label) return o.text.find("(.L") != std::string::npos;
+    return false;
+}
+
 bool isConditionalBranch(const SassInstruction& ins) {
     if (!ins.predicate.empty() && ins.predicate != "@PT") return true;
     for (const auto& o : ins.operands)
@@ -58,7 +65,7 @@ std::vector<std::vector<int>> interproceduralSuccessors(const SassFunction& fn, 
     std::vector<std::pair<int, int>> calls;
     for (const auto& b : cfg.blocks) {
         const SassInstruction& t = ins[static_cast<size_t>(b.lastIndex)];
-        if (flowOf(t) != FlowKind::Call || !t.branchTarget) continue;
+        if (flowOf(t) != FlowKind::Call || !t.branchTarget || isLocalLabelCall(t)) continue;
         const int k = fn.indexOf(*t.branchTarget);
         if (k < 0) continue;
         const int entry = blockOf[static_cast<size_t>(k)];
@@ -115,7 +122,7 @@ Cfg buildCfg(const SassFunction& fn) {
         const FlowKind f = flowOf(ins[i]);
         if (f == FlowKind::None) continue;
         if (i + 1 < n) leader[i + 1] = 1;
-        if (f == FlowKind::Branch && ins[i].branchTarget) targets[i].push_back(*ins[i].branchTarget);
+        if ((f == FlowKind::Branch || isLocalLabelCall(ins[i])) && ins[i].branchTarget) targets[i].push_back(*ins[i].branchTarget);
         if (f == FlowKind::Indirect) targets[i] = indirectTargets(fn, ins[i]);
         for (uint32_t t : targets[i]) {
             const int k = fn.indexOf(t);
@@ -154,6 +161,10 @@ Cfg buildCfg(const SassFunction& fn) {
         switch (f) {
         case FlowKind::None:
         case FlowKind::Call:
+            for (uint32_t a : targets[last]) { // a CALL to a .L label is a jump (see the header)
+                const int k = fn.indexOf(a);
+                if (k >= 0) addEdge(b.id, blockOf[static_cast<size_t>(k)], CfgEdgeKind::Taken);
+            }
             if (hasNext) addEdge(b.id, next, CfgEdgeKind::FallThrough);
             else if (f == FlowKind::None) addEdge(b.id, -1, CfgEdgeKind::Exit); // ran off the end
             break;

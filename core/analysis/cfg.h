@@ -5,7 +5,10 @@
 // a branch, indirect branch, call, return or EXIT (predicated or not — nvdisasm -bbcfg splits the
 // same way). Edges: a branch has a Taken edge (and a FallThrough edge when it is conditional: a
 // guard other than @PT, a predicate operand as in `BRA.U !UP0`, or BRA.DIV/CONV); BRX/JMX get
-// Taken edges to the labels of their BRANCH_TARGETS list that resolve; CALL falls through; EXIT/RET
+// Taken edges to the labels of their BRANCH_TARGETS list that resolve; CALL falls through, and a
+// CALL to a plain `.L_x_N` label of the same function (sm_8x ptxas leaves loops with
+// `@P0 CALL.REL.NOINC `(.L_x_1)`, whose target never returns) also gets a Taken edge there, as
+// nvdisasm -bbcfg draws it (calls to subroutine symbols such as `$__internal_*` do not); EXIT/RET
 // get an Exit edge (to = -1), plus a FallThrough edge when predicated. An edge whose target is an
 // ancestor on the depth-first search from the entry is a Back edge (a loop). Differences from
 // nvdisasm -bbcfg: nvdisasm omits blocks unreachable from the entry (e.g. the `BRA` to itself and
@@ -31,5 +34,8 @@ std::vector<std::vector<int>> interproceduralSuccessors(const SassFunction& func
 
 // True when the branch-like instruction may also fall through (see above).
 bool isConditionalBranch(const SassInstruction& instruction);
+
+// True for a CALL to a `.L` label of the same function, which the CFG treats as a jump (above).
+bool isLocalLabelCall(const SassInstruction& instruction);
 
 } // namespace lowerscope

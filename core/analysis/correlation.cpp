@@ -56,15 +56,25 @@ Correlation Correlation::build(const PtxListing& ptx, int function, const SassFu
     Correlation c;
     c.sassEntries.reserve(sass.instructions.size());
     for (const auto& ins : sass.instructions) c.sassEntries.push_back(Entry{ins.address, ins.ptxLine, ins.source});
-    int first = 1, last = static_cast<int>(ptx.lines.size());
+    // The kernel's .entry, plus every .func of the module: a function that is not inlined
+    // (__noinline__, recursion) is compiled into the kernel's text as a subroutine, so its PTX
+    // lines belong to this kernel's correlation too. Ranges are visited in line order.
+    std::vector<std::pair<int, int>> ranges;
+    const int total = static_cast<int>(ptx.lines.size());
     if (function >= 0 && static_cast<size_t>(function) < ptx.functions.size()) {
-        first = std::max(1, ptx.functions[static_cast<size_t>(function)].firstLine);
-        last = std::min(last, ptx.functions[static_cast<size_t>(function)].lastLine);
+        for (size_t i = 0; i < ptx.functions.size(); ++i) {
+            const PtxFunction& f = ptx.functions[i];
+            if (static_cast<int>(i) == function || !f.isEntry) ranges.emplace_back(std::max(1, f.firstLine), std::min(total, f.lastLine));
+        }
+        std::sort(ranges.begin(), ranges.end());
+    } else {
+        ranges.emplace_back(1, total);
     }
-    for (int l = first; l <= last; ++l) {
-        const PtxLine& pl = ptx.lines[static_cast<size_t>(l - 1)];
-        if (pl.isInstruction && pl.source && pl.source->valid()) c.ptxEntries.emplace_back(pl.line, *pl.source);
-    }
+    for (const auto& [first, last] : ranges)
+        for (int l = first; l <= last; ++l) {
+            const PtxLine& pl = ptx.lines[static_cast<size_t>(l - 1)];
+            if (pl.isInstruction && pl.source && pl.source->valid()) c.ptxEntries.emplace_back(pl.line, *pl.source);
+        }
     return c;
 }
 

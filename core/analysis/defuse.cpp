@@ -3,6 +3,7 @@
 #include "core/parse/opcodes.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string_view>
 
 namespace lowerscope {
@@ -120,6 +121,47 @@ void addRange(std::vector<RegRange>& v, RegRange r) {
     v.push_back(r);
 }
 
+// The predicate mask of P2R/R2P: the last immediate operand, 0x7f when there is none.
+int predicateMask(const SassInstruction& ins) {
+    for (auto it = ins.operands.rbegin(); it != ins.operands.rend(); ++it) {
+        if (it->kind != OperandKind::Immediate) continue;
+        const std::string& t = it->text;
+        const bool hex = t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
+        const long v = std::strtol(t.c_str() + (hex ? 2 : 0), nullptr, hex ? 16 : 10);
+        return static_cast<int>(v & 0x7f);
+    }
+    return 0x7f;
+}
+
+// Pre-Hopper nvdisasm leaves the global-memory descriptor out of the text: sm_80's
+// `LDG.E R2, [R2.64]` reads the 64-bit descriptor in UR4..UR5 (loaded by `ULDC.64 UR4, c[0x0][0x118]`)
+// exactly as sm_90's `LDG.E R2, desc[UR4][R2.64]` does, and nvdisasm's own live counts include the
+// pair. The index is in the encoding, at the same place on both generations: bits 32..37 of the
+// low word for loads (LDG, LD: that slot holds a source register otherwise), bits 0..5 of the high
+// word for stores, reductions, atomics and LDGSTS (their data register takes bits 32..39). Checked
+// on every sm_90 instruction that prints `desc[URn]`. Only for a 64-bit register address
+// (`[R2.64]`): the 32-bit form (`ATOMG.E.CAS ... [R4]`) has no descriptor on sm_90 either.
+void implicitDescriptor(const SassInstruction& ins, std::vector<RegRange>& uses) {
+    if (!ins.hasEncoding) return;
+    const std::string_view mn = ins.mnemonic;
+    const bool loadSlot = mn == "LDG" || mn == "LD";
+    const bool highSlot = mn == "STG" || mn == "ST" || mn == "RED" || mn == "REDG" || mn == "ATOMG" || mn == "LDGSTS";
+    if (!loadSlot && !highSlot) return;
+    if (!hasModifier(ins, "E")) return;
+    bool wideAddress = false;
+    for (const auto& o : ins.operands) {
+        if (o.kind != OperandKind::Memory) continue;
+        if (o.text.find("desc[") != std::string::npos) return; // printed: already a use
+        for (const auto& r : o.regs)
+            if (r.cls == RegClass::R && r.count == 2) wideAddress = true;
+    }
+    if (!wideAddress) return;
+    const int index = static_cast<int>(loadSlot ? (ins.encodingLo >> 32) & 0x3f : ins.encodingHi & 0x3f);
+    // URZ (63) is no register; descriptors are 64-bit, so an odd index is not one.
+    if (index >= 62 || index % 2 != 0) return;
+    addRange(uses, RegRange{RegClass::UR, index, 2});
+}
+
 } // namespace
 
 std::string registerName(RegClass cls, int index) {
@@ -219,13 +261,29 @@ void analyseDefUse(SassInstruction& ins) {
         } else if (isPredicateKind(o.kind)) {
             for (const RegRange& r : o.regs) addRange(isDef[i] ? ins.defs : ins.uses, r);
         } else if (o.kind == OperandKind::Memory || o.kind == OperandKind::Constant) {
-            for (const RegRange& r : o.regs) addRange(ins.uses, r);
+            // `ATOMG.E.CAS PT, R18, [R4], R10, R11`: the compare-and-swap form prints its 64-bit
+            // address without `.64`; it is R4..R5 (nvdisasm -lrm narrow marks both as read).
+            const bool wideCas = o.kind == OperandKind::Memory && hasModifier(ins, "E") && hasModifier(ins, "CAS");
+            for (RegRange r : o.regs) {
+                if (wideCas && r.cls == RegClass::R) r.count = std::max(r.count, 2);
+                addRange(ins.uses, r);
+            }
         } else if (o.kind == OperandKind::Other) {
             RegRange r;
-            if (leadingRegister(o.text, r)) addRange(ins.uses, r);
-            else if ((op.p2r || op.r2p) && o.text == "PR") addRange(op.r2p ? ins.defs : ins.uses, RegRange{RegClass::P, 0, 7});
+            if (leadingRegister(o.text, r)) {
+                r.count = std::max(r.count, srcW); // `BRX R4 -0x140 (*...*)`: a 64-bit target
+                addRange(ins.uses, r);
+            }
+            else if ((op.p2r || op.r2p) && o.text == "PR") {
+                // `P2R R0, PR, RZ, 0x1` / `R2P PR, R0, 0x7e`: the immediate mask selects the
+                // predicates (bit n = Pn); without one, all of P0..P6.
+                const int mask = predicateMask(ins);
+                for (int p = 0; p < 7; ++p)
+                    if (mask & (1 << p)) addRange(op.r2p ? ins.defs : ins.uses, RegRange{RegClass::P, p, 1});
+            }
         }
     }
+    implicitDescriptor(ins, ins.uses);
 }
 
 void analyseDefUse(SassFunction& function) {

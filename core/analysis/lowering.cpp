@@ -4,6 +4,7 @@
 #include "core/analysis/cfg.h"
 #include "core/analysis/defuse.h"
 #include "core/analysis/deps.h"
+#include "core/analysis/liveness.h"
 #include "core/parse/ptx_parser.h"
 #include "core/parse/sass_parser.h"
 
@@ -101,12 +102,19 @@ LoweringModel buildLoweringModel(const BuildResult& build) {
         analyseDefUse(k.sass);
         k.cfg = buildCfg(k.sass);
         k.deps = computeDependencies(k.sass, k.cfg);
-        k.lines = aggregateByLine(k.sass, InlineAttribution::CallSite);
-        k.total = aggregateFunction(k.sass);
     });
+    // Liveness needs the module's register limits (the calling convention at CALL covers the
+    // predicates and uniform registers of the whole cubin, as nvdisasm's column does).
+    RegisterLimits module;
+    for (const auto& k : model.kernels) module = mergeLimits(module, registerLimits(k.sass));
     model.ptx = ptxJob.get();
     parallelFor(n, workerCount(), [&](size_t i) {
         KernelModel& k = model.kernels[i];
+        RegisterLimits limits = module;
+        limits.gprCount = k.resources.registers; // -1 (unknown): derived from the code
+        computeLiveness(k.sass, k.cfg, limits);
+        k.lines = aggregateByLine(k.sass, InlineAttribution::CallSite);
+        k.total = aggregateFunction(k.sass);
         for (size_t f = 0; f < model.ptx.functions.size(); ++f)
             if (model.ptx.functions[f].name == k.mangled) k.ptxFunction = static_cast<int>(f);
         k.correlation = Correlation::build(model.ptx, k.ptxFunction, k.sass);

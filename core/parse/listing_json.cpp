@@ -50,7 +50,7 @@ void to_json(json& j, const Control& c) {
 }
 
 void to_json(json& j, const LiveCounts& l) {
-    j = json{{"gpr", countJson(l.gpr)}, {"pred", countJson(l.pred)}, {"ugpr", countJson(l.ugpr)}};
+    j = json{{"gpr", countJson(l.gpr)}, {"pred", countJson(l.pred)}, {"ugpr", countJson(l.ugpr)}, {"upred", countJson(l.upred)}};
 }
 
 const char* regClassName(RegClass cls) {

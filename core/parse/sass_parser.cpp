@@ -125,9 +125,13 @@ void collectRegisters(std::string_view s, std::vector<RegRange>& out) {
             int index = 0;
             const size_t n = matchRegister(s.substr(i), cls, index);
             if (n > 0) {
+                // `desc[UR4]`: a memory descriptor is 64 bits, the pair UR4..UR5, although no `.64`
+                // is printed (nvdisasm's live counts include both registers).
+                const bool descriptor = cls == RegClass::UR && i >= 5 && s.substr(i - 5, 5) == "desc[";
                 i += n;
                 int count = 1;
                 i += matchWidth(s.substr(i), count);
+                if (descriptor && count < 2) count = 2;
                 if (index >= 0) out.push_back(RegRange{cls, index, count});
                 continue;
             }
@@ -216,7 +220,7 @@ void parseLiveCells(std::string_view s, const std::vector<std::string_view>& col
     if (scratch.empty()) return;
     // nvdisasm leaves out the column of a class with no live register in the whole function
     // (e.g. no PRED column): that class counts 0 on every row.
-    if (!columns.empty()) live.gpr = live.pred = live.ugpr = 0;
+    if (!columns.empty()) live.gpr = live.pred = live.ugpr = live.upred = 0;
     for (size_t c = 0; c < scratch.size(); ++c) {
         const auto cell = scratch[c];
         int v = 0;
@@ -233,6 +237,7 @@ void parseLiveCells(std::string_view s, const std::vector<std::string_view>& col
         if (name == "GPR") live.gpr = v;
         else if (name == "PRED") live.pred = v;
         else if (name == "UGPR") live.ugpr = v;
+        else if (name == "UPRED") live.upred = v;
     }
 }
 
@@ -699,6 +704,7 @@ void mergeSass(SassListing& into, const SassListing& other) {
             if (ins.live.gpr < 0) ins.live.gpr = src.live.gpr;
             if (ins.live.pred < 0) ins.live.pred = src.live.pred;
             if (ins.live.ugpr < 0) ins.live.ugpr = src.live.ugpr;
+            if (ins.live.upred < 0) ins.live.upred = src.live.upred;
         }
     }
 }
@@ -732,6 +738,7 @@ void applyLiveCounts(SassListing& into, std::string_view live) {
             if (to.gpr < 0) to.gpr = counts.gpr;
             if (to.pred < 0) to.pred = counts.pred;
             if (to.ugpr < 0) to.ugpr = counts.ugpr;
+            if (to.upred < 0) to.upred = counts.upred;
             continue;
         }
         std::string_view name;

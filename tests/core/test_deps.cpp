@@ -2,10 +2,9 @@
 //  * the dependency edges equal those found by an independent brute-force search backwards over
 //    the instruction-level CFG (so every RAW edge goes from a writer to a reader with no
 //    intervening unguarded redefinition on some path, and no such pair is missing);
-//  * every scoreboard wait has a producer;
-//  * live GPR counts recomputed from our defs/uses equal nvdisasm's own -lrm column (a check of
-//    the def/use widths against the compiler's view), for functions without CALL (callee register
-//    conventions are not modelled) — and the model keeps nvdisasm's column as parsed.
+//  * every scoreboard wait has a producer.
+// Live counts recomputed from the defs/uses (a check of their widths against nvdisasm's own
+// -lrm column) are in test_liveness.cpp.
 #include "analysis_util.h"
 
 #include "core/analysis/cfg.h"
@@ -82,12 +81,12 @@ TEST(DefUse, RealInstructionForms) {
     EXPECT_EQ(names(i.uses), (V{"R7", "R4", "R5"}));
     i = one("@P3 LDG.E.CONSTANT R18, desc[UR8][R18.64]");
     EXPECT_EQ(names(i.defs), (V{"R18"}));
-    EXPECT_EQ(names(i.uses), (V{"P3", "UR8", "R18", "R19"}));
+    EXPECT_EQ(names(i.uses), (V{"P3", "UR8", "UR9", "R18", "R19"})); // a descriptor is 64-bit
     i = one("LDS.U.128 R4, [R27+0x10]");
     EXPECT_EQ(names(i.defs), (V{"R4", "R5", "R6", "R7"}));
     i = one("ST.E.128 desc[UR4][R2.64], R4");
     EXPECT_TRUE(i.defs.empty());
-    EXPECT_EQ(names(i.uses), (V{"UR4", "R2", "R3", "R4", "R5", "R6", "R7"}));
+    EXPECT_EQ(names(i.uses), (V{"UR4", "UR5", "R2", "R3", "R4", "R5", "R6", "R7"}));
     i = one("STG.E desc[UR8][R4.64], R3");
     EXPECT_TRUE(i.defs.empty());
     i = one("ISETP.GE.AND P0, PT, R2, R19, PT");
@@ -126,7 +125,7 @@ TEST(DefUse, RealInstructionForms) {
     EXPECT_EQ(names(i.defs), (V{"R4", "R5", "R6", "R7"}));
     i = one("ATOMG.E.ADD.F64.RN.STRONG.GPU PT, R2, desc[UR14][R8.64], R16");
     EXPECT_EQ(names(i.defs), (V{"R2", "R3"}));
-    EXPECT_EQ(names(i.uses), (V{"UR14", "R8", "R9", "R16", "R17"}));
+    EXPECT_EQ(names(i.uses), (V{"UR14", "UR15", "R8", "R9", "R16", "R17"}));
     i = one("MOV.64 R12, UR4");
     EXPECT_EQ(names(i.defs), (V{"R12", "R13"}));
     EXPECT_EQ(names(i.uses), (V{"UR4", "UR5"}));
@@ -286,72 +285,4 @@ TEST(Deps, GoldenEdgesEqualBruteForceAndWaitsHaveProducers) {
     EXPECT_GT(functions, 10);
     EXPECT_GT(totalEdges, 1000u);
     std::cout << "redundant scoreboard waits: " << redundantWaits << "\n";
-}
-
-TEST(Deps, LiveCountsMatchNvdisasm) {
-    LOWERSCOPE_REQUIRE_GOLDEN();
-    int checked = 0;
-    for (const auto& arch : goldenArchs())
-        for (const auto& k : goldenKernels(arch)) {
-            const auto dir = dataDir() / arch;
-            // The model keeps nvdisasm's column exactly as printed.
-            const SassListing liveOnly = parseSass(readFile(dir / (k + ".lrm.sass")));
-            for (const auto& fn : loadGolden(arch, k).functions) {
-                SCOPED_TRACE(arch + "/" + k + "/" + fn.name);
-                for (const auto& lf : liveOnly.functions)
-                    if (lf.name == fn.name)
-                        for (const auto& li : lf.instructions) {
-                            const int idx = fn.indexOf(li.address);
-                            ASSERT_GE(idx, 0);
-                            EXPECT_EQ(fn.instructions[static_cast<size_t>(idx)].live, li.live);
-                        }
-                bool hasCall = false;
-                for (const auto& ins : fn.instructions) hasCall |= ins.mnemonic == "CALL";
-                if (hasCall) continue;
-                // Recompute: GPRs live into or out of each instruction; the stack pointer R1 is
-                // live out of the function (nvdisasm counts it once defined).
-                const Cfg cfg = buildCfg(fn);
-                const auto succ = instrSuccessors(fn, cfg);
-                const size_t n = fn.instructions.size();
-                std::vector<std::bitset<256>> in(n), out(n);
-                for (bool changed = true; changed;) {
-                    changed = false;
-                    for (size_t ii = n; ii-- > 0;) {
-                        const auto& ins = fn.instructions[ii];
-                        std::bitset<256> o;
-                        for (int s : succ[ii]) o |= in[static_cast<size_t>(s)];
-                        std::bitset<256> x = o;
-                        if (ins.predicate.empty())
-                            for (const auto& r : ins.defs)
-                                if (r.cls == RegClass::R)
-                                    for (int q = 0; q < r.count; ++q) x.reset(static_cast<size_t>(r.first + q));
-                        for (const auto& r : ins.uses)
-                            if (r.cls == RegClass::R)
-                                for (int q = 0; q < r.count; ++q) x.set(static_cast<size_t>(r.first + q));
-                        if (ins.mnemonic == "EXIT" || ins.mnemonic == "RET") x.set(1);
-                        if (x != in[ii] || o != out[ii]) {
-                            in[ii] = x;
-                            out[ii] = o;
-                            changed = true;
-                        }
-                    }
-                }
-                std::vector<char> reach(n, 0);
-                std::vector<int> work = {0};
-                while (!work.empty()) {
-                    const int v = work.back();
-                    work.pop_back();
-                    if (reach[static_cast<size_t>(v)]) continue;
-                    reach[static_cast<size_t>(v)] = 1;
-                    for (int s : succ[static_cast<size_t>(v)]) work.push_back(s);
-                }
-                for (size_t ii = 0; ii < n; ++ii) {
-                    const auto& ins = fn.instructions[ii];
-                    if (!reach[ii] || ins.live.gpr < 0) continue;
-                    EXPECT_EQ(static_cast<int>((in[ii] | out[ii]).count()), ins.live.gpr) << ins.address << ": " << ins.text;
-                    ++checked;
-                }
-            }
-        }
-    EXPECT_GT(checked, 500);
 }

@@ -81,7 +81,8 @@ TEST(SassParser, ParsesInstructionsLabelsAndEncodings) {
     EXPECT_EQ(ldg.source.line, 33); // location persists until the next //## File block
     ASSERT_EQ(ldg.operands.size(), 2u);
     EXPECT_EQ(ldg.operands[1].kind, OperandKind::Memory);
-    EXPECT_EQ(ldg.operands[1].regs, (std::vector<RegRange>{{RegClass::UR, 6, 1}, {RegClass::R, 2, 2}}));
+    // A memory descriptor is a 64-bit pair although printed as `desc[UR6]`.
+    EXPECT_EQ(ldg.operands[1].regs, (std::vector<RegRange>{{RegClass::UR, 6, 2}, {RegClass::R, 2, 2}}));
 
     const auto& shfl = f.instructions[3];
     EXPECT_EQ(shfl.source.file, "/usr/include/sm_30_intrinsics.hpp");
@@ -132,7 +133,7 @@ TEST(SassParser, OperandForms) {
         {"[R2.64]", OperandKind::Memory, {{RegClass::R, 2, 2}}},
         {"[R3+UR4+0x10]", OperandKind::Memory, {{RegClass::R, 3, 1}, {RegClass::UR, 4, 1}}},
         {"[UR8.64]", OperandKind::Memory, {{RegClass::UR, 8, 2}}},
-        {"desc[UR4][R2.128]", OperandKind::Memory, {{RegClass::UR, 4, 1}, {RegClass::R, 2, 4}}},
+        {"desc[UR4][R2.128]", OperandKind::Memory, {{RegClass::UR, 4, 2}, {RegClass::R, 2, 4}}},
         {"0x1f", OperandKind::Immediate, {}},
         {"-1", OperandKind::Immediate, {}},
         {"1.847743988037109375e-06", OperandKind::Immediate, {}},
@@ -181,9 +182,9 @@ TEST(SassParser, GpAndLiveColumnsMerge) {
     EXPECT_EQ(ins[1].ptxLine, 35);
     EXPECT_EQ(ins[2].ptxLine, 35);
     EXPECT_EQ(ins[2].source.line, 3);
-    EXPECT_EQ(ins[0].live, (LiveCounts{4, 0, 0}));
-    EXPECT_EQ(ins[1].live, (LiveCounts{5, 0, 2})); // no PRED column: none live
-    EXPECT_EQ(ins[2].live, (LiveCounts{1, 0, 0}));
+    EXPECT_EQ(ins[0].live, (LiveCounts{4, 0, 0, 0}));
+    EXPECT_EQ(ins[1].live, (LiveCounts{5, 0, 2, 1})); // no PRED column: none live
+    EXPECT_EQ(ins[2].live, (LiveCounts{1, 0, 0, 0}));
     EXPECT_TRUE(ins[1].hasEncoding);
 }
 
@@ -301,12 +302,12 @@ TEST(SassParser, ApplyLiveCountsMatchesFunctionsAndAddresses) {
     l.functions[0].instructions[0].live.gpr = 42; // present counts are kept
     applyLiveCounts(l, live);
     const auto& f = l.functions[0].instructions;
-    EXPECT_EQ(f[0].live, (LiveCounts{42, 1, 0}));
+    EXPECT_EQ(f[0].live, (LiveCounts{42, 1, 0, 0}));
     EXPECT_EQ(f[1].live, LiveCounts{}); // no row for 0x10
-    EXPECT_EQ(f[2].live, (LiveCounts{1, 0, 4}));
+    EXPECT_EQ(f[2].live, (LiveCounts{1, 0, 4, 0}));
     const auto& g = l.functions[1].instructions;
-    EXPECT_EQ(g[0].live, (LiveCounts{7, 0, 2})); // no PRED column: 0
-    EXPECT_EQ(g[1].live, (LiveCounts{0, 0, 0}));
+    EXPECT_EQ(g[0].live, (LiveCounts{7, 0, 2, 0})); // no PRED column: 0
+    EXPECT_EQ(g[1].live, (LiveCounts{0, 0, 0, 0}));
     // The same as parsing the live text and merging it.
     SassListing merged = parseSass(base);
     merged.functions[0].instructions[0].live.gpr = 42;
