@@ -74,10 +74,31 @@ struct PtxParam {
     bool operator==(const PtxParam&) const = default;
 };
 
+// A kernel's performance-tuning directives, as nvcc writes them between the parameter list and
+// the body: `__launch_bounds__(T, B, C)` → `.maxntid T, 1, 1` `.minnctapersm B` `.maxclusterrank C`,
+// `__maxnreg__(N)` → `.maxnreg N`; `.reqntid` (an exact block size) comes from hand-written PTX.
+// Dimensions not written are 1 (PTX's rule); a directive that is absent is 0 everywhere.
+struct PtxLaunchBounds {
+    int maxntid[3] = {0, 0, 0};   // upper bound of the block's x, y, z; 0 = no `.maxntid`
+    int reqntid[3] = {0, 0, 0};   // required block x, y, z; 0 = no `.reqntid`
+    int minnctapersm = 0;         // blocks per SM the compiler was asked to fit; 0 = absent
+    int maxnreg = 0;              // registers per thread cap; 0 = absent
+    int maxclusterrank = 0;       // blocks per cluster cap; 0 = absent
+    // Product of maxntid's dimensions (threads per block), 0 when absent.
+    int maxThreads() const;
+    // Product of reqntid's dimensions, 0 when absent.
+    int requiredThreads() const;
+    bool empty() const {
+        return maxThreads() == 0 && requiredThreads() == 0 && minnctapersm == 0 && maxnreg == 0 && maxclusterrank == 0;
+    }
+    bool operator==(const PtxLaunchBounds&) const = default;
+};
+
 struct PtxFunction {
     std::string name;        // mangled, as in PTX
     bool isEntry = false;    // .entry (kernel) vs .func
     std::vector<PtxParam> params;
+    PtxLaunchBounds launchBounds; // directives between the parameter list and the body
     int firstLine = 0;       // 1-based line of the `.entry`/`.func` header in the PTX text
     int lastLine = 0;        // 1-based line of the closing brace
 };

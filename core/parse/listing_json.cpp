@@ -26,8 +26,15 @@ void to_json(json& j, const PtxParam& p) {
              {"array_count", p.arrayCount}, {"pointer", p.isPointer}};
 }
 
+void to_json(json& j, const PtxLaunchBounds& b) {
+    auto dims = [](const int (&d)[3]) { return d[0] > 0 ? json::array({d[0], d[1], d[2]}) : json(nullptr); };
+    auto one = [](int v) { return v > 0 ? json(v) : json(nullptr); };
+    j = json{{"maxntid", dims(b.maxntid)}, {"reqntid", dims(b.reqntid)}, {"minnctapersm", one(b.minnctapersm)},
+             {"maxnreg", one(b.maxnreg)}, {"maxclusterrank", one(b.maxclusterrank)}};
+}
+
 void to_json(json& j, const PtxFunction& f) {
-    j = json{{"name", f.name}, {"entry", f.isEntry}, {"params", f.params},
+    j = json{{"name", f.name}, {"entry", f.isEntry}, {"params", f.params}, {"launch_bounds", f.launchBounds},
              {"first_line", f.firstLine}, {"last_line", f.lastLine}};
 }
 

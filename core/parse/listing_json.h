@@ -22,7 +22,9 @@ void to_json(nlohmann::json& j, const SourceLoc& s);
 void to_json(nlohmann::json& j, const PtxLine& l);
 // {name, type, size, align, array_count, pointer}
 void to_json(nlohmann::json& j, const PtxParam& p);
-// {name, entry, params, first_line, last_line}
+// {maxntid:[x,y,z], reqntid:[x,y,z], minnctapersm, maxnreg, maxclusterrank}; absent → null.
+void to_json(nlohmann::json& j, const PtxLaunchBounds& b);
+// {name, entry, params, launch_bounds, first_line, last_line}
 void to_json(nlohmann::json& j, const PtxFunction& f);
 // {version, target, address_size, files{"1": path}, functions, lines}
 void to_json(nlohmann::json& j, const PtxListing& l);

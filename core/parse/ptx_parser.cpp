@@ -279,6 +279,7 @@ private:
         if (h.empty() || h[0] != '(') return;
         const size_t close = h.find(')');
         const auto list = h.substr(1, close == std::string_view::npos ? std::string_view::npos : close - 1);
+        if (close != std::string_view::npos) parseDirectives(h.substr(close + 1), m_fn.launchBounds);
         size_t start = 0;
         for (size_t i = 0; i <= list.size(); ++i) {
             if (i == list.size() || list[i] == ',') {
@@ -286,6 +287,48 @@ private:
                 if (parseParam(list.substr(start, i - start), p)) m_fn.params.push_back(std::move(p));
                 start = i + 1;
             }
+        }
+    }
+
+    // `.maxntid 128, 1, 1 .minnctapersm 4 ...` after the parameter list. Unknown directives (e.g.
+    // `.explicitcluster`, `.noreturn`) are skipped; a directive with a malformed value keeps 0.
+    static void parseDirectives(std::string_view h, PtxLaunchBounds& lb) {
+        auto dims = [](std::string_view& v, int (&out)[3]) {
+            int d[3] = {0, 0, 0};
+            int n = 0;
+            for (; n < 3; ++n) {
+                std::string_view probe = v;
+                if (n > 0) {
+                    // Only a comma continues the list.
+                    size_t i = 0;
+                    while (i < probe.size() && isSpace(probe[i])) ++i;
+                    if (i >= probe.size() || probe[i] != ',') break;
+                }
+                int x = 0;
+                if (!readInt(probe, x) || x <= 0) break;
+                d[n] = x;
+                v = probe;
+            }
+            if (n == 0) return;
+            for (int k = 0; k < 3; ++k) out[k] = k < n ? d[k] : 1;
+        };
+        auto one = [](std::string_view& v, int& out) {
+            int x = 0;
+            if (readInt(v, x) && x > 0) out = x;
+        };
+        size_t i = 0;
+        while ((i = h.find('.', i)) != std::string_view::npos) {
+            const std::string_view rest = h.substr(i);
+            size_t e = 1;
+            while (e < rest.size() && isIdent(rest[e]) && rest[e] != '.') ++e;
+            const std::string_view name = rest.substr(0, e);
+            std::string_view v = rest.substr(e);
+            if (name == ".maxntid") dims(v, lb.maxntid);
+            else if (name == ".reqntid") dims(v, lb.reqntid);
+            else if (name == ".minnctapersm") one(v, lb.minnctapersm);
+            else if (name == ".maxnreg") one(v, lb.maxnreg);
+            else if (name == ".maxclusterrank") one(v, lb.maxclusterrank);
+            i += e;
         }
     }
 

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 using namespace lowerscope;
@@ -175,4 +176,91 @@ TEST(PtxParser, SurvivesGarbage) {
         for (size_t i = 0; i < l.lines.size(); ++i) ASSERT_EQ(l.lines[i].line, static_cast<int>(i + 1));
     }
     EXPECT_TRUE(parsePtx("").lines.empty());
+}
+
+// Launch bounds: the directives nvcc writes between the parameter list and the body (verbatim
+// from nvcc 13.0 -ptx of `__launch_bounds__(128, 4)`, `__maxnreg__(40)`,
+// `__launch_bounds__(64, 2, 4)`), plus a hand-written `.reqntid` with two dimensions on the
+// header line and malformed values.
+TEST(PtxParser, LaunchBounds) {
+    const char* ptx = R"(.version 9.0
+.target sm_90
+.address_size 64
+
+.visible .entry _Z2k1Pf(
+	.param .u64 _Z2k1Pf_param_0
+)
+.maxntid 128, 1, 1
+.minnctapersm 4
+{
+	ret;
+}
+.visible .entry _Z2k3Pf(
+	.param .u64 _Z2k3Pf_param_0
+)
+.maxnreg 40
+{
+	ret;
+}
+.visible .entry _Z2k5Pf(
+	.param .u64 _Z2k5Pf_param_0
+)
+.maxntid 64, 1, 1
+.minnctapersm 2
+.maxclusterrank 4
+{
+	ret;
+}
+.visible .entry req(.param .u32 n) .reqntid 32, 4 .explicitcluster
+{
+	ret;
+}
+.visible .entry none(.param .u32 n)
+{
+	ret;
+}
+.visible .entry bad(.param .u32 n)
+.maxntid -5, x
+.minnctapersm
+{
+	ret;
+}
+)";
+    const PtxListing l = parsePtx(ptx);
+    ASSERT_EQ(l.functions.size(), 6u);
+    const PtxLaunchBounds& k1 = l.functions[0].launchBounds;
+    EXPECT_EQ(k1.maxThreads(), 128);
+    EXPECT_EQ(k1.maxntid[1], 1);
+    EXPECT_EQ(k1.minnctapersm, 4);
+    EXPECT_EQ(k1.maxnreg, 0);
+    EXPECT_EQ(k1.requiredThreads(), 0);
+    EXPECT_EQ(l.functions[1].launchBounds.maxnreg, 40);
+    EXPECT_EQ(l.functions[1].launchBounds.maxThreads(), 0);
+    const PtxLaunchBounds& k5 = l.functions[2].launchBounds;
+    EXPECT_EQ(k5.maxThreads(), 64);
+    EXPECT_EQ(k5.minnctapersm, 2);
+    EXPECT_EQ(k5.maxclusterrank, 4);
+    const PtxLaunchBounds& req = l.functions[3].launchBounds;
+    EXPECT_EQ(req.reqntid[0], 32);
+    EXPECT_EQ(req.reqntid[1], 4);
+    EXPECT_EQ(req.reqntid[2], 1); // dimensions not written are 1
+    EXPECT_EQ(req.requiredThreads(), 128);
+    EXPECT_TRUE(l.functions[4].launchBounds.empty());
+    EXPECT_TRUE(l.functions[5].launchBounds.empty()) << "malformed values are ignored";
+    // The JSON form: absent values are null.
+    const nlohmann::json j = l.functions[0];
+    EXPECT_EQ(j["launch_bounds"]["maxntid"], nlohmann::json::array({128, 1, 1}));
+    EXPECT_TRUE(j["launch_bounds"]["reqntid"].is_null());
+    EXPECT_EQ(j["launch_bounds"]["minnctapersm"], 4);
+}
+
+// The header-resident kernel family of the golden data carries __launch_bounds__(TILE*TILE, 2).
+TEST(PtxParser, LaunchBoundsOfGoldenHeaderFamily) {
+    const auto path = golden::dataDir() / "sm_90" / "header_family.ptx";
+    if (!std::filesystem::exists(path)) GTEST_SKIP() << "no golden data (scripts/gen-golden)";
+    const PtxListing l = parsePtx(golden::readFile(path));
+    std::map<int, int> threadsToBlocks;
+    for (const auto& f : l.functions)
+        if (f.isEntry) threadsToBlocks[f.launchBounds.maxThreads()] = f.launchBounds.minnctapersm;
+    EXPECT_EQ(threadsToBlocks, (std::map<int, int>{{64, 2}, {256, 2}}));
 }
