@@ -97,7 +97,7 @@ void BuildOutputPane::onBuildFinished(quint64 job, SnapshotPtr snap) {
     QString out;
     for (const CommandRecord& c : snap->result.commands) {
         out += QStringLiteral("$ %1\n").arg(QString::fromStdString(displayCommand(c.argv)));
-        const bool listing = c.stage == "sass" || c.stage == "sass-ptx-lines" || c.stage == "sass-live";
+        const bool listing = c.stage == "sass" || c.stage == "sass-ptx-lines";
         if (!listing && !c.stdoutText.empty()) out += trimmedOutput(c.stdoutText) + QLatin1Char('\n');
         if (!c.stderrText.empty()) out += trimmedOutput(c.stderrText) + QLatin1Char('\n');
         out += tr("  [%1: exit %2, %3 ms]\n").arg(QString::fromStdString(c.stage)).arg(c.exitCode).arg(c.wallMs, 0, 'f', 1);

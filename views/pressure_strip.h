@@ -1,5 +1,5 @@
 #pragma once
-// Register pressure: a heat strip of live registers per instruction (nvdisasm -lrm count: GPRs,
+// Register pressure: a heat strip of live registers per instruction (core/analysis/liveness.h: GPRs,
 // predicates or uniform GPRs, one class at a time), drawn
 // beside the SASS table's scrollbar, max-pooled to the strip's pixel height; click to jump.
 // Plus the pure helpers behind it (pooling, peak finding) and the per-source-line margin text

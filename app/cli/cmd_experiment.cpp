@@ -6,6 +6,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/compare_run.h"
 
+#include "core/analysis/liveness.h"
 #include "core/bounded_json.h"
 #include "core/build/build.h"
 #include "core/build/option_safety.h"
@@ -249,7 +250,8 @@ std::optional<SideSass> sassOf(const Toolchain& tc, const std::string& file, con
     for (const auto& k : r.kernels) {
         if (k.mangled == kernel || k.name == kernel || baseName(k.name) == kernel) {
             SideSass s;
-            s.listing = parseSassTexts(k.sass, k.sassPtxLines, k.sassLive);
+            s.listing = parseSassTexts(k.sass, k.sassPtxLines, {});
+            analyseLiveness(s.listing); // the SASS diff shows live registers per line
             // nvcc records the absolute source path in the line info; the report names files as
             // the session does (relative to where the command runs), not this machine's paths.
             for (auto& f : s.listing.functions) {

@@ -1,6 +1,7 @@
 #include "core/analysis/liveness.h"
 
 #include "core/analysis/cfg.h"
+#include "core/analysis/defuse.h"
 #include "core/parse/opcodes.h"
 
 #include <algorithm>
@@ -385,6 +386,15 @@ std::vector<LiveSet> liveRegisters(const SassFunction& fn, const Cfg& cfg, const
             if (s.test(kUrBase + u)) l.ugpr.set(static_cast<size_t>(u));
     });
     return out;
+}
+
+void analyseLiveness(SassListing& listing) {
+    RegisterLimits module;
+    for (auto& f : listing.functions) {
+        analyseDefUse(f);
+        module = mergeLimits(module, registerLimits(f));
+    }
+    for (auto& f : listing.functions) computeLiveness(f, buildCfg(f), module);
 }
 
 } // namespace lowerscope

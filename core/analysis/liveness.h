@@ -76,6 +76,11 @@ RegisterLimits mergeLimits(const RegisterLimits& a, const RegisterLimits& b);
 // (analyseDefUse) and `cfg` = buildCfg(function). Never throws; an empty function is left empty.
 void computeLiveness(SassFunction& function, const Cfg& cfg, const RegisterLimits& limits = {});
 
+// For a listing parsed outside buildLoweringModel (reports, diffs, test fixtures): fills defs/uses
+// (analyseDefUse) and the live counts of every function, with the limits of all its functions
+// and register counts derived from the code. Never throws.
+void analyseLiveness(SassListing& listing);
+
 // The registers counted at one instruction (those behind its LiveCounts).
 struct LiveSet {
     std::bitset<255> gpr; // R0..R254

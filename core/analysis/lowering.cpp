@@ -90,7 +90,7 @@ LoweringModel buildLoweringModel(const BuildResult& build) {
         k.name = art.name;
         k.mangled = art.mangled;
         k.resources = art.resources;
-        SassListing listing = parseSassTexts(art.sass, art.sassPtxLines, art.sassLive);
+        SassListing listing = parseSassTexts(art.sass, art.sassPtxLines, {});
         arches[i] = listing.arch;
         SassFunction* fn = nullptr;
         for (auto& f : listing.functions)

@@ -20,7 +20,7 @@ namespace lowerscope {
 
 // One tool invocation as run.
 struct CommandRecord {
-    std::string stage;              // "ptx", "cubin", "sass", "sass-ptx-lines", "sass-live", "res-usage"
+    std::string stage;              // "ptx", "cubin", "sass", "sass-ptx-lines", "res-usage", ...
     std::vector<std::string> argv;
     int exitCode = 0;               // -1 when it did not start, 128+N when killed by signal N
     double wallMs = 0;
@@ -37,7 +37,6 @@ struct KernelArtifacts {
                              // PTX (directives, .func, globals) is BuildResult::ptx
     std::string sass;        // nvdisasm -c -hex -gi text, this function only
     std::string sassPtxLines;// nvdisasm -c -hex -gi -gp text, this function only ("" when unavailable)
-    std::string sassLive;    // nvdisasm -c -lrm count text, this function only
     int ptxFirstLine = 0;    // 1-based line in BuildResult::ptx where `ptx` starts (-gp numbers are
                              // module lines: module line = ptxFirstLine + slice line - 1)
     int launchThreads = 0;   // threads per block the input's metadata names (Triton: num_warps × 32);

@@ -218,7 +218,6 @@ void to_json(json& j, const KernelArtifacts& k) {
              {"ptx_first_line", k.ptxFirstLine},
              {"sass", k.sass},
              {"sass_ptx_lines", k.sassPtxLines},
-             {"sass_live", k.sassLive},
              {"launch_threads", k.launchThreads > 0 ? json(k.launchThreads) : json(nullptr)},
              {"launch_shared_bytes", k.launchSharedBytes >= 0 ? json(k.launchSharedBytes) : json(nullptr)}};
 }
@@ -232,7 +231,6 @@ void from_json(const json& j, KernelArtifacts& k) {
     getIf(j, "ptx_first_line", k.ptxFirstLine);
     getIf(j, "sass", k.sass);
     getIf(j, "sass_ptx_lines", k.sassPtxLines);
-    getIf(j, "sass_live", k.sassLive);
     getIf(j, "launch_threads", k.launchThreads);
     getIf(j, "launch_shared_bytes", k.launchSharedBytes);
 }

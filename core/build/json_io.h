@@ -47,7 +47,7 @@ void from_json(const nlohmann::json& j, BuildResult& r);
 // The `lowerscope-cli build --json` document, schema "lowerscope.build/1": schema, source, input
 // {kind, path, member, embedded[name, ptx, arch, kernels]}, arch, ok, error,
 // toolchain, options, nvcc_args, commands, diagnostics, kernels[name, mangled, resources, ptx,
-// ptx_first_line, sass, sass_ptx_lines, sass_live], ptx (module), cache_key, timings_ms (per stage
+// ptx_first_line, sass, sass_ptx_lines], ptx (module), cache_key, timings_ms (per stage
 // + "total" + "cache_hit").
 nlohmann::json buildReportJson(const std::string& sourcePath, const Toolchain& toolchain, const BuildOptions& options,
                                const BuildResult& result);

@@ -363,8 +363,10 @@ bool disassembleCubin(StageContext& ctx, const std::string& cubinPath, bool have
     BuildResult& result = ctx.result;
     const Toolchain& tc = ctx.toolchain;
     // Independent readers of the same cubin, in parallel. `-gi` text is derived from the `-gi -gp`
-    // run (see stripPtxLineComments); `-lrm count` cannot be combined with line info (nvdisasm
-    // ignores -g* with it), so it is a run of its own.
+    // run (see stripPtxLineComments). Live register counts are computed in the core
+    // (core/analysis/liveness.h): `nvdisasm -lrm count` grows much faster than linearly with the
+    // kernel (tens of seconds on a 30,000-instruction kernel) and refuses kernels that use 255
+    // registers, so it is not run.
     std::vector<ProcessSpec> specs;
     std::vector<std::string> stages;
     auto addSpec = [&](const std::string& stage, std::vector<std::string> argv) {
@@ -372,7 +374,6 @@ bool disassembleCubin(StageContext& ctx, const std::string& cubinPath, bool have
         stages.push_back(stage);
     };
     addSpec("sass-ptx-lines", {tc.nvdisasm.path, "-c", "-hex", "-gi", "-gp", cubinPath});
-    addSpec("sass-live", {tc.nvdisasm.path, "-c", "-lrm", "count", cubinPath});
     if (tc.cuobjdump.found()) addSpec("res-usage", {tc.cuobjdump.path, "-res-usage", cubinPath});
     auto tDis = Clock::now();
     std::vector<ProcessResult> dr = runProcessesParallel(specs);
@@ -390,9 +391,8 @@ bool disassembleCubin(StageContext& ctx, const std::string& cubinPath, bool have
             failedRun(result, stages[i], r);
             return false;
         }
-        const std::string what = stages[i] == "sass-live" ? "live register counts are missing"
-                                 : haveCompilerReport    ? "resources come from ptxas -v only (local memory is missing)"
-                                                         : "resource usage is missing";
+        const std::string what = haveCompilerReport ? "resources come from ptxas -v only (local memory is missing)"
+                                                    : "resource usage is missing";
         const std::string firstLine = r.started() ? r.stderrText.substr(0, r.stderrText.find('\n')) : r.startError;
         Diagnostic d;
         d.severity = Severity::Warning;
@@ -411,8 +411,7 @@ bool disassembleCubin(StageContext& ctx, const std::string& cubinPath, bool have
     }
     auto tParse = Clock::now();
     out.sassPtxLines = splitNvdisasmFunctions(dr[0].stdoutText);
-    out.sassLive = splitNvdisasmFunctions(dr[1].stdoutText);
-    if (specs.size() > 2 && dr[2].ok()) out.resUsage = parseCuobjdumpResUsage(dr[2].stdoutText);
+    if (specs.size() > 1 && dr[1].ok()) out.resUsage = parseCuobjdumpResUsage(dr[1].stdoutText);
     out.anyPtxLines = dr[0].stdoutText.find("//## File \".nv_debug_ptx_txt\"") != std::string::npos;
     out.entries = nvdisasmEntries(dr[0].stdoutText);
     result.timingsMs["parse"] = msSince(tParse);
@@ -436,7 +435,6 @@ void collectKernels(BuildResult& result, const Disassembly& dis, const std::map<
             k.sass = stripPtxLineComments(it->second);
             if (dis.anyPtxLines) k.sassPtxLines = it->second;
         }
-        if (auto it = dis.sassLive.find(entry.mangled); it != dis.sassLive.end()) k.sassLive = it->second;
         auto p = ptxasReport.find(entry.mangled);
         auto c = dis.resUsage.find(entry.mangled);
         k.resources = mergeResources(p == ptxasReport.end() ? nullptr : &p->second,

@@ -4,7 +4,7 @@
 //   assemble     .ptx → cubin                  (ptxas -v)
 //   load         .cubin → the cubin and, when it carries line info, its PTX (no tool)
 //   extract      .fatbin/.o/.so/program → every embedded cubin and PTX (cuobjdump -xelf/-xptx)
-//   disassemble  any cubin → SASS texts per function, live counts, resource usage (nvdisasm, cuobjdump)
+//   disassemble  any cubin → SASS texts per function, resource usage (nvdisasm, cuobjdump)
 // and collectKernels, which joins the PTX entries, the disassembly and the resource reports into
 // BuildResult::kernels. build() (build.h) picks the stages an input kind needs. Every stage records
 // the commands it ran and its wall time in the BuildResult and returns false when the build cannot
@@ -73,16 +73,15 @@ bool extractEmbedded(StageContext& ctx, const std::string& path, std::map<std::s
 // The disassembly of one cubin, per function symbol.
 struct Disassembly {
     std::map<std::string, std::string> sassPtxLines; // nvdisasm -c -hex -gi -gp, per function
-    std::map<std::string, std::string> sassLive;     // nvdisasm -c -lrm count, per function
     std::map<std::string, Resources> resUsage;       // cuobjdump -res-usage, per function
     bool anyPtxLines = false;                        // the cubin carries -gp PTX line info
     std::vector<std::string> entries;                // kernels (STO_CUDA_ENTRY), in listing order
 };
 
-// disassemble: the -gi -gp listing, the -lrm count listing and cuobjdump -res-usage of `cubinPath`,
-// in parallel. The main listing is required (false when it fails); the others are auxiliary: when
-// one fails or times out, a warning in result.diagnostics says what is missing and the build goes
-// on. `haveCompilerReport`: resources also come from ptxas -v (compile, assemble), so a failing
+// disassemble: the -gi -gp listing and cuobjdump -res-usage of `cubinPath`, in parallel (live
+// register counts come from core/analysis/liveness.h, not from nvdisasm -lrm). The listing is
+// required (false when it fails); cuobjdump is auxiliary: when it fails or times out, a warning
+// in result.diagnostics says what is missing and the build goes on. `haveCompilerReport`: resources also come from ptxas -v (compile, assemble), so a failing
 // cuobjdump loses less; only the wording of the warning depends on it.
 bool disassembleCubin(StageContext& ctx, const std::string& cubinPath, bool haveCompilerReport, Disassembly& out);
 

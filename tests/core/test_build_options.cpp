@@ -183,7 +183,6 @@ TEST(ResultJson, DiagnosticsResourcesAndResultRoundTrip) {
     k.ptxFirstLine = 12;
     k.sass = "S";
     k.sassPtxLines = "SP";
-    k.sassLive = "SL";
     r.kernels = {k};
     nlohmann::json j = r;
     EXPECT_EQ(j["kernels"][0]["resources"]["shared_bytes"], 2048);

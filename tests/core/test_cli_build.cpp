@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -77,6 +78,9 @@ TEST(CliBuild, JsonDocumentAndCacheHit) {
         EXPECT_FALSE(k["sass"].get<std::string>().empty());
     }
     EXPECT_EQ(d["kernels"][0]["resources"]["shared_bytes"], 128); // reduction.cu: float partial[32]
+    // Live registers are the core's: nvdisasm -lrm is not run.
+    for (const auto& c : d["commands"])
+        for (const auto& arg : c["argv"]) EXPECT_NE(arg, "-lrm") << c.dump();
 
     // Same build again: a cache hit with the same document apart from the timings.
     ProcessResult again = cli({"build", kernel("reduction.cu"), "--arch", "sm_80", "--json", "-", "--cache-dir", cacheDir});
@@ -101,6 +105,34 @@ TEST(CliBuild, JsonDocumentAndCacheHit) {
     EXPECT_EQ(ptx.stdoutText, d["ptx"].get<std::string>());
     ProcessResult sass = cli({"build", kernel("reduction.cu"), "--arch", "sm_80", "--print", "sass", "--cache-dir", cacheDir});
     EXPECT_EQ(sass.stdoutText, d["kernels"][0]["sass"].get<std::string>());
+}
+
+// A kernel using all 255 registers: nvdisasm -lrm count refuses it ("Invalid register count"), which
+// used to fail the whole build. Now it builds, and inspect shows its SASS, dependencies, CFG and
+// register pressure.
+TEST(CliBuild, TwoHundredFiftyFiveRegisterKernel) {
+    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    Scratch s;
+    const std::string src = std::string(LOWERSCOPE_SOURCE_DIR) + "/tests/data/src/regs255.cu";
+    const std::string cache = (s.dir / "cache").string();
+    ProcessResult r = cli({"build", src, "--arch", "sm_90", "--json", "-", "--cache-dir", cache});
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    const json d = json::parse(r.stdoutText);
+    ASSERT_EQ(d["kernels"].size(), 1u);
+    EXPECT_EQ(d["kernels"][0]["resources"]["registers"], 255);
+    EXPECT_NE(d["kernels"][0]["sass"].get<std::string>().find("FFMA"), std::string::npos);
+    ProcessResult i = cli({"inspect", src, "--arch", "sm_90", "--json", "-"}, {{"LOWERSCOPE_CACHE_DIR", cache}});
+    ASSERT_EQ(i.exitCode, 0) << i.stderrText;
+    const json doc = json::parse(i.stdoutText);
+    const json& k = doc["kernels"][0];
+    EXPECT_GT(k["sass"]["instructions"].size(), 500u);
+    EXPECT_GT(k["deps"].size(), 1000u);
+    EXPECT_GE(k["blocks"].size(), 3u);
+    int peak = 0;
+    for (const auto& ins : k["sass"]["instructions"])
+        if (ins["live"]["gpr"].is_number()) peak = std::max(peak, ins["live"]["gpr"].get<int>());
+    EXPECT_GT(peak, 240);
+    EXPECT_LE(peak, 255);
 }
 
 TEST(CliBuild, CompileErrorExitsOneWithDiagnostic) {

@@ -165,6 +165,29 @@ TEST(CliInputs, FailingCuobjdumpOnTheEnvironmentDegrades) {
     EXPECT_TRUE(d["kernels"][0]["resources"]["shared_bytes"].is_null());
 }
 
+// The same for a .cu build: cuobjdump is auxiliary there too. The build succeeds with SASS, the
+// warning names what is missing, and the resources ptxas -v reported are still there.
+TEST(CliInputs, FailingCuobjdumpDegradesACudaBuild) {
+    REQUIRE_BUILD_TOOLS();
+    ScratchDir s;
+    const std::string fake = s.write("cuobjdump", "#!/bin/sh\necho 'cuobjdump fatal : broken' >&2\nexit 1\n");
+    fs::permissions(fake, fs::perms::owner_all);
+    ProcessResult r = cli({"build", kSrc + "/kernels/saxpy.cu", "--arch", "sm_90", "--json", "-", "--no-cache"},
+                          {{"LOWERSCOPE_CUOBJDUMP", fake}});
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    json d = parse(r);
+    EXPECT_TRUE(d["ok"].get<bool>());
+    EXPECT_NE(r.stderrText.find("warning: cuobjdump (res-usage) exit 1"), std::string::npos) << r.stderrText;
+    EXPECT_NE(r.stderrText.find("local memory is missing"), std::string::npos) << r.stderrText;
+    bool warned = false;
+    for (const auto& diag : d["diagnostics"])
+        if (diag["severity"] == "warning" && diag["message"].get<std::string>().find("cuobjdump") != std::string::npos)
+            warned = true;
+    EXPECT_TRUE(warned) << d["diagnostics"].dump();
+    EXPECT_NE(d["kernels"][0]["sass"].get<std::string>().find("EXIT"), std::string::npos);
+    EXPECT_GT(d["kernels"][0]["resources"]["registers"].get<int>(), 0); // from ptxas -v
+}
+
 // ------------------------------------------------------------------------- project flags
 
 namespace {

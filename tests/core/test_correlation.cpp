@@ -28,7 +28,6 @@ BuildResult goldenBuild(const std::string& arch, const std::string& kernel) {
         k.mangled = f.name;
         k.sass = readFile(dir / (kernel + ".sass"));
         k.sassPtxLines = readFile(dir / (kernel + ".gp.sass"));
-        k.sassLive = readFile(dir / (kernel + ".lrm.sass"));
         r.kernels.push_back(std::move(k));
     }
     return r;

@@ -19,8 +19,8 @@ inline std::string readText(const std::filesystem::path& p) {
     return s.str();
 }
 
-// tests/data/<arch>/<kernel>.{ptx,sass,gp.sass,lrm.sass} → LoweringModel. Empty model (no
-// kernels) when the files are missing.
+// tests/data/<arch>/<kernel>.{ptx,sass,gp.sass} → LoweringModel (live counts computed by the
+// model, as in a build). Empty model (no kernels) when the files are missing.
 inline LoweringModel goldenModel(const std::string& arch, const std::string& kernel) {
     const std::filesystem::path dir = std::filesystem::path(LOWERSCOPE_SOURCE_DIR) / "tests" / "data" / arch;
     BuildResult build;
@@ -29,7 +29,6 @@ inline LoweringModel goldenModel(const std::string& arch, const std::string& ker
     build.ptx = readText(dir / (kernel + ".ptx"));
     const std::string sass = readText(dir / (kernel + ".sass"));
     const std::string gp = readText(dir / (kernel + ".gp.sass"));
-    const std::string lrm = readText(dir / (kernel + ".lrm.sass"));
     // One KernelArtifacts per function in the listing (the model matches them by mangled name).
     std::istringstream in(sass);
     std::string line;
@@ -45,7 +44,6 @@ inline LoweringModel goldenModel(const std::string& arch, const std::string& ker
         k.mangled = name;
         k.sass = sass;
         k.sassPtxLines = gp;
-        k.sassLive = lrm;
         build.kernels.push_back(std::move(k));
     }
     return buildLoweringModel(build);

@@ -460,7 +460,7 @@ private slots:
     void pressureStripJumps() {
         std::vector<int> live;
         for (const auto& ins : kernel()->sass.instructions) live.push_back(ins.live.gpr);
-        QVERIFY(argMax(live) >= 0); // the golden data has -lrm counts
+        QVERIFY(argMax(live) >= 0); // the model computes live counts
         PressureStrip strip;
         strip.resize(14, 300);
         strip.setValues(live);
