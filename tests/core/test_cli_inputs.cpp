@@ -253,7 +253,7 @@ TEST(ProjectFlags, UntrustedValuesNeverReachTheCompiler) {
     ProjectOptions po;
     applyCompileCommand(splitCommandLine("nvcc '-DX=$(touch /tmp/pwned)' -DOK=1 \"-I/a dir/inc\" -I/b/inc "
                                          "-Xptxas '-O3,`id`' -ccbin /evil/gcc -maxrregcount=64 --unknown-flag"),
-                        "/work/dir", po);
+                        "/project/dir", po);
     EXPECT_EQ(po.options.defines, std::vector<std::string>{"OK=1"});
     EXPECT_EQ(po.options.includeDirs, std::vector<std::string>{"/b/inc"});
     EXPECT_EQ(po.options.ptxasOpt, 3);
