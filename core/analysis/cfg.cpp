@@ -254,4 +254,32 @@ Cfg buildCfg(const SassFunction& fn) {
     return cfg;
 }
 
+std::vector<int> depthFirstPostOrder(const std::vector<std::vector<int>>& successors) {
+    const size_t nb = successors.size();
+    std::vector<int> post;
+    post.reserve(nb);
+    std::vector<char> seen(nb, 0);
+    std::vector<std::pair<int, size_t>> st;
+    for (size_t root = 0; root < nb; ++root) {
+        if (seen[root]) continue;
+        seen[root] = 1;
+        st.push_back({static_cast<int>(root), 0});
+        while (!st.empty()) {
+            auto& [v, k] = st.back();
+            const auto& succ = successors[static_cast<size_t>(v)];
+            if (k < succ.size()) {
+                const int w = succ[k++];
+                if (!seen[static_cast<size_t>(w)]) {
+                    seen[static_cast<size_t>(w)] = 1;
+                    st.push_back({w, 0});
+                }
+            } else {
+                post.push_back(v);
+                st.pop_back();
+            }
+        }
+    }
+    return post;
+}
+
 } // namespace lowerscope

@@ -33,6 +33,11 @@ std::vector<int> blockOfInstruction(const Cfg& cfg, size_t instructionCount);
 std::vector<std::vector<int>> interproceduralSuccessors(const SassFunction& function, const Cfg& cfg);
 
 // True when the branch-like instruction may also fall through (see above).
+// Post-order of an iterative depth-first search over `successors` (block ids), starting from every
+// unvisited block in id order: every block appears once, successors before predecessors where the
+// graph allows. Used by the backward (liveness) and forward (dependencies, reversed) data-flow passes.
+std::vector<int> depthFirstPostOrder(const std::vector<std::vector<int>>& successors);
+
 bool isConditionalBranch(const SassInstruction& instruction);
 
 // True for a CALL to a `.L` label of the same function, which the CFG treats as a jump (above).

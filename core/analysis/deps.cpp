@@ -205,32 +205,8 @@ std::vector<DepEdge> computeDependencies(const SassFunction& fn, const Cfg& cfg)
         for (size_t b = 0; b < nb; ++b)
             for (int s : succs[b]) preds[static_cast<size_t>(s)].push_back(static_cast<int>(b));
         std::vector<uint64_t> in(nb * words, 0), out(nb * words, 0);
-        std::vector<int> order;
-        {
-            std::vector<char> seen(nb, 0);
-            std::vector<std::pair<int, size_t>> st;
-            std::vector<int> post;
-            for (size_t root = 0; root < nb; ++root) {
-                if (seen[root]) continue;
-                seen[root] = 1;
-                st.push_back({static_cast<int>(root), 0});
-                while (!st.empty()) {
-                    auto& [v, k] = st.back();
-                    const auto& succ = succs[static_cast<size_t>(v)];
-                    if (k < succ.size()) {
-                        const int w = succ[k++];
-                        if (!seen[static_cast<size_t>(w)]) {
-                            seen[static_cast<size_t>(w)] = 1;
-                            st.push_back({w, 0});
-                        }
-                    } else {
-                        post.push_back(v);
-                        st.pop_back();
-                    }
-                }
-            }
-            order.assign(post.rbegin(), post.rend());
-        }
+        const std::vector<int> post = depthFirstPostOrder(succs);
+        const std::vector<int> order(post.rbegin(), post.rend());
         std::vector<uint64_t> tmp(words);
         bool changed = true;
         while (changed) {

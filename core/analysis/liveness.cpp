@@ -285,31 +285,7 @@ void solve(const SassFunction& fn, const Cfg& cfg, const RegisterLimits& given, 
 
     // Post-order of a DFS from every block: successors before predecessors, which is the order
     // that converges fastest for a backward problem.
-    std::vector<int> order;
-    order.reserve(nb);
-    {
-        std::vector<char> seen(nb, 0);
-        std::vector<std::pair<int, size_t>> st;
-        for (size_t root = 0; root < nb; ++root) {
-            if (seen[root]) continue;
-            seen[root] = 1;
-            st.push_back({static_cast<int>(root), 0});
-            while (!st.empty()) {
-                auto& [v, k] = st.back();
-                const auto& succ = succs[static_cast<size_t>(v)];
-                if (k < succ.size()) {
-                    const int w = succ[k++];
-                    if (!seen[static_cast<size_t>(w)]) {
-                        seen[static_cast<size_t>(w)] = 1;
-                        st.push_back({w, 0});
-                    }
-                } else {
-                    order.push_back(v);
-                    st.pop_back();
-                }
-            }
-        }
-    }
+    const std::vector<int> order = depthFirstPostOrder(succs);
     // nvdisasm keeps the stack pointer R1 live at the end of every block from which no EXIT or
     // RET can be reached (an endless loop, the `BRA` to itself after the last EXIT), as if such a
     // block left the function: found by a backward search from the exiting blocks.
