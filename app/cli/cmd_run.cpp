@@ -327,6 +327,15 @@ void printRun(const MeasurementRecord& rec, size_t i, const std::string& label =
     }
     std::printf("  timed on %s%s%s\n", escapeControl(v.durationClock).c_str(), others.empty() ? "" : "; also taken: ",
                 others.c_str());
+    if (auto nodes = v.samplesByClock.find(kClockNodeTimestamps);
+        nodes != v.samplesByClock.end() && !nodes->second.empty()) {
+        // Hot mode's second number: what one kernel node spans inside a replay (first block to
+        // last block), without the launch work that the replay's per-launch time and ncu include.
+        const SampleStats ns = computeStats(nodes->second);
+        std::printf("  graph nodes (GPU timestamps): median %s over %zu replays (one kernel's span in the "
+                    "replay, launch work excluded)\n",
+                    formatDuration(ns.median).c_str(), ns.count);
+    }
     if (!v.clockNote.empty()) {
         std::printf("  clock note: %s\n", escapeControl(v.clockNote).c_str());
     }

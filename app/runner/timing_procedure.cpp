@@ -23,6 +23,7 @@ double msSince(Clock::time_point t) {
 
 constexpr double kThrottleRatio = 0.75;
 constexpr double kHotThresholdMs = 0.020; // auto mode: below 20 µs → hot
+constexpr size_t kNodeReplays = 50;        // hot mode: replays of the node-timestamp pass
 
 } // namespace
 
@@ -140,11 +141,56 @@ void TimingProcedure::run(RequestContext& rc, const std::vector<LoadedVariant*>&
     measure(rc, vars, mode);
     // Off before the graph costs: their launches are not samples.
     m_clocks.reset();
+    if (mode == MeasureMode::Hot) {
+        nodeTimestamps(rc, vars);
+    }
     if (mode == MeasureMode::Hot || rc.request.measureGraph) {
         for (LoadedVariant* v : vars) {
             v->result.graph = measureGraphCosts(ctx, *v, rc.progress);
         }
     }
+}
+
+void TimingProcedure::nodeTimestamps(RequestContext& rc, const std::vector<LoadedVariant*>& vars) {
+    DeviceContext& ctx = rc.device;
+    auto noteAll = [&](const std::string& why) {
+        for (LoadedVariant* v : vars) {
+            v->result.clockNote = why;
+        }
+    };
+    if (rc.request.clock == kClockEvents) {
+        noteAll("the request asked for CUDA events only (clock: events): no node timestamps");
+        return;
+    }
+    const Cupti* cupti = ctx.cupti();
+    if (!cupti) {
+        noteAll(cuptiFailureMessage(CuptiFailure::Missing, "Graph node timestamps", ctx.cuptiError()));
+        return;
+    }
+    DurationClocks clocks(cupti, ctx.context(), ctx.deviceIndex());
+    clocks.enable(false);
+    if (!clocks.timestamps()) {
+        noteAll(clocks.note().empty() ? "graph node timestamps are not available" : clocks.note());
+        return;
+    }
+    clocks.discard();
+    for (LoadedVariant* v : vars) {
+        std::vector<double> series;
+        const size_t replays = std::min(kNodeReplays, v->result.samplesMs.size());
+        for (size_t i = 0; i < replays; ++i) {
+            hotSample(ctx, *v, "node_timestamps");
+            const double ms = clocks.graphNodeMedianMs();
+            if (!std::isnan(ms)) {
+                series.push_back(ms);
+            }
+        }
+        if (series.empty()) {
+            v->result.clockNote = "CUPTI delivered no records for the graph's kernel nodes";
+        } else {
+            v->result.samplesByClock[kClockNodeTimestamps] = std::move(series);
+        }
+    }
+    clocks.disable();
 }
 
 void TimingProcedure::warmUp(DeviceContext& ctx, const std::vector<LoadedVariant*>& vars,

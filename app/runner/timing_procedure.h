@@ -13,7 +13,11 @@
 //         what is launched or in which order; after the loop one clock is chosen for all variants
 //         alike (core/run/duration_clock.h) and samplesMs is that clock's series;
 //   hot:  per sample, one gated replay of a graph of K launches (graph_costs.h), ÷ K, by events
-//         (duration clock "graph_replay"; no CUPTI).
+//         (duration clock "graph_replay"; no CUPTI during the loop). After the loop, where CUPTI
+//         loads, a separate pass of up to kNodeReplays replays with activity records on gives
+//         "node_timestamps": per replay, the median span of its kernel nodes (a different quantity:
+//         see docs/PERFORMANCE.md, "Duration clocks"). It is a pass of its own so that the records
+//         cannot change the replay times the samples come from.
 
 #include "app/runner/gpu_clocks.h"
 #include "app/runner/procedure.h"
@@ -58,6 +62,9 @@ private:
 
     // Cold mode: turns the GPU clocks on (sets m_clockNote where one cannot run).
     void startClocks(RequestContext& rc);
+    // Hot mode, after the loop: samplesByClock["node_timestamps"] of every variant from a pass of
+    // its own, or a clockNote saying why there is none.
+    void nodeTimestamps(RequestContext& rc, const std::vector<LoadedVariant*>& vars);
 
     double m_eventOverheadUs = 0;
     std::unique_ptr<DurationClocks> m_clocks; // only during the cold sampling loop

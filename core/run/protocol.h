@@ -171,7 +171,9 @@ struct GraphCosts {
 //                       (first block starts → last block ends; Nsight Systems' kernel duration);
 //  "events":            a CUDA event pair around each launch (includes ~1.3 µs of event overhead);
 //  "graph_replay":      hot mode: events around a replay of K launches, ÷ K;
-//  "node_timestamps":   hot mode: per replay, the median of its kernel nodes' activity timestamps.
+//  "node_timestamps":   hot mode: per replay, the median span of its kernel nodes (activity records),
+//                       from a pass of its own after the sampling loop (up to 50 replays), so
+//                       not parallel to samplesMs and never the headline clock.
 inline constexpr const char* kClockGpuTimeDuration = "gpu_time_duration";
 inline constexpr const char* kClockKernelTimestamps = "kernel_timestamps";
 inline constexpr const char* kClockEvents = "events";
@@ -195,7 +197,8 @@ struct VariantResult {
     std::string durationClock = "events"; // which clock samplesMs comes from (see above); the same
                                       // for every variant of a request, so ratios compare like with like
     std::map<std::string, std::vector<double>> samplesByClock; // every clock taken for the kept samples
-                                      // (parallel to samplesMs; node_timestamps: one per replay)
+                                      // (parallel to samplesMs, except node_timestamps: one per
+                                      // replay of its own pass)
     std::string clockNote;            // why a GPU clock is missing or not used ("" when none is)
     std::vector<double> sampleClockMhz; // SM clock estimate for each kept sample
     int throttledSamples = 0;         // discarded: clock below 75 % of the rated clock

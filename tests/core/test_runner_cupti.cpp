@@ -131,7 +131,7 @@ TEST(RunnerCupti, HotModeIsTimedByGraphReplays) {
     ASSERT_TRUE(o.ok) << o.error.message;
     const VariantResult& v = o.result.variants.at(0);
     EXPECT_EQ(v.durationClock, kClockGraphReplay);
-    ASSERT_EQ(v.samplesByClock.size(), 1u);
+    ASSERT_EQ(v.samplesByClock.size(), 2u);
     EXPECT_EQ(v.samplesByClock.at(kClockGraphReplay), v.samplesMs);
     // Replay ÷ K: the span plus the fake's 0.2 µs between nodes (and the events around the
     // replay spread over K launches).
@@ -139,6 +139,24 @@ TEST(RunnerCupti, HotModeIsTimedByGraphReplays) {
         EXPECT_GT(ms, kSpanMs + 0.00019);
         EXPECT_LT(ms, kSpanMs + 0.00030);
     }
+    // The node pass: one value per replay of its own (at most 50, never more replays than
+    // samples), each the median node span, which is the kernel's span without the gaps.
+    const std::vector<double>& nodes = v.samplesByClock.at(kClockNodeTimestamps);
+    EXPECT_FALSE(nodes.empty());
+    EXPECT_LE(nodes.size(), std::min<size_t>(50, v.samplesMs.size()));
+    EXPECT_TRUE(allNear(nodes, kSpanMs));
+    EXPECT_TRUE(v.clockNote.empty()) << v.clockNote;
+}
+
+TEST(RunnerCupti, HotModeWithoutCuptiHasNoNodeTimestampsAndSaysWhy) {
+    ProcessRunner runner(fakeGpu({{"LOWERSCOPE_LIBCUPTI", "libcupti-that-does-not-exist.so.13"}}));
+    RunOutcome o = runner.run(timing(MeasureMode::Hot, {fakeKernel("k")}));
+    ASSERT_TRUE(o.ok) << o.error.message;
+    const VariantResult& v = o.result.variants.at(0);
+    EXPECT_EQ(v.durationClock, kClockGraphReplay);
+    EXPECT_EQ(v.samplesByClock.size(), 1u);
+    EXPECT_EQ(v.samplesByClock.count(kClockNodeTimestamps), 0u);
+    EXPECT_NE(v.clockNote.find("libcupti.so.13"), std::string::npos) << v.clockNote;
 }
 
 TEST(RunnerCupti, CompareUsesOneClockForBothSides) {
