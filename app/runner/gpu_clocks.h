@@ -1,8 +1,8 @@
 #pragma once
 // Durations of cold samples on the GPU's own clocks, next to the CUDA events the procedure takes
-// anyway: CUPTI's kernel timestamps (activity records, no special rights needed) and, where the
-// performance counters are open to this user, the Range Profiler's gpu__time_duration, which is
-// the number Nsight Compute reports. Independent of the procedure that launches: it marks the
+// anyway: where the performance counters are open to this user, the Range Profiler's
+// gpu__time_duration, which is the number Nsight Compute reports; else CUPTI's kernel timestamps
+// (activity records, no special rights needed, but they slow writing kernels by a few %). Independent of the procedure that launches: it marks the
 // launches to time and asks for their durations after the batch has finished.
 //
 //   clocks.beginBatch();  ... launch, clocks.markTimed(slot) ... (other launches unmarked)
@@ -30,10 +30,11 @@ public:
     DurationClocks(const DurationClocks&) = delete;
     DurationClocks& operator=(const DurationClocks&) = delete;
 
-    // Enables kernel timestamps and, when `gpuDuration`, the Range Profiler with
-    // gpu__time_duration.sum. What cannot be enabled is noted, not thrown.
-    // $LOWERSCOPE_GPU_CLOCKS narrows it for experiments: "duration" (Range Profiler only, no
-    // activity records), "timestamps" (activity records only); default both.
+    // Enables the Range Profiler with gpu__time_duration.sum when `gpuDuration`, and kernel
+    // activity records only where the profiler cannot run (the records slow writing kernels by a
+    // few %; see gpu_clocks.cpp). What cannot be enabled is noted, not thrown.
+    // $LOWERSCOPE_GPU_CLOCKS changes it for experiments: "duration" (Range Profiler only, never
+    // records), "timestamps" (records only), "both" (records beside the profiler).
     void enable(bool gpuDuration);
     void disable();
     // Releases the Range Profiler (hot mode: graph replays are timed by events and node records;
