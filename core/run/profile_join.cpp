@@ -1,0 +1,120 @@
+// Hardware evidence on the lowering model (profile_join.h).
+#include "core/run/profile_join.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace lowerscope {
+
+namespace {
+
+bool isNotIssuedSubset(const std::string& reason) {
+    static const std::string suffix = "_not_issued";
+    return reason.size() > suffix.size() &&
+           reason.compare(reason.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+} // namespace
+
+uint64_t ProfileTotals::sampleTotal() const {
+    uint64_t n = 0;
+    for (const auto& [reason, k] : samples) {
+        n += isNotIssuedSubset(reason) ? 0 : k;
+    }
+    return n;
+}
+
+uint64_t ProfileTotals::count(const std::string& name) const {
+    auto it = counts.find(name);
+    return it == counts.end() ? 0 : it->second;
+}
+
+void ProfileTotals::add(const ProfileTotals& other) {
+    for (const auto& [k, v] : other.counts) {
+        counts[k] += v;
+    }
+    for (const auto& [k, v] : other.samples) {
+        samples[k] += v;
+    }
+}
+
+std::optional<std::string> profileMismatch(const ProfileData& profile, const std::string& cubinDigest,
+                                           const std::string& mangled) {
+    if (profile.cubinDigest.empty()) {
+        return std::string("the profile does not say which build it was taken on (no cubin digest)");
+    }
+    if (profile.cubinDigest != cubinDigest) {
+        return "the profile was taken on another build (cubin " + profile.cubinDigest + ", this build " +
+               cubinDigest + ")";
+    }
+    if (!profile.function.empty() && profile.function != mangled) {
+        return "the profile is of " + profile.function + ", not of " + mangled;
+    }
+    return std::nullopt;
+}
+
+ProfileJoin joinProfiles(const SassFunction& function, const std::vector<const ProfileData*>& profiles,
+                         InlineAttribution attribution) {
+    ProfileJoin out;
+    out.rows.reserve(function.instructions.size());
+    std::unordered_map<uint32_t, size_t> rowOf;
+    for (const auto& ins : function.instructions) {
+        rowOf.emplace(ins.address, out.rows.size());
+        out.rows.push_back(ProfiledRow{ins.address, false, {}});
+    }
+    for (const ProfileData* p : profiles) {
+        if (!p || (p->collection != ProfileCollection::Instructions && p->collection != ProfileCollection::Samples)) {
+            continue;
+        }
+        for (const auto& rec : p->instructions) {
+            auto it = rec.pcOffset <= UINT32_MAX ? rowOf.find(static_cast<uint32_t>(rec.pcOffset)) : rowOf.end();
+            if (it == rowOf.end()) {
+                out.unmatchedOffsets.push_back(rec.pcOffset);
+                continue;
+            }
+            ProfiledRow& row = out.rows[it->second];
+            row.profiled = true;
+            for (const auto& [k, v] : rec.counts) {
+                row.totals.counts[k] += v;
+            }
+            for (const auto& [k, v] : rec.samples) {
+                row.totals.samples[k] += v;
+            }
+        }
+    }
+    std::map<int, ProfiledLine> ptx;
+    std::map<std::pair<std::string, int>, ProfiledLine> source;
+    for (size_t i = 0; i < function.instructions.size(); ++i) {
+        const SassInstruction& ins = function.instructions[i];
+        const ProfileTotals& t = out.rows[i].totals;
+        out.kernel.add(t);
+        if (ins.ptxLine > 0) {
+            ProfiledLine& l = ptx[ins.ptxLine];
+            l.line = ins.ptxLine;
+            ++l.instructions;
+            l.totals.add(t);
+        }
+        if (ins.source.valid()) {
+            const SourceFrame f = attribution == InlineAttribution::CallSite
+                                      ? ins.source.callSite()
+                                      : SourceFrame{ins.source.file, ins.source.line, ins.source.column};
+            if (f.line > 0) {
+                ProfiledLine& l = source[{f.file, f.line}];
+                l.file = f.file;
+                l.line = f.line;
+                ++l.instructions;
+                l.totals.add(t);
+            }
+        }
+    }
+    for (auto& [_, l] : ptx) {
+        out.ptxLines.push_back(std::move(l));
+    }
+    for (auto& [_, l] : source) {
+        out.sourceLines.push_back(std::move(l));
+    }
+    std::sort(out.unmatchedOffsets.begin(), out.unmatchedOffsets.end());
+    return out;
+}
+
+} // namespace lowerscope

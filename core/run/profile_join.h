@@ -1,0 +1,69 @@
+#pragma once
+// Hardware evidence joined onto the lowering model (issue 14, item 2): the runner's per-instruction
+// counts (SASS Metrics) and stall samples (PC Sampling), keyed by the profiled function and the
+// instruction's byte offset in it, are put on the SASS rows of the same build, then summed per PTX
+// line and per source line with the model's own line attribution (call site or callee).
+//
+// A profile belongs to one build: its cubin digest (XXH3-64 of the module image the runner loaded)
+// and function must be the current build's, or profileMismatch() says why it cannot be shown. A
+// profile is never joined onto another build's rows.
+
+#include "core/analysis/lowering.h"
+#include "core/model.h"
+#include "core/run/profile_data.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lowerscope {
+
+// Counts and samples summed over some instructions (one row, one line, the whole kernel).
+struct ProfileTotals {
+    std::map<std::string, uint64_t> counts;  // SASS metric → sum
+    std::map<std::string, uint64_t> samples; // stall reason → samples (the *_not_issued subsets too)
+    // Samples over every reason, not counting the "_not_issued" subsets twice.
+    uint64_t sampleTotal() const;
+    // counts[name], 0 when absent.
+    uint64_t count(const std::string& name) const;
+    void add(const ProfileTotals& other);
+    bool operator==(const ProfileTotals&) const = default;
+};
+
+// One SASS instruction of the function with what the profiles say of it.
+struct ProfiledRow {
+    uint32_t address = 0; // byte offset in the function (nvdisasm's address = CUPTI's pc_offset)
+    bool profiled = false; // some profile had a record for it (CUPTI omits what never ran)
+    ProfileTotals totals;
+};
+
+// One PTX line or source line.
+struct ProfiledLine {
+    std::string file; // "" for PTX lines
+    int line = 0;     // 1-based
+    int instructions = 0;
+    ProfileTotals totals;
+};
+
+struct ProfileJoin {
+    std::vector<ProfiledRow> rows;         // one per instruction, in address order
+    std::vector<ProfiledLine> ptxLines;    // ascending line; only lines with SASS
+    std::vector<ProfiledLine> sourceLines; // by (file, line); only lines with SASS
+    ProfileTotals kernel;                  // every row
+    std::vector<uint64_t> unmatchedOffsets; // profile offsets with no instruction (must be empty)
+};
+
+// Why `profile` cannot be shown on the build with `cubinDigest` and the function `mangled`, or
+// nullopt when it can. An empty digest in the profile (older runner) cannot be checked: refused.
+std::optional<std::string> profileMismatch(const ProfileData& profile, const std::string& cubinDigest,
+                                           const std::string& mangled);
+
+// Joins the per-instruction profiles (collections "instructions" and "samples"; others are ignored)
+// onto `function`. Callers check profileMismatch() first; `attribution` picks the source line of
+// an inlined instruction.
+ProfileJoin joinProfiles(const SassFunction& function, const std::vector<const ProfileData*>& profiles,
+                         InlineAttribution attribution = InlineAttribution::CallSite);
+
+} // namespace lowerscope
