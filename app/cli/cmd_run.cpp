@@ -164,13 +164,10 @@ LaunchSpec launchSpecFor(const std::string& file, const std::string& kernelFlag,
     return spec;
 }
 
-struct BuiltLaunch {
-    LaunchSpec spec;     // the sidecar entry overridden by the flags
-    PreparedSide side;   // the launch resolved against the kernel: what the runner gets
-};
+} // namespace
 
 BuiltLaunch buildLaunch(const Toolchain& tc, const std::string& file, const BuildOptions& options,
-                        const std::string& kernelFlag, const LaunchArgs& a, const std::string& label = "") {
+                        const std::string& kernelFlag, const LaunchArgs& a, const std::string& label) {
     BuiltLaunch b;
     try {
         b.spec = launchSpecFor(file, kernelFlag, a);
@@ -229,6 +226,7 @@ BuiltLaunch buildLaunch(const Toolchain& tc, const std::string& file, const Buil
     }
     side.params = fn->params;
     side.cubin = std::move(r.cubin);
+    b.mangled = side.mangled;
     try {
         b.side = prepareSide(side);
     } catch (const ArgSpecError& e) {
@@ -237,6 +235,7 @@ BuiltLaunch buildLaunch(const Toolchain& tc, const std::string& file, const Buil
     for (const auto& w : b.side.warnings) {
         std::cerr << "warning: " << w << '\n';
     }
+    b.build = std::move(r);
     return b;
 }
 
@@ -252,6 +251,8 @@ std::unique_ptr<ProcessRunner> makeRunner(const LaunchArgs& a) {
     c.deadline = std::chrono::milliseconds(static_cast<long long>(a.timeoutS * 1000));
     return std::make_unique<ProcessRunner>(c);
 }
+
+namespace {
 
 MeasureSettings settingsOf(const LaunchArgs& a) {
     MeasureSettings s;

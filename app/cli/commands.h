@@ -15,4 +15,5 @@ void registerInspectCommand(CLI::App& app, int& exitCode);  // inspect
 void registerRunCommands(CLI::App& app, int& exitCode);     // run, compare
 void registerExperimentCommand(CLI::App& app, int& exitCode); // experiment
 void registerDiffCommand(CLI::App& app, int& exitCode);     // diff
+void registerProfileCommand(CLI::App& app, int& exitCode);  // profile
 } // namespace lowerscope::cli

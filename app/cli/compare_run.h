@@ -1,12 +1,18 @@
 #pragma once
-// The interleaved A/B comparison behind `compare`, shared with `experiment` (cmd_run.cpp defines it).
+// The interleaved A/B comparison behind `compare`, shared with `experiment`, and the build-and-
+// resolve step of one launch shared by run, compare and profile (cmd_run.cpp defines them).
 
+#include "core/build/build.h"
+#include "core/build/toolchain.h"
 #include "core/run/argspec.h"
+#include "core/run/measurement.h"
+#include "core/run/runner_client.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -48,6 +54,23 @@ struct CliFailure {
     int code;
     std::string message;
 };
+
+// One kernel built and its launch resolved.
+struct BuiltLaunch {
+    LaunchSpec spec;     // the sidecar entry overridden by the flags
+    PreparedSide side;   // the launch resolved against the kernel: what the runner gets
+    std::string mangled; // the kernel's symbol
+    BuildResult build;   // the build (its cubin moved into side.variant)
+};
+
+// Builds `file` with `options`, finds the kernel (`kernelFlag`, else the sidecar's first) and
+// resolves the launch from the sidecar and the flags; diagnostics and warnings go to stderr.
+// Throws CliFailure (2: usage or setup, 1: compile error).
+BuiltLaunch buildLaunch(const Toolchain& tc, const std::string& file, const BuildOptions& options,
+                        const std::string& kernelFlag, const LaunchArgs& a, const std::string& label = "");
+
+// The runner process the flags ask for (--runner, --timeout). Throws CliFailure on a bad --runner.
+std::unique_ptr<ProcessRunner> makeRunner(const LaunchArgs& a);
 
 // One measured comparison: the "lowerscope.compare/1" document and the launch each side used
 // (sidecar entry overridden by the flags).

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
     lowerscope::cli::registerRunCommands(app, exitCode);
     lowerscope::cli::registerExperimentCommand(app, exitCode);
     lowerscope::cli::registerDiffCommand(app, exitCode);
+    lowerscope::cli::registerProfileCommand(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -130,6 +130,12 @@ int main(int argc, char** argv) {
         try {
             RunResult r = runRequest(device, req, progress);
             writeLine(resultLine(r));
+            if (r.runnerExits) {
+                // Instruction counts and stall samples: CUPTI's SASS state is only reset by a new
+                // process (profile_request.h); the client starts one for the next request.
+                std::fflush(stdout);
+                return 0;
+            }
         } catch (const RequestFailure& f) {
             writeLine(errorLine(f.error, id));
             if (f.exitCode) {

@@ -12,12 +12,9 @@
 //                         profiler such as ncu would serialise behind; mode "profile".
 //   TimingProcedure       otherwise: TIMING.md's measurement (timing_procedure.h).
 //
-// The profiling procedure (CUPTI kernel metrics, instruction counts, stall samples:
-// profile_procedure.h's collectProfile(), not yet reachable from the protocol) joins as one more
-// class beside PlainLaunchProcedure: it sets CUPTI up in prepare() (before the modules are loaded,
-// which SASS metrics need), drives collectProfile() from run() through the variant's launch and
-// restoreInputs(), and is chosen in procedureFor() from request.profile. Nothing in
-// TimingProcedure or in runRequest() changes for it.
+// Profile requests (CUPTI kernel metrics, instruction counts, stall samples) do not go through a
+// Procedure: PC sampling must be enabled before the module loads, so runRequest() hands them to
+// runProfileRequest() (profile_request.h), which loads each variant inside the collection.
 
 #include "app/runner/device_context.h"
 #include "app/runner/request_progress.h"

@@ -3,6 +3,7 @@
 
 #include "app/runner/loaded_variant.h"
 #include "app/runner/procedure.h"
+#include "app/runner/profile_request.h"
 #include "core/run/output_agreement.h"
 
 #include <memory>
@@ -13,6 +14,9 @@ namespace lowerscope::runner {
 RunResult runRequest(DeviceContext& ctx, const RunRequest& req, const RequestProgress::Fn& progressFn) {
     RequestProgress progress(req.id, progressFn);
     ctx.setKernelTimeout(req.kernelTimeoutS);
+    if (req.profile != ProfileCollection::None) {
+        return runProfileRequest(ctx, req, progress); // loads its module inside the collection
+    }
     RequestContext rc{ctx, req, progress};
     const std::unique_ptr<Procedure> procedure = procedureFor(req);
     procedure->prepare(rc);

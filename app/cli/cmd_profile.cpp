@@ -1,0 +1,394 @@
+// `lowerscope-cli profile` (issue 14): build a kernel, have lowerscope-runner collect hardware
+// evidence for one launch (kernel metrics through CUPTI's Range Profiler, counts per SASS
+// instruction through SASS Metrics, warp stall samples through PC Sampling; one runner request per
+// collection, each with its own deadline), join it onto the lowering model of the same build
+// (core/run/profile_join.h) and write "lowerscope.profile/1":
+//
+//   {"schema": "lowerscope.profile/1", "file", "kernel" (mangled), "signature", "arch",
+//    "build_options", "cubin_digest", "launch": {"grid", "block", "args"}, "device": {...},
+//    "collections": {"kernel"|"instructions"|"samples": {"ok": true, "collect_ms", "launches",
+//                     "passes", "note"} | {"ok": false, "error": {...}}},
+//    "metrics": [{"name", "value", "unit"}], "invalid_metrics": [...],
+//    "samples": {"total", "dropped", "period_log2"},
+//    "kernel_totals": {"counts": {...}, "samples": {...}, "sample_total"},
+//    "instructions": [{"address", "opcode", "ptx_line", "file", "line", "profiled", "counts",
+//                      "samples"}],                  every SASS instruction, address order
+//    "ptx_lines": [{"line", "instructions", "counts", "samples", "sample_total"}],
+//    "lines": [...as ptx_lines plus "file"]            source lines, inlined code at its call site
+//    "callee_lines": [...]}                            the same with inlined code at the callee line
+//
+// Exit: 0 every collection asked for came back, 1 build error, kernel fault or a collection
+// failed on the kernel, 2 usage, missing tool, no GPU or no profiling (CUPTI missing, counters not
+// permitted). What did come back is written in every case.
+#include "app/cli/build_flags.h"
+#include "app/cli/commands.h"
+#include "app/cli/compare_run.h"
+
+#include "core/analysis/lowering.h"
+#include "core/build/demangle.h"
+#include "core/run/buffer_data.h"
+#include "core/run/profile_join.h"
+#include "core/run/protocol.h"
+#include "core/untrusted.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+namespace lowerscope::cli {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr int kOk = 0, kKernelError = 1, kUsage = 2;
+
+struct ProfileArgs {
+    std::string file;
+    std::string project;
+    BuildOptions options;
+    LaunchArgs launch;
+    std::string collect = "kernel,instructions,samples";
+    std::vector<std::string> kernelMetrics;
+};
+
+// Failures that say profiling is not available here (exit 2), as opposed to the kernel failing.
+bool profilingUnavailable(RunErrorKind k) {
+    return isSetupError(k) || k == RunErrorKind::NoCupti || k == RunErrorKind::ProfilingUnsupported ||
+           k == RunErrorKind::ProfilingNotPermitted || k == RunErrorKind::ProfilerBusy;
+}
+
+json totalsJson(const ProfileTotals& t) {
+    return json{{"counts", t.counts}, {"samples", t.samples}, {"sample_total", t.sampleTotal()}};
+}
+
+json linesJson(const std::vector<ProfiledLine>& lines, bool withFile) {
+    json out = json::array();
+    for (const auto& l : lines) {
+        json j = totalsJson(l.totals);
+        if (withFile) {
+            j["file"] = l.file;
+        }
+        j["line"] = l.line;
+        j["instructions"] = l.instructions;
+        out.push_back(std::move(j));
+    }
+    return out;
+}
+
+std::string formatCount(double v) {
+    char buf[32];
+    if (v >= 1e9) {
+        std::snprintf(buf, sizeof buf, "%.2fG", v / 1e9);
+    } else if (v >= 1e6) {
+        std::snprintf(buf, sizeof buf, "%.2fM", v / 1e6);
+    } else if (v >= 1e4) {
+        std::snprintf(buf, sizeof buf, "%.1fk", v / 1e3);
+    } else {
+        std::snprintf(buf, sizeof buf, "%.0f", v);
+    }
+    return buf;
+}
+
+std::string metricText(const ProfileMetric& m) {
+    char buf[64];
+    if (m.unit == "nanosecond") {
+        return formatDuration(m.value * 1e-6);
+    }
+    if (m.unit == "byte") {
+        std::snprintf(buf, sizeof buf, "%.2f MB", m.value / 1e6);
+        return buf;
+    }
+    if (m.unit == "percent") {
+        std::snprintf(buf, sizeof buf, "%.1f %%", m.value);
+        return buf;
+    }
+    std::snprintf(buf, sizeof buf, "%.4g %s", m.value, escapeControl(m.unit).c_str());
+    return buf;
+}
+
+// Reasons with their share of `t`'s samples, largest first (the "_not_issued" subsets left out).
+std::vector<std::pair<std::string, double>> topReasons(const ProfileTotals& t, size_t n) {
+    std::vector<std::pair<std::string, double>> out;
+    const double total = static_cast<double>(t.sampleTotal());
+    if (total <= 0) {
+        return out;
+    }
+    for (const auto& [reason, k] : t.samples) {
+        if (reason.size() > 11 && reason.compare(reason.size() - 11, 11, "_not_issued") == 0) {
+            continue;
+        }
+        out.emplace_back(reason, static_cast<double>(k) / total);
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    if (out.size() > n) {
+        out.resize(n);
+    }
+    return out;
+}
+
+void printSummary(const json& doc, const ProfileJoin& join, const std::vector<ProfileMetric>& metrics) {
+    std::printf("%s: profile of one launch (grid %s, block %s)\n", doc["signature"].get<std::string>().c_str(),
+                doc["launch"]["grid"].dump().c_str(), doc["launch"]["block"].dump().c_str());
+    for (const auto& [name, c] : doc["collections"].items()) {
+        if (c.value("ok", false)) {
+            std::printf("  %-12s ok, %.0f ms%s%s\n", name.c_str(), c.value("collect_ms", 0.0),
+                        c.value("note", std::string()).empty() ? "" : ", note: ",
+                        escapeControl(c.value("note", std::string())).c_str());
+        } else {
+            std::printf("  %-12s FAILED: %s\n", name.c_str(),
+                        escapeControl(c["error"].value("message", std::string())).c_str());
+        }
+    }
+    if (!metrics.empty()) {
+        std::printf("  kernel metrics:\n");
+        for (const auto& m : metrics) {
+            std::printf("    %-60s %s\n", escapeControl(m.name).c_str(), metricText(m).c_str());
+        }
+    }
+    const uint64_t executed = join.kernel.count("smsp__sass_inst_executed");
+    const uint64_t samples = join.kernel.sampleTotal();
+    if (executed > 0) {
+        std::printf("  instructions executed (warp level): %s\n", formatCount(static_cast<double>(executed)).c_str());
+    }
+    if (samples > 0) {
+        std::string reasons;
+        for (const auto& [r, share] : topReasons(join.kernel, 4)) {
+            char buf[96];
+            std::snprintf(buf, sizeof buf, "%s%s %.0f%%", reasons.empty() ? "" : ", ", r.c_str(), share * 100);
+            reasons += buf;
+        }
+        std::printf("  stall samples: %s (%s)\n", formatCount(static_cast<double>(samples)).c_str(), reasons.c_str());
+    }
+    // The hottest source lines: by samples when there are any, else by instructions executed.
+    std::vector<const ProfiledLine*> lines;
+    for (const auto& l : join.sourceLines) {
+        lines.push_back(&l);
+    }
+    auto weight = [&](const ProfiledLine* l) {
+        return samples > 0 ? static_cast<double>(l->totals.sampleTotal())
+                           : static_cast<double>(l->totals.count("smsp__sass_inst_executed"));
+    };
+    std::stable_sort(lines.begin(), lines.end(), [&](auto* a, auto* b) { return weight(a) > weight(b); });
+    const double all = samples > 0 ? static_cast<double>(samples) : static_cast<double>(executed);
+    if (all > 0 && !lines.empty()) {
+        std::printf("  hottest source lines (%s):\n", samples > 0 ? "share of stall samples" : "share of instructions executed");
+        for (size_t i = 0; i < lines.size() && i < 5 && weight(lines[i]) > 0; ++i) {
+            const ProfiledLine& l = *lines[i];
+            std::string why;
+            for (const auto& [r, share] : topReasons(l.totals, 2)) {
+                char buf[96];
+                std::snprintf(buf, sizeof buf, "%s%s %.0f%%", why.empty() ? "" : ", ", r.c_str(), share * 100);
+                why += buf;
+            }
+            std::printf("    %5.1f%%  %s:%d  (%d SASS, %s executed%s%s)\n", 100.0 * weight(lines[i]) / all,
+                        escapeControl(std::filesystem::path(l.file).filename().string()).c_str(), l.line,
+                        l.instructions, formatCount(static_cast<double>(l.totals.count("smsp__sass_inst_executed"))).c_str(),
+                        why.empty() ? "" : "; ", why.c_str());
+        }
+    }
+}
+
+int runProfile(const ProfileArgs& a) {
+    std::vector<ProfileCollection> wanted;
+    {
+        std::stringstream ss(a.collect);
+        std::string item;
+        while (std::getline(ss, item, ',')) {
+            auto c = parseProfileCollection(item);
+            if (!c || *c == ProfileCollection::None) {
+                std::cerr << "lowerscope-cli profile: --metrics: unknown collection '" << escapeControl(item)
+                          << "' (kernel, instructions, samples)\n";
+                return kUsage;
+            }
+            if (std::find(wanted.begin(), wanted.end(), *c) == wanted.end()) {
+                wanted.push_back(*c);
+            }
+        }
+    }
+    if (wanted.empty()) {
+        std::cerr << "lowerscope-cli profile: --metrics names no collection\n";
+        return kUsage;
+    }
+    try {
+        Toolchain tc = discoverToolchain();
+        BuiltLaunch b = buildLaunch(tc, a.file, a.options, a.launch.kernel, a.launch);
+        const LoweringModel model = buildLoweringModel(b.build);
+        const KernelModel* kernel = nullptr;
+        for (const auto& k : model.kernels) {
+            if (k.mangled == b.mangled) {
+                kernel = &k;
+            }
+        }
+        if (!kernel) {
+            throw CliFailure{kKernelError, "kernel " + b.mangled + " has no SASS in this build"};
+        }
+        const std::vector<uint8_t>& cubin = b.side.variant.cubin;
+        const std::string digest = digestHex(cubin.data(), cubin.size());
+        auto runner = makeRunner(a.launch);
+
+        json doc{{"schema", "lowerscope.profile/1"},
+                 {"file", std::filesystem::path(a.file).filename().string()},
+                 {"kernel", b.mangled},
+                 {"signature", b.side.launch.kernelName},
+                 {"arch", model.arch},
+                 {"build_options", shellQuote(toNvccArgs(a.options))},
+                 {"cubin_digest", digest},
+                 {"launch", {{"grid", b.side.variant.grid}, {"block", b.side.variant.block}, {"args", b.spec.args}}},
+                 {"collections", json::object()}};
+        DeviceInfo device;
+        RunError startError;
+        if (!runner->device(device, startError)) {
+            throw CliFailure{kUsage, std::string(runErrorKindName(startError.kind)) + ": " + startError.message};
+        }
+        doc["device"] = toJson(device);
+
+        int rc = kOk;
+        std::vector<ProfileData> got;
+        for (ProfileCollection c : wanted) {
+            RunRequest req;
+            req.profile = c;
+            req.profileMetrics = c == ProfileCollection::Kernel ? a.kernelMetrics : std::vector<std::string>{};
+            req.variants.push_back(b.side.variant);
+            RunOutcome o = runner->run(req);
+            const std::string name = profileCollectionName(c);
+            if (!o.ok || o.result.variants.empty() || !o.result.variants[0].profile) {
+                RunError e = o.error;
+                if (o.ok) {
+                    e.kind = RunErrorKind::Protocol;
+                    e.message = "the runner answered without a profile";
+                }
+                doc["collections"][name] = {{"ok", false}, {"error", toJson(e)}};
+                std::cerr << "lowerscope-cli profile: " << name << ": " << runErrorKindName(e.kind) << ": "
+                          << escapeControl(e.message) << '\n';
+                rc = std::max(rc, profilingUnavailable(e.kind) ? kUsage : kKernelError);
+                continue;
+            }
+            ProfileData p = *o.result.variants[0].profile;
+            if (auto why = profileMismatch(p, digest, b.mangled)) {
+                doc["collections"][name] = {{"ok", false}, {"error", {{"kind", "protocol"}, {"message", *why}}}};
+                std::cerr << "lowerscope-cli profile: " << name << ": refused: " << escapeControl(*why) << '\n';
+                rc = std::max(rc, kKernelError);
+                continue;
+            }
+            doc["collections"][name] = {{"ok", true},       {"collect_ms", p.collectMs}, {"launches", p.launches},
+                                        {"passes", p.passes}, {"note", p.note},          {"chip", p.chip}};
+            got.push_back(std::move(p));
+        }
+
+        std::vector<const ProfileData*> rows;
+        std::vector<ProfileMetric> metrics;
+        doc["metrics"] = json::array();
+        for (const auto& p : got) {
+            if (p.collection == ProfileCollection::Kernel) {
+                metrics = p.metrics;
+                for (const auto& m : p.metrics) {
+                    doc["metrics"].push_back(toJson(m));
+                }
+                doc["invalid_metrics"] = p.invalidMetrics;
+            } else {
+                rows.push_back(&p);
+            }
+            if (p.collection == ProfileCollection::Samples) {
+                doc["samples"] = {{"total", p.totalSamples},
+                                  {"dropped", p.droppedSamples},
+                                  {"period_log2", p.samplingPeriodLog2}};
+            }
+        }
+        const ProfileJoin join = joinProfiles(kernel->sass, rows, InlineAttribution::CallSite);
+        if (!join.unmatchedOffsets.empty()) {
+            // The digest matched, so this is a runner (or CUPTI) answer that does not fit the code.
+            std::cerr << "lowerscope-cli profile: " << join.unmatchedOffsets.size()
+                      << " profiled offsets have no instruction in this build (left out)\n";
+            doc["unmatched_offsets"] = join.unmatchedOffsets;
+            rc = std::max(rc, kKernelError);
+        }
+        json instructions = json::array();
+        for (size_t i = 0; i < kernel->sass.instructions.size(); ++i) {
+            const SassInstruction& ins = kernel->sass.instructions[i];
+            const ProfiledRow& row = join.rows[i];
+            json j{{"address", ins.address}, {"opcode", ins.opcode}, {"ptx_line", ins.ptxLine},
+                   {"profiled", row.profiled}, {"counts", row.totals.counts}, {"samples", row.totals.samples}};
+            if (ins.source.valid()) {
+                j["file"] = ins.source.file;
+                j["line"] = ins.source.line;
+            }
+            instructions.push_back(std::move(j));
+        }
+        doc["instructions"] = std::move(instructions);
+        doc["kernel_totals"] = totalsJson(join.kernel);
+        doc["ptx_lines"] = linesJson(join.ptxLines, false);
+        doc["lines"] = linesJson(join.sourceLines, true);
+        doc["callee_lines"] =
+            linesJson(joinProfiles(kernel->sass, rows, InlineAttribution::Callee).sourceLines, true);
+
+        if (!a.launch.jsonOut.empty() && !writeJson(doc, a.launch.jsonOut)) {
+            return kUsage;
+        }
+        if (a.launch.jsonOut != "-") {
+            printSummary(doc, join, metrics);
+        }
+        return rc;
+    } catch (const CliFailure& f) {
+        std::cerr << "lowerscope-cli profile: " << f.message << '\n';
+        return f.code;
+    }
+}
+
+} // namespace
+
+void registerProfileCommand(CLI::App& app, int& exitCode) {
+    auto a = std::make_shared<ProfileArgs>();
+    CLI::App* cmd = app.add_subcommand(
+        "profile",
+        "Build a kernel and collect hardware evidence for one launch through lowerscope-runner and CUPTI: kernel "
+        "metrics (Range Profiler), counts per SASS instruction (SASS Metrics) and warp stall samples (PC "
+        "Sampling), joined onto the SASS rows, PTX lines and source lines of the same build "
+        "(lowerscope.profile/1). Without --kernel/--grid/--arg the sidecar FILE.json is used.\n"
+        "Exit: 0 every collection came back, 1 build error, kernel fault or a failed collection, 2 usage error, "
+        "missing tool, no GPU or profiling not available (CUPTI missing, counters not permitted).");
+    cmd->add_option("file", a->file, "CUDA source file")->required()->type_name("FILE.cu");
+    addBuildOptionFlags(*cmd, a->options);
+    cmd->add_option("--project", a->project, "compile_commands.json (or its folder): the file's project flags")
+        ->type_name("PATH");
+    LaunchArgs& l = a->launch;
+    cmd->add_option("--kernel", l.kernel, "kernel name (plain or mangled); default: the sidecar's first kernel")
+        ->type_name("NAME");
+    cmd->add_option("--grid", l.grid, "grid: an expression or x,y,z expressions, e.g. 'ceil(n/256)'")->type_name("G");
+    cmd->add_option("--block", l.block, "block: an expression or x,y,z expressions")->type_name("B");
+    cmd->add_option("--shared", l.shared, "dynamic shared memory, bytes (expression)")->type_name("BYTES");
+    cmd->add_option("--arg", l.args, "kernel argument NAME=VALUE or NAME=TYPE[N]:INIT (repeatable; overrides the "
+                                     "sidecar's by name)")
+        ->type_name("SPEC");
+    cmd->add_option("--metrics", a->collect,
+                    "what to collect, comma-separated: kernel (counters), instructions (per-instruction counts), "
+                    "samples (stall samples); default all three")
+        ->type_name("LIST");
+    cmd->add_option("--kernel-metrics", a->kernelMetrics,
+                    "Nsight Compute metric names for the kernel collection (repeatable; default: the standard set)")
+        ->type_name("NAME");
+    cmd->add_option("--timeout", l.timeoutS, "deadline of each collection, seconds (default 60)")
+        ->type_name("S")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--runner", l.runner, "runner command (default: lowerscope-runner next to this program)")
+        ->type_name("CMD");
+    cmd->add_option("--json", l.jsonOut, "write the lowerscope.profile/1 document to OUT ('-' = stdout)")
+        ->type_name("OUT");
+    l.timeoutS = 60; // a kernel collection replays the launch once per pass
+    cmd->callback([cmd, a, &exitCode] {
+        if (!a->project.empty()) {
+            try {
+                a->options = overlayGivenFlags(*cmd, projectOptions(a->project, a->file).options, a->options);
+            } catch (const std::exception& e) {
+                std::cerr << "lowerscope-cli profile: --project: " << e.what() << '\n';
+                exitCode = kUsage;
+                return;
+            }
+        }
+        exitCode = runProfile(*a);
+    });
+}
+
+} // namespace lowerscope::cli
