@@ -198,7 +198,9 @@ std::string computeCacheKey(const BuildInput& input, const std::string& fingerpr
     case InputKind::SharedLibrary:
     case InputKind::Executable:
         // The bytes and which member: named, or the default for the arch; an embedded PTX is
-        // assembled with the ptxas options.
+        // assembled with the ptxas options. "members/2": the listing names each member once
+        // (entries made before listed a shared library's cubins twice).
+        add("members/2");
         add(bytes);
         add(input.member);
         for (const auto& a : toPtxasArgs(options, options.arch)) add(a);

@@ -326,6 +326,11 @@ bool extractEmbedded(StageContext& ctx, const std::string& path, std::map<std::s
         if (!plainMemberName(name))
             return fail(shown + " names an embedded file '" + name.substr(0, 200) +
                         "' that is not a plain file name; nothing was extracted");
+        // A shared library built by nvcc lists every cubin twice under one name (the fatbin and
+        // its registration copy); `-xelf all` writes one file per name, so one entry per name.
+        if (std::any_of(result.embedded.begin(), result.embedded.end(),
+                        [&](const EmbeddedCode& c) { return c.name == name && c.isPtx == ptx; }))
+            continue;
         EmbeddedCode code;
         code.name = name;
         code.isPtx = ptx;
