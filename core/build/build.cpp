@@ -181,6 +181,14 @@ BuildResult buildInput(const Toolchain& toolchain, const BuildInput& input, cons
                     return setupFail("Triton folder " + input.path +
                                      " has a kernel's PTX or cubin but no metadata <name>.json (num_warps, shared, "
                                      "target): an incomplete cache entry");
+                if (tritonCache.empty()) {
+                    // A kernel's metadata without its code: say which files are missing.
+                    try {
+                        readTritonKernel(path.string());
+                    } catch (const std::exception& e) {
+                        if (std::string(e.what()).find(" has neither ") != std::string::npos) return setupFail(e.what());
+                    }
+                }
                 if (tritonCache.empty())
                     return setupFail(input.path + " is neither a Triton kernel's folder nor a Triton cache holding kernels" +
                                      (skipped.empty() ? std::string() : " (" + skipped.front() + ")"));

@@ -546,7 +546,7 @@ TEST(TritonInput, MissingPartsAreNamed) {
     fs::remove(copy / "add_kernel.ptx");
     r = buildFile(realToolchain(), copy.string(), BuildOptions{}, uncached());
     EXPECT_TRUE(r.setupError);
-    EXPECT_NE(r.error.find("neither"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("has neither add_kernel.cubin nor add_kernel.ptx"), std::string::npos) << r.error;
     // Without metadata.
     fs::copy(original / fs::path("add_kernel.cubin"), copy / "add_kernel.cubin");
     fs::remove(copy / "add_kernel.json");
