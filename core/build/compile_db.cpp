@@ -37,6 +37,66 @@ std::string canonicalString(const fs::path& p) {
 
 bool startsWith(const std::string& s, std::string_view prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
 
+constexpr size_t kMaxOptionsFileBytes = 1u << 20;
+
+// nvcc's --options-file F / -optf F (CMake writes a target's include directories into
+// CMakeFiles/<target>.dir/includes_CUDA.rsp): the words of F in place of the flag, one level
+// deep. F is read only when it lies inside the entry's directory (a database must not make the
+// tool read files elsewhere); otherwise, or when unreadable, the flag is dropped and listed.
+std::vector<std::string> expandOptionsFiles(const std::vector<std::string>& argv, const std::string& directory,
+                                            std::vector<std::string>& dropped) {
+    std::vector<std::string> out;
+    for (size_t i = 0; i < argv.size(); ++i) {
+        const std::string& a = argv[i];
+        std::string file;
+        if ((a == "--options-file" || a == "-optf") && i + 1 < argv.size()) {
+            file = argv[++i];
+        } else if (startsWith(a, "--options-file=")) {
+            file = a.substr(15);
+        } else if (startsWith(a, "-optf=")) {
+            file = a.substr(6);
+        } else {
+            out.push_back(a);
+            continue;
+        }
+        const std::string flag = "--options-file " + file;
+        fs::path p(file);
+        if (p.is_relative() && !directory.empty()) p = fs::path(directory) / p;
+        const std::string real = canonicalString(p), root = canonicalString(directory.empty() ? "." : directory);
+        const fs::path rel = fs::path(real).lexically_relative(root);
+        if (directory.empty() || rel.empty() || *rel.begin() == "..") {
+            dropped.push_back(flag + " (outside the entry's directory)");
+            continue;
+        }
+        std::error_code ec;
+        std::string text;
+        if (!fs::is_regular_file(real, ec) || fs::file_size(real, ec) > kMaxOptionsFileBytes) {
+            dropped.push_back(flag + " (not a readable options file)");
+            continue;
+        }
+        std::ifstream in(real, std::ios::binary);
+        std::ostringstream ss;
+        ss << in.rdbuf();
+        try {
+            const std::vector<std::string> words = splitCommandLine(ss.str());
+            for (size_t k = 0; k < words.size(); ++k) {
+                const std::string& w = words[k];
+                if (w == "--options-file" || w == "-optf") {
+                    dropped.push_back(w + (k + 1 < words.size() ? " " + words[++k] : std::string()) +
+                                      " (nested options file)");
+                } else if (startsWith(w, "--options-file=") || startsWith(w, "-optf=")) {
+                    dropped.push_back(w + " (nested options file)");
+                } else {
+                    out.push_back(w);
+                }
+            }
+        } catch (const std::exception& e) {
+            dropped.push_back(flag + " (" + e.what() + ")");
+        }
+    }
+    return out;
+}
+
 int triValue(const std::string& v) { return v == "true" ? 1 : v == "false" ? 0 : -2; }
 
 // The real architectures named by an -arch / -gencode value ("sm_80", "compute_90",
@@ -112,7 +172,8 @@ std::vector<std::string> splitCommandLine(const std::string& text) {
     return words;
 }
 
-void applyCompileCommand(const std::vector<std::string>& argv, const std::string& directory, ProjectOptions& out) {
+void applyCompileCommand(const std::vector<std::string>& givenArgv, const std::string& directory, ProjectOptions& out) {
+    const std::vector<std::string> argv = expandOptionsFiles(givenArgv, directory, out.dropped);
     BuildOptions& o = out.options;
     auto mark = [&](const char* key) { out.fromProject.insert(key); };
     auto drop = [&](const std::string& a, const char* why = nullptr) {

@@ -281,6 +281,28 @@ TEST(ProjectFlags, UntrustedValuesNeverReachTheCompiler) {
     EXPECT_THROW(projectOptions(s.write("compile_commands.json", "{\"not\": \"an array\"}"), "k.cu"), std::runtime_error);
 }
 
+// CMake (3.2x) writes a CUDA target's include directories into a response file that the command
+// names with --options-file; its words count as the command's, when the file is inside the entry's
+// directory; one outside it (or a nested one) is dropped and listed, never read.
+TEST(ProjectFlags, CmakeOptionsFilesAreReadInsideTheBuildFolderOnly) {
+    ScratchDir s;
+    s.write("proj/build/CMakeFiles/k.dir/includes_CUDA.rsp", "-I/proj/include \"-I/proj/with space\" -DFROM_RSP=1\n");
+    s.write("secret.rsp", "-DLEAKED=1\n");
+    s.write("proj/build/nested.rsp", "--options-file ../../secret.rsp -DNESTED=1\n");
+    ProjectOptions po;
+    applyCompileCommand(splitCommandLine("nvcc -DSCALE=3 --options-file CMakeFiles/k.dir/includes_CUDA.rsp "
+                                         "--options-file=../../secret.rsp -optf nested.rsp -c ../src/k.cu"),
+                        s.path("proj/build"), po);
+    EXPECT_EQ(po.options.includeDirs, std::vector<std::string>{"/proj/include"});
+    EXPECT_EQ(po.options.defines, (std::vector<std::string>{"SCALE=3", "FROM_RSP=1", "NESTED=1"}));
+    std::string dropped;
+    for (const auto& d : po.dropped) dropped += d + "|";
+    EXPECT_NE(dropped.find("--options-file ../../secret.rsp (outside the entry's directory)"), std::string::npos)
+        << dropped;
+    EXPECT_NE(dropped.find("--options-file ../../secret.rsp (nested options file)"), std::string::npos) << dropped;
+    EXPECT_NE(dropped.find("/proj/with space"), std::string::npos) << dropped; // not a plain value
+}
+
 TEST(ProjectFlags, CliBuildsWithTheProjectsFlagsAndArchs) {
     REQUIRE_BUILD_TOOLS();
     Project p;
