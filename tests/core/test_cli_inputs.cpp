@@ -303,6 +303,42 @@ TEST(ProjectFlags, CmakeOptionsFilesAreReadInsideTheBuildFolderOnly) {
     EXPECT_NE(dropped.find("/proj/with space"), std::string::npos) << dropped; // not a plain value
 }
 
+// The whole point, with a real CMake: a CUDA target configured with CMAKE_EXPORT_COMPILE_COMMANDS
+// opens with its include dirs (CMake's options file), defines, flags and archs in one step.
+TEST(ProjectFlags, RealCmakeProjectOpensInOneStep) {
+    REQUIRE_BUILD_TOOLS();
+    const char* cmakePaths[] = {"/usr/bin/cmake", "/usr/local/bin/cmake"};
+    std::string cmake;
+    for (const char* c : cmakePaths)
+        if (fs::exists(c)) cmake = c;
+    if (cmake.empty()) GTEST_SKIP() << "cmake not found";
+    ScratchDir s;
+    s.write("proj/CMakeLists.txt", "cmake_minimum_required(VERSION 3.18)\nproject(k LANGUAGES CUDA)\n"
+                                   "set(CMAKE_CUDA_ARCHITECTURES 80 90)\nadd_library(k STATIC src/k.cu)\n"
+                                   "target_include_directories(k PRIVATE include)\n"
+                                   "target_compile_definitions(k PRIVATE SCALE=3.0f)\n");
+    s.write("proj/include/params.h", "#pragma once\n#ifndef SCALE\n#error SCALE not defined\n#endif\n");
+    const std::string source =
+        s.write("proj/src/k.cu", "#include \"params.h\"\n__global__ void scale(float* p) { p[threadIdx.x] *= SCALE; }\n");
+    ProcessSpec configure;
+    configure.argv = {cmake, "-S", s.path("proj"), "-B", s.path("proj/build"), "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
+                      "-DCMAKE_CUDA_COMPILER=" + realToolchain().nvcc.path};
+    configure.timeout = std::chrono::seconds(240);
+    ProcessResult c = runProcess(configure);
+    if (!c.ok()) GTEST_SKIP() << "cmake cannot configure a CUDA project here: " << c.stderrText.substr(0, 400);
+    ProcessResult r = cli({"build", source, "--project", s.path("proj/build"), "--json", "-", "--no-cache"});
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    json d = parse(r);
+    EXPECT_EQ(d["schema"], "lowerscope.build-set/1") << "CMAKE_CUDA_ARCHITECTURES 80 90: both are built";
+    EXPECT_EQ(d["archs"], json({"sm_80", "sm_90"}));
+    for (const auto& b : d["builds"]) {
+        EXPECT_TRUE(b["ok"].get<bool>());
+        EXPECT_EQ(b["options"]["defines"], json({"SCALE=3.0f"}));
+        ASSERT_EQ(b["options"]["include_dirs"].size(), 1u);
+        EXPECT_EQ(fs::path(b["options"]["include_dirs"][0].get<std::string>()).filename(), "include");
+    }
+}
+
 TEST(ProjectFlags, CliBuildsWithTheProjectsFlagsAndArchs) {
     REQUIRE_BUILD_TOOLS();
     Project p;
