@@ -4,6 +4,7 @@
 // instruction ncu shows at that address (same opcode) with ncu's instructions executed; per-line
 // sums add up to the kernel; a profile of another build or function is refused (issue 14 item 2).
 #include "analysis_util.h"
+#include "core/run/profile_document.h"
 #include "core/run/profile_join.h"
 
 #include <gtest/gtest.h>
@@ -212,3 +213,48 @@ TEST(ProfileJoin, NotIssuedSubsetsAreNotCountedTwice) {
 }
 
 } // namespace
+
+// lowerscope.profile/1 read back (core/run/profile_document.h): the H200 document kept beside the
+// FFMA write-up, and what an untrusted document may not do.
+TEST(ProfileDocument, TheRecordedDocumentReadsBack) {
+    const std::string text =
+        readFile(std::filesystem::path(LOWERSCOPE_SOURCE_DIR) / "docs/examples/ffma_chain.ffma_independent.profile.json");
+    const ProfileDocument d = readProfileDocument(text);
+    const auto j = nlohmann::json::parse(text);
+    EXPECT_EQ(d.kernel, "_Z16ffma_independentPfiff");
+    EXPECT_EQ(d.cubinDigest, j["cubin_digest"].get<std::string>());
+    EXPECT_EQ(d.metrics.size(), j["metrics"].size());
+    size_t profiled = 0;
+    uint64_t executed = 0;
+    for (const auto& r : j["instructions"]) {
+        profiled += r["profiled"].get<bool>() ? 1 : 0;
+        executed += r["counts"].value("smsp__sass_inst_executed", uint64_t{0});
+    }
+    EXPECT_EQ(d.rows.instructions.size(), profiled);
+    uint64_t sum = 0;
+    for (const auto& r : d.rows.instructions) sum += r.counts.count("smsp__sass_inst_executed") ? r.counts.at("smsp__sass_inst_executed") : 0;
+    EXPECT_EQ(sum, executed);
+    EXPECT_EQ(sum, j["kernel_totals"]["counts"]["smsp__sass_inst_executed"].get<uint64_t>());
+}
+
+TEST(ProfileDocument, UntrustedDocumentsAreRefusedWithTheReason) {
+    auto error = [](const std::string& text) {
+        try {
+            readProfileDocument(text);
+        } catch (const ProfileDocumentError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_NE(error("not json").find("not a JSON document"), std::string::npos);
+    EXPECT_NE(error(R"({"schema": "lowerscope.profile/2"})").find("newer profile document"), std::string::npos);
+    EXPECT_NE(error(R"({"schema": "lowerscope.run/1"})").find("not a Lowerscope profile"), std::string::npos);
+    EXPECT_NE(error(std::string(100, '[') + std::string(100, ']')).find("deeper than 32"), std::string::npos);
+    EXPECT_NE(error(R"({"schema": "lowerscope.profile/1", "kernel": "k", "cubin_digest": "d", "instructions": 3})")
+                  .find("instructions: missing or of the wrong type"),
+              std::string::npos);
+    EXPECT_NE(error(R"({"schema": "lowerscope.profile/1", "kernel": "k", "cubin_digest": "d",
+                        "instructions": [{"address": 0, "counts": {"smsp__sass_inst_executed": -5}}]})")
+                  .find("not a count"),
+              std::string::npos);
+}

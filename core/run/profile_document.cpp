@@ -1,0 +1,91 @@
+// lowerscope.profile/1 read back (profile_document.h).
+#include "core/run/profile_document.h"
+
+#include <nlohmann/json.hpp>
+
+namespace lowerscope {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxBytes = 64u << 20;
+constexpr int kMaxDepth = 32;
+
+const json& member(const json& j, const char* key, json::value_t type, const std::string& where) {
+    auto it = j.find(key);
+    if (it == j.end() || it->type() != type) {
+        // Numbers: unsigned and integer are both whole numbers.
+        const bool whole = type == json::value_t::number_unsigned && it != j.end() && it->is_number_integer();
+        if (!whole) throw ProfileDocumentError(where + key + ": missing or of the wrong type");
+    }
+    return *it;
+}
+
+std::map<std::string, uint64_t> countMap(const json& j, const std::string& where) {
+    if (!j.is_object()) throw ProfileDocumentError(where + ": expected an object of counts");
+    std::map<std::string, uint64_t> out;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        if (!it.value().is_number_unsigned() && !(it.value().is_number_integer() && it.value().get<int64_t>() >= 0))
+            throw ProfileDocumentError(where + "." + it.key() + ": not a count");
+        out[it.key()] = it.value().get<uint64_t>();
+    }
+    return out;
+}
+
+} // namespace
+
+ProfileDocument readProfileDocument(const std::string& text) {
+    if (text.size() > kMaxBytes) throw ProfileDocumentError("the document is larger than 64 MiB");
+    bool tooDeep = false;
+    json j = json::parse(
+        text,
+        [&](int depth, json::parse_event_t, json&) {
+            if (depth > kMaxDepth) tooDeep = true;
+            return !tooDeep;
+        },
+        false);
+    if (tooDeep) throw ProfileDocumentError("the document nests deeper than 32 levels");
+    if (j.is_discarded() || !j.is_object()) throw ProfileDocumentError("not a JSON document");
+    const auto schema = j.find("schema");
+    if (schema == j.end() || !schema->is_string() || *schema != "lowerscope.profile/1")
+        throw ProfileDocumentError(schema != j.end() && schema->is_string() &&
+                                           schema->get<std::string>().rfind("lowerscope.profile/", 0) == 0
+                                       ? "a newer profile document (" + schema->get<std::string>() +
+                                             ") than this Lowerscope reads (lowerscope.profile/1)"
+                                       : std::string("not a Lowerscope profile (schema lowerscope.profile/1)"));
+    ProfileDocument d;
+    d.kernel = member(j, "kernel", json::value_t::string, "").get<std::string>();
+    d.cubinDigest = member(j, "cubin_digest", json::value_t::string, "").get<std::string>();
+    if (auto f = j.find("file"); f != j.end() && f->is_string()) d.file = f->get<std::string>();
+    if (auto m = j.find("metrics"); m != j.end()) {
+        if (!m->is_array()) throw ProfileDocumentError("metrics: expected an array");
+        for (const auto& x : *m) {
+            ProfileMetric pm;
+            try {
+                fromJson(x, pm);
+            } catch (const std::exception& e) {
+                throw ProfileDocumentError(std::string("metrics: ") + e.what());
+            }
+            d.metrics.push_back(std::move(pm));
+        }
+    }
+    d.rows.collection = ProfileCollection::Instructions;
+    d.rows.function = d.kernel;
+    d.rows.cubinDigest = d.cubinDigest;
+    const json& rows = member(j, "instructions", json::value_t::array, "");
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const json& r = rows[i];
+        const std::string where = "instructions[" + std::to_string(i) + "].";
+        if (!r.is_object()) throw ProfileDocumentError(where + ": expected an object");
+        if (auto p = r.find("profiled"); p != r.end() && p->is_boolean() && !p->get<bool>()) continue;
+        InstructionProfile ip;
+        ip.pcOffset = member(r, "address", json::value_t::number_unsigned, where).get<uint64_t>();
+        if (auto c = r.find("counts"); c != r.end()) ip.counts = countMap(*c, where + "counts");
+        if (auto s = r.find("samples"); s != r.end()) ip.samples = countMap(*s, where + "samples");
+        d.rows.instructions.push_back(std::move(ip));
+    }
+    return d;
+}
+
+} // namespace lowerscope

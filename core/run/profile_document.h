@@ -1,0 +1,32 @@
+#pragma once
+// A `lowerscope.profile/1` document (written by `lowerscope-cli profile`) read back, e.g. to show
+// its counts and stall samples on the SASS rows of the GUI. Documents are untrusted: the reader
+// bounds size and nesting, checks every field's type and never follows a path from the document.
+
+#include "core/run/profile_data.h"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace lowerscope {
+
+struct ProfileDocumentError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct ProfileDocument {
+    std::string kernel;      // mangled name of the profiled kernel
+    std::string cubinDigest; // XXH3-64 hex of the module image it was taken on
+    std::string file;        // the source file's name as written (display only)
+    std::vector<ProfileMetric> metrics;
+    // Per-instruction counts and samples of every row the document marks as profiled, as one
+    // "instructions" profile (the form joinProfiles() takes), keyed like the runner's.
+    ProfileData rows;
+};
+
+// Parses `text`. Throws ProfileDocumentError naming the problem: not JSON, too large (> 64 MiB)
+// or too deep (> 32 levels), another schema, a field of the wrong type.
+ProfileDocument readProfileDocument(const std::string& text);
+
+} // namespace lowerscope
