@@ -3,6 +3,8 @@
 // settings, status bar and automation dump they share; each part is a short section below.
 #include "views/main_window.h"
 
+#include "core/run/profile_document.h"
+
 #include "core/build/compile_db.h"
 #include "core/build/input.h"
 #include "core/build/json_io.h"
@@ -470,6 +472,14 @@ void MainWindow::createActions() {
         if (openProject(db, &error)) build();
         else QMessageBox::warning(this, tr("Open project"), error);
     });
+    file->addAction(tr("Open p&rofile…"), this, [this] {
+        const QString doc = QFileDialog::getOpenFileName(
+            this, tr("Open a profile (lowerscope-cli profile --json)"), QFileInfo(m_session->sourcePath()).absolutePath(),
+            tr("Profiles (*.json);;All files (*)"));
+        QString error;
+        if (!doc.isEmpty() && !openProfile(doc, &error)) QMessageBox::warning(this, tr("Open profile"), error);
+        else if (!error.isEmpty()) QMessageBox::information(this, tr("Open profile"), error);
+    });
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addAction(tr("Open &example kernel"), this, [this] {
         if (maybeSave()) openExample();
@@ -727,6 +737,30 @@ bool MainWindow::openFile(const QString& path) {
     updateTitle();
     addRecent(abs);
     return true;
+}
+
+bool MainWindow::openProfile(const QString& path, QString* error) {
+    QFile f(path);
+    constexpr qint64 kMaxBytes = 64ll << 20;
+    if (!f.open(QIODevice::ReadOnly) || f.size() > kMaxBytes) {
+        if (error) *error = tr("cannot read %1%2").arg(path, f.size() > kMaxBytes ? tr(" (larger than 64 MiB)") : QString());
+        return false;
+    }
+    try {
+        auto doc = std::make_shared<ProfileDocument>(readProfileDocument(f.readAll().toStdString()));
+        const QString note = m_sass->setProfile(std::move(doc));
+        if (error) *error = note.isEmpty() ? QString() : tr("The profile is not shown: %1").arg(note);
+        // Before the first build there is nothing to check it against yet: it shows when the build
+        // it belongs to arrives.
+        if (m_session->snapshot())
+            statusBar()->showMessage(note.isEmpty() ? tr("Profile %1 shown in the SASS pane").arg(QFileInfo(path).fileName())
+                                                    : tr("Profile not shown: %1").arg(note),
+                                     8000);
+        return true;
+    } catch (const std::exception& e) {
+        if (error) *error = tr("%1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what()));
+        return false;
+    }
 }
 
 bool MainWindow::openProject(const QString& databasePath, QString* error) {

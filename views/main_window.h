@@ -97,6 +97,10 @@ public:
     // Applies a compile database (compile_commands.json or its folder) to the open file and
     // remembers it for that file. False (with the reason in *error) when it has no entry for it.
     bool openProject(const QString& databasePath, QString* error = nullptr);
+    // Shows a lowerscope.profile/1 document (lowerscope-cli profile --json) on the SASS rows of
+    // the build it was taken on (issue 14). False with the reason when it cannot be read; when it
+    // belongs to another build it is kept but hidden, and *error says why.
+    bool openProfile(const QString& path, QString* error = nullptr);
     void loadText(const QString& path, const QString& text); // a buffer (example, recovered text)
     void openExample();                                 // the bundled reduction.cu
     bool save();

@@ -5,9 +5,57 @@
 
 #include <QPainter>
 
+#include <algorithm>
+
 namespace lowerscope {
 
+namespace {
+
+// A stable colour per stall reason: the few that matter most get fixed hues, the rest a hash.
+QColor reasonColor(const QString& reason) {
+    static const std::pair<const char*, QColor> fixed[] = {
+        {"long_scoreboard", QColor(214, 96, 77)},  {"wait", QColor(240, 170, 60)},
+        {"selected", QColor(90, 170, 110)},        {"short_scoreboard", QColor(200, 120, 190)},
+        {"mio_throttle", QColor(110, 140, 220)},   {"barrier", QColor(150, 110, 200)},
+        {"branch_resolving", QColor(120, 190, 200)}, {"no_instructions", QColor(160, 160, 160)},
+        {"math_pipe_throttle", QColor(230, 130, 40)}, {"lg_throttle", QColor(70, 110, 170)}};
+    for (const auto& [name, c] : fixed)
+        if (reason == QLatin1String(name)) return c;
+    return QColor::fromHsv(int(qHash(reason) % 360), 110, 200);
+}
+
+} // namespace
+
 void SassDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const {
+    if (index.column() == SassModel::StallsColumn) {
+        QStyleOptionViewItem opt = option;
+        initStyleOption(&opt, index);
+        const QString text = opt.text;
+        opt.text.clear();
+        QStyledItemDelegate::paint(painter, opt, QModelIndex());
+        const QVariant bg = index.data(Qt::BackgroundRole);
+        if (bg.isValid() && !(option.state & QStyle::State_Selected)) painter->fillRect(option.rect, bg.value<QColor>());
+        // One bar per row, as long as its share of the busiest row's samples, split by reason.
+        const double maxRow = double(std::max<qulonglong>(1, index.data(SassModel::MaxRowSamplesRole).toULongLong()));
+        // The share and the top reason on the left (room for "100.0% long_scoreboard"), the bar in
+        // what is left of the cell.
+        const int textWidth = option.fontMetrics.horizontalAdvance(QStringLiteral("100.0% long_scoreboard "));
+        const QRect area(option.rect.left() + textWidth, option.rect.top() + 3,
+                         std::max(0, option.rect.width() - textWidth - 3), option.rect.height() - 6);
+        int x = area.left();
+        for (const QVariant& v : index.data(SassModel::StallSamplesRole).toList()) {
+            const QVariantList pair = v.toList();
+            const int w = int(area.width() * double(pair.value(1).toULongLong()) / maxRow + 0.5);
+            if (w <= 0) continue;
+            QColor c = reasonColor(pair.value(0).toString());
+            c.setAlpha(170);
+            painter->fillRect(QRect(x, area.top(), w, area.height()), c);
+            x += w;
+        }
+        painter->setPen(option.palette.color(option.state & QStyle::State_Selected ? QPalette::HighlightedText : QPalette::Text));
+        painter->drawText(option.rect.adjusted(4, 0, -4, 0), Qt::AlignLeft | Qt::AlignVCenter, text);
+        return;
+    }
     if (index.column() != SassModel::LiveColumn) {
         QStyledItemDelegate::paint(painter, option, index);
         return;

@@ -12,6 +12,27 @@
 
 namespace lowerscope {
 
+namespace {
+
+// A count as people read it: 524288 → "524.3k", 138412032 → "138.4M".
+QString shortCount(uint64_t v) {
+    if (v >= 1000000000ull) return QStringLiteral("%1G").arg(double(v) / 1e9, 0, 'f', 2);
+    if (v >= 1000000ull) return QStringLiteral("%1M").arg(double(v) / 1e6, 0, 'f', 1);
+    if (v >= 10000ull) return QStringLiteral("%1k").arg(double(v) / 1e3, 0, 'f', 1);
+    return QString::number(v);
+}
+
+// The row's stall reasons, most samples first, without the "_not_issued" subsets.
+std::vector<std::pair<std::string, uint64_t>> reasonsOf(const ProfileTotals& t) {
+    std::vector<std::pair<std::string, uint64_t>> out;
+    for (const auto& [r, n] : t.samples)
+        if (n > 0 && !(r.size() > 11 && r.compare(r.size() - 11, 11, "_not_issued") == 0)) out.emplace_back(r, n);
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    return out;
+}
+
+} // namespace
+
 SassModel::SassModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void SassModel::setFunction(std::shared_ptr<const void> owner, const SassFunction* function,
@@ -28,6 +49,9 @@ void SassModel::setFunction(std::shared_ptr<const void> owner, const SassFunctio
     m_filterDescription.clear();
     m_currentRow = -1;
     m_maxLive = 0;
+    m_profile.clear(); // a profile belongs to one build's rows: the pane sets it again if it fits
+    m_kernelSamples = 0;
+    m_maxRowSamples = 0;
     // A listing uses a few dozen distinct mnemonics: look each up in the opcode table once.
     std::unordered_map<std::string_view, uint8_t> categoryOf;
     for (size_t i = 0; i < n; ++i) {
@@ -41,6 +65,15 @@ void SassModel::setFunction(std::shared_ptr<const void> owner, const SassFunctio
 }
 
 void SassModel::clear() { setFunction(nullptr, nullptr, {}); }
+
+void SassModel::setProfile(std::vector<ProfileTotals> rows, uint64_t kernelSamples) {
+    if (rows.size() != size_t(rowCount())) rows.clear();
+    m_profile = std::move(rows);
+    m_kernelSamples = m_profile.empty() ? 0 : kernelSamples;
+    m_maxRowSamples = 0;
+    for (const auto& t : m_profile) m_maxRowSamples = std::max(m_maxRowSamples, t.sampleTotal());
+    if (rowCount() > 0) emit dataChanged(index(0, ExecutedColumn), index(rowCount() - 1, StallsColumn));
+}
 
 void SassModel::setSourceLines(std::vector<int> sourceLines) {
     m_sourceLines = std::move(sourceLines);
@@ -158,6 +191,17 @@ QVariant SassModel::data(const QModelIndex& index, int role) const {
         case OperandsColumn: return operandsText(ins);
         case ControlColumn: return ins.hasEncoding ? QString::fromStdString(controlText(ins.control)) : QString();
         case LiveColumn: return ins.live.gpr >= 0 ? QVariant(ins.live.gpr) : QVariant(QString());
+        case ExecutedColumn:
+            if (m_profile.empty() || !m_profile[row].counts.count("smsp__sass_inst_executed")) return QString();
+            return shortCount(m_profile[row].count("smsp__sass_inst_executed"));
+        case StallsColumn: {
+            if (m_profile.empty() || m_kernelSamples == 0) return QString();
+            const uint64_t n = m_profile[row].sampleTotal();
+            if (n == 0) return QString();
+            const auto reasons = reasonsOf(m_profile[row]);
+            return QStringLiteral("%1% %2").arg(100.0 * double(n) / double(m_kernelSamples), 0, 'f', 1)
+                .arg(reasons.empty() ? QString() : QString::fromStdString(reasons.front().first));
+        }
         }
         return {};
     case Qt::ToolTipRole:
@@ -167,6 +211,20 @@ QVariant SassModel::data(const QModelIndex& index, int role) const {
                                                       sassDescription(ins.mnemonic));
         if (index.column() == LiveColumn && ins.live.gpr >= 0)
             return QStringLiteral("live: %1 GPR, %2 predicate, %3 uniform").arg(ins.live.gpr).arg(ins.live.pred).arg(ins.live.ugpr);
+        if ((index.column() == ExecutedColumn || index.column() == StallsColumn) && !m_profile.empty()) {
+            const ProfileTotals& t = m_profile[row];
+            QString tip = tr("instructions executed (warps): %1\nthread instructions: %2\npredicated-on threads: %3")
+                              .arg(t.count("smsp__sass_inst_executed"))
+                              .arg(t.count("smsp__sass_thread_inst_executed"))
+                              .arg(t.count("smsp__sass_thread_inst_executed_pred_on"));
+            const uint64_t n = t.sampleTotal();
+            if (n > 0) {
+                tip += tr("\nstall samples: %1").arg(n);
+                for (const auto& [r, k] : reasonsOf(t))
+                    tip += QStringLiteral("\n  %1  %2 (%3%)").arg(QString::fromStdString(r)).arg(k).arg(100.0 * double(k) / double(n), 0, 'f', 1);
+            }
+            return tip;
+        }
         if (ins.source.valid()) return chainText(ins.source);
         return {};
     case Qt::ForegroundRole: {
@@ -184,7 +242,7 @@ QVariant SassModel::data(const QModelIndex& index, int role) const {
         if (line > 0) return Theme::band(line, m_stale);
         return {};
     case Qt::TextAlignmentRole:
-        if (index.column() == SourceLineColumn || index.column() == LiveColumn)
+        if (index.column() == SourceLineColumn || index.column() == LiveColumn || index.column() == ExecutedColumn)
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         return {};
     case AddressRole: return QVariant::fromValue(ins.address);
@@ -199,6 +257,17 @@ QVariant SassModel::data(const QModelIndex& index, int role) const {
     case InlineChainRole: return chainText(ins.source);
     case StallRole: return ins.hasEncoding ? ins.control.stall : -1;
     case FilterMatchRole: return !fadedRow(row);
+    case ExecutedRole:
+        if (m_profile.empty() || !m_profile[row].counts.count("smsp__sass_inst_executed")) return -1;
+        return QVariant::fromValue(qulonglong(m_profile[row].count("smsp__sass_inst_executed")));
+    case StallSamplesRole: {
+        QVariantList out;
+        if (!m_profile.empty())
+            for (const auto& [r, k] : reasonsOf(m_profile[row]))
+                out.push_back(QVariantList{QString::fromStdString(r), QVariant::fromValue(qulonglong(k))});
+        return out;
+    }
+    case MaxRowSamplesRole: return QVariant::fromValue(qulonglong(m_maxRowSamples));
     }
     return {};
 }
@@ -213,6 +282,8 @@ QVariant SassModel::headerData(int section, Qt::Orientation orientation, int rol
     case OperandsColumn: return tr("Operands");
     case ControlColumn: return tr("Control");
     case LiveColumn: return tr("Live GPR");
+    case ExecutedColumn: return tr("Executed");
+    case StallsColumn: return tr("Stalls");
     }
     return {};
 }

@@ -3,6 +3,7 @@
 // core (each instruction's source location, PTX line); the view only looks rows up.
 
 #include "core/model.h"
+#include "core/run/profile_join.h"
 
 #include <QAbstractTableModel>
 #include <QColor>
@@ -17,7 +18,7 @@ class SassModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Columns { AddressColumn, SourceLineColumn, PredicateColumn, OpcodeColumn, OperandsColumn,
-                   ControlColumn, LiveColumn, ColumnCount };
+                   ControlColumn, LiveColumn, ExecutedColumn, StallsColumn, ColumnCount };
     enum Roles {
         AddressRole = Qt::UserRole + 1, // uint32 address
         SourceLineRole,     // int, attributed source line in the open document, 0 = none
@@ -31,6 +32,10 @@ public:
         InlineChainRole,    // QString "file:line ← file:line …"
         StallRole,          // int control stall cycles, -1 when no encoding
         FilterMatchRole,    // bool: matches the SASS filter (true when no filter is active)
+        ExecutedRole,       // qulonglong warp-level instructions executed (profile), -1 (int) when none
+        StallSamplesRole,   // QVariantList of [reason, samples] pairs, most first (profile; "_not_issued"
+                            // subsets left out)
+        MaxRowSamplesRole,  // qulonglong: the most samples any row has (the bar's scale)
     };
 
     explicit SassModel(QObject* parent = nullptr);
@@ -42,6 +47,12 @@ public:
     void setSourceLines(std::vector<int> sourceLines); // after an attribution change
     void setHighlighted(const std::vector<uint32_t>& addresses, std::optional<uint32_t> current);
     void setStale(bool stale);
+    // Hardware evidence on the rows (issue 14): one ProfileTotals per instruction, in row order
+    // (profile_join.h), and the kernel's sample total; the Executed and Stalls columns show them.
+    // A size other than rowCount() clears it. setFunction() clears it too.
+    void setProfile(std::vector<ProfileTotals> rows, uint64_t kernelSamples);
+    void clearProfile() { setProfile({}, 0); }
+    bool hasProfile() const { return !m_profile.empty(); }
     bool isStale() const { return m_stale; }
     // Rows that match the SASS filter (one flag per row); the others are drawn faded. Empty = no
     // filter: every row as usual. A size other than rowCount() counts as empty. `description`
@@ -83,6 +94,9 @@ private:
     int m_maxLive = 0;
     bool m_stale = false;
     std::vector<char> m_filterMatches;
+    std::vector<ProfileTotals> m_profile;
+    uint64_t m_kernelSamples = 0;
+    uint64_t m_maxRowSamples = 0;
     QString m_filterDescription;
     bool fadedRow(size_t row) const { return !m_filterMatches.empty() && !m_filterMatches[row]; }
 };

@@ -1,5 +1,8 @@
 #include "views/sass_pane.h"
 
+#include "core/run/buffer_data.h"
+#include "core/run/profile_join.h"
+
 #include "views/arrow_gutter.h"
 #include "views/control_delegate.h"
 #include "views/opcode_tooltip.h"
@@ -128,6 +131,14 @@ SassPane::SassPane(Workspace* session, QWidget* parent) : QWidget(parent), m_ses
     hh->resizeSection(SassModel::OperandsColumn, cw * 30);
     hh->resizeSection(SassModel::ControlColumn, cw * 19);
     hh->resizeSection(SassModel::LiveColumn, cw * 9);
+    hh->resizeSection(SassModel::ExecutedColumn, cw * 9);
+    hh->resizeSection(SassModel::StallsColumn, cw * 34);
+    // Profile columns sit right after the opcode (where the eye is), and appear only with a
+    // profile of the shown build (setProfile).
+    hh->moveSection(hh->visualIndex(SassModel::ExecutedColumn), hh->visualIndex(SassModel::OperandsColumn));
+    hh->moveSection(hh->visualIndex(SassModel::StallsColumn), hh->visualIndex(SassModel::OperandsColumn));
+    m_view->setColumnHidden(SassModel::ExecutedColumn, true);
+    m_view->setColumnHidden(SassModel::StallsColumn, true);
     hh->setSectionResizeMode(SassModel::OperandsColumn, QHeaderView::Interactive);
     m_body->addWidget(m_view, 1);
     createGutter();
@@ -293,9 +304,45 @@ void SassPane::reload() {
         m_gutter->setKernel(snap, &k->sass, &k->deps);
     }
     showPressure();
+    applyProfile();
     m_updating = false;
     onSelectionChanged();
     onStale();
+}
+
+QString SassPane::setProfile(std::shared_ptr<const ProfileDocument> profile) {
+    m_profile = std::move(profile);
+    applyProfile();
+    return m_profileNote;
+}
+
+void SassPane::applyProfile() {
+    m_profileNote.clear();
+    const SnapshotPtr snap = m_session ? m_session->snapshot() : nullptr;
+    const KernelModel* k = m_session ? m_session->kernel() : nullptr;
+    bool shown = false;
+    if (m_profile && snap && k) {
+        const std::vector<uint8_t>& cubin = snap->result.cubin;
+        const std::string digest = digestHex(cubin.data(), cubin.size());
+        if (auto why = profileDocumentMismatch(*m_profile, digest, k->sass, k->mangled)) {
+            m_profileNote = QString::fromStdString(*why);
+        } else {
+            const ProfileJoin join = joinProfiles(k->sass, {&m_profile->rows});
+            std::vector<ProfileTotals> rows;
+            rows.reserve(join.rows.size());
+            for (const auto& r : join.rows) rows.push_back(r.totals);
+            m_model->setProfile(std::move(rows), join.kernel.sampleTotal());
+            shown = m_model->hasProfile();
+            if (!join.unmatchedOffsets.empty())
+                m_profileNote = tr("%n profiled offset(s) have no instruction in this build", nullptr,
+                                   int(join.unmatchedOffsets.size()));
+        }
+    } else if (m_profile) {
+        m_profileNote = tr("no build to show the profile on");
+    }
+    if (!shown) m_model->clearProfile();
+    m_view->setColumnHidden(SassModel::ExecutedColumn, !shown);
+    m_view->setColumnHidden(SassModel::StallsColumn, !shown);
 }
 
 void SassPane::onSelectionChanged() {

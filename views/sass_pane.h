@@ -10,7 +10,10 @@
 //    (with a button that ends the filter), wherever the filter pane is.
 // Everything follows the workspace facade; the pane calls no other pane.
 
+#include "core/run/profile_document.h"
 #include "views/workspace.h"
+
+#include <memory>
 
 #include <QPointer>
 #include <QWidget>
@@ -51,6 +54,12 @@ public:
     QAction* pressurePredAction() const { return m_pressurePred; }
     QAction* pressureUgprAction() const { return m_pressureUgpr; }
     void applyTheme(); // recolours the stale banner (rows repaint from Theme by themselves)
+    // Hardware evidence from a lowerscope.profile/1 document (issue 14): shown in the Executed and
+    // Stalls columns while the shown build is the one it was taken on (cubin digest and kernel);
+    // after a rebuild into another cubin the columns hide again and profileNote() says why.
+    // Returns "" when shown, else the reason it is not. nullptr removes it.
+    QString setProfile(std::shared_ptr<const ProfileDocument> profile);
+    const QString& profileNote() const { return m_profileNote; }
     // Moves the current row to the next (+1) / previous (-1) run of consecutive highlighted rows.
     // Returns false when there is none.
     bool jumpToRun(int direction);
@@ -67,8 +76,11 @@ private:
     void onSelectionChanged();
     void onStale();
     void updateFilterBar();
+    void applyProfile(); // shows m_profile on the current rows if it fits (sets m_profileNote)
 
     QPointer<Workspace> m_session;
+    std::shared_ptr<const ProfileDocument> m_profile;
+    QString m_profileNote;
     QLabel* m_banner;
     QWidget* m_filterBar;
     QLabel* m_filterLabel;

@@ -5,7 +5,7 @@
 // (core/run/profile_join.h) and write "lowerscope.profile/1":
 //
 //   {"schema": "lowerscope.profile/1", "file", "kernel" (mangled), "signature", "arch",
-//    "build_options", "cubin_digest", "launch": {"grid", "block", "args"}, "device": {...},
+//    "build_options", "cubin_digest", "code_digest" (sassCodeDigest of the kernel), "launch": {"grid", "block", "args"}, "device": {...},
 //    "collections": {"kernel"|"instructions"|"samples": {"ok": true, "collect_ms", "launches",
 //                     "passes", "note"} | {"ok": false, "error": {...}}},
 //    "metrics": [{"name", "value", "unit"}], "invalid_metrics": [...],
@@ -236,6 +236,7 @@ int runProfile(const ProfileArgs& a) {
                  {"arch", model.arch},
                  {"build_options", shellQuote(toNvccArgs(a.options))},
                  {"cubin_digest", digest},
+                 {"code_digest", sassCodeDigest(kernel->sass)},
                  {"launch", {{"grid", b.side.variant.grid}, {"block", b.side.variant.block}, {"args", b.spec.args}}},
                  {"collections", json::object()}};
         DeviceInfo device;

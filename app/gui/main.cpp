@@ -1,5 +1,5 @@
 // lowerscope: the desktop explorer.
-//   lowerscope [FILE] [build options] [--project DB] [--member NAME] [--select-line N]
+//   lowerscope [FILE] [build options] [--project DB] [--member NAME] [--select-line N] [--profile P.json]
 //              [--screenshot OUT.png] [--size WxH] [--dump-state OUT.json] [--quit-after-build]
 //              [--dark|--light] [--compare | --compare-with "B's build flags"]
 // FILE is anything docs/INPUTS.md lists: a .cu, .ptx, cubin, binary or Triton folder.
@@ -28,6 +28,7 @@ struct Args {
     lowerscope::cli::InputFlags input;
     lowerscope::AutomationOptions automation;
     int selectLine = 0;
+    std::string profile;
     std::string screenshot, dumpState, size, compareWith;
     bool dark = false, light = false, compare = false;
 };
@@ -37,6 +38,9 @@ void describe(CLI::App& cli, Args& a) {
     lowerscope::cli::addBuildOptionFlags(cli, a.options); // the same flags as lowerscope-cli build
     lowerscope::cli::addInputFlags(cli, a.input);
     cli.add_option("--select-line", a.selectLine, "Select this source line after the first build");
+    cli.add_option("--profile", a.profile,
+                   "Show this lowerscope.profile/1 document (lowerscope-cli profile --json) on the SASS rows")
+        ->type_name("PROFILE.json");
     cli.add_option("--screenshot", a.screenshot, "Write a PNG of the window after the first build");
     cli.add_option("--size", a.size, "Window size for this run, e.g. 1024x700 (the layout is made for it)")
         ->check([](const std::string& s) {
@@ -164,6 +168,14 @@ int main(int argc, char** argv) {
         if (deferBuild) window.build();
     } else {
         window.openExample();
+    }
+    if (!args.profile.empty()) {
+        // Shown once the build it belongs to is there (the SASS pane checks the cubin digest).
+        QString error;
+        if (!window.openProfile(QString::fromStdString(args.profile), &error) ) {
+            std::fprintf(stderr, "lowerscope: --profile: %s\n", error.toUtf8().constData());
+            return 2;
+        }
     }
     window.show();
 

@@ -1,6 +1,8 @@
 // lowerscope.profile/1 read back (profile_document.h).
 #include "core/run/profile_document.h"
 
+#include "core/run/profile_join.h"
+
 #include <nlohmann/json.hpp>
 
 namespace lowerscope {
@@ -58,6 +60,7 @@ ProfileDocument readProfileDocument(const std::string& text) {
     d.kernel = member(j, "kernel", json::value_t::string, "").get<std::string>();
     d.cubinDigest = member(j, "cubin_digest", json::value_t::string, "").get<std::string>();
     if (auto f = j.find("file"); f != j.end() && f->is_string()) d.file = f->get<std::string>();
+    if (auto c = j.find("code_digest"); c != j.end() && c->is_string()) d.codeDigest = c->get<std::string>();
     if (auto m = j.find("metrics"); m != j.end()) {
         if (!m->is_array()) throw ProfileDocumentError("metrics: expected an array");
         for (const auto& x : *m) {
@@ -86,6 +89,15 @@ ProfileDocument readProfileDocument(const std::string& text) {
         d.rows.instructions.push_back(std::move(ip));
     }
     return d;
+}
+
+std::optional<std::string> profileDocumentMismatch(const ProfileDocument& doc, const std::string& cubinDigest,
+                                                   const SassFunction& function, const std::string& mangled) {
+    auto why = profileMismatch(doc.rows, cubinDigest, mangled);
+    if (!why) return std::nullopt;
+    if (!doc.codeDigest.empty() && doc.kernel == mangled && doc.codeDigest == sassCodeDigest(function))
+        return std::nullopt; // another cubin (e.g. other line-info paths), the same instructions
+    return why;
 }
 
 } // namespace lowerscope

@@ -3,8 +3,10 @@
 // its counts and stall samples on the SASS rows of the GUI. Documents are untrusted: the reader
 // bounds size and nesting, checks every field's type and never follows a path from the document.
 
+#include "core/model.h"
 #include "core/run/profile_data.h"
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -18,12 +20,18 @@ struct ProfileDocumentError : std::runtime_error {
 struct ProfileDocument {
     std::string kernel;      // mangled name of the profiled kernel
     std::string cubinDigest; // XXH3-64 hex of the module image it was taken on
+    std::string codeDigest;  // sassCodeDigest() of the profiled function ("" in documents without it)
     std::string file;        // the source file's name as written (display only)
     std::vector<ProfileMetric> metrics;
     // Per-instruction counts and samples of every row the document marks as profiled, as one
     // "instructions" profile (the form joinProfiles() takes), keyed like the runner's.
     ProfileData rows;
 };
+
+// Why `doc` cannot be shown on `function` of a build whose cubin digest is `cubinDigest`, or
+// nullopt when it can: the same cubin, or the same machine code (code digest) of the same kernel.
+std::optional<std::string> profileDocumentMismatch(const ProfileDocument& doc, const std::string& cubinDigest,
+                                                   const SassFunction& function, const std::string& mangled);
 
 // Parses `text`. Throws ProfileDocumentError naming the problem: not JSON, too large (> 64 MiB)
 // or too deep (> 32 levels), another schema, a field of the wrong type.

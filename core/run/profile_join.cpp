@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <unordered_map>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 namespace lowerscope {
 
 namespace {
@@ -51,6 +54,29 @@ std::optional<std::string> profileMismatch(const ProfileData& profile, const std
         return "the profile is of " + profile.function + ", not of " + mangled;
     }
     return std::nullopt;
+}
+
+std::string sassCodeDigest(const SassFunction& function) {
+    XXH3_state_t* state = XXH3_createState();
+    XXH3_64bits_reset(state);
+    for (const auto& ins : function.instructions) {
+        XXH3_64bits_update(state, &ins.address, sizeof ins.address);
+        if (ins.hasEncoding) {
+            XXH3_64bits_update(state, &ins.encodingLo, sizeof ins.encodingLo);
+            XXH3_64bits_update(state, &ins.encodingHi, sizeof ins.encodingHi);
+        } else {
+            XXH3_64bits_update(state, ins.text.data(), ins.text.size());
+        }
+    }
+    uint64_t h = XXH3_64bits_digest(state);
+    XXH3_freeState(state);
+    static const char* digits = "0123456789abcdef";
+    std::string out(16, '0');
+    for (int i = 15; i >= 0; --i) {
+        out[static_cast<size_t>(i)] = digits[h & 0xf];
+        h >>= 4;
+    }
+    return out;
 }
 
 ProfileJoin joinProfiles(const SassFunction& function, const std::vector<const ProfileData*>& profiles,

@@ -60,6 +60,12 @@ struct ProfileJoin {
 std::optional<std::string> profileMismatch(const ProfileData& profile, const std::string& cubinDigest,
                                            const std::string& mangled);
 
+// A digest of `function`'s machine code: every instruction's address and encoding (its text where
+// there is no encoding). Two builds with the same code digest run the same instructions at the
+// same offsets, whatever else differs in their cubins (line info names the path that was
+// compiled: the GUI compiles a copy of the editor text), so a profile of one fits the other.
+std::string sassCodeDigest(const SassFunction& function);
+
 // Joins the per-instruction profiles (collections "instructions" and "samples"; others are ignored)
 // onto `function`. Callers check profileMismatch() first; `attribution` picks the source line of
 // an inlined instruction.
