@@ -26,15 +26,21 @@ QColor reasonColor(const QString& reason) {
 
 } // namespace
 
+QString SassDelegate::paintBackground(QPainter* painter, const QStyleOptionViewItem& option,
+                                      const QModelIndex& index) const {
+    QStyleOptionViewItem opt = option;
+    initStyleOption(&opt, index);
+    const QString text = opt.text;
+    opt.text.clear();
+    QStyledItemDelegate::paint(painter, opt, QModelIndex());
+    const QVariant bg = index.data(Qt::BackgroundRole);
+    if (bg.isValid() && !(option.state & QStyle::State_Selected)) painter->fillRect(option.rect, bg.value<QColor>());
+    return text;
+}
+
 void SassDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const {
     if (index.column() == SassModel::StallsColumn) {
-        QStyleOptionViewItem opt = option;
-        initStyleOption(&opt, index);
-        const QString text = opt.text;
-        opt.text.clear();
-        QStyledItemDelegate::paint(painter, opt, QModelIndex());
-        const QVariant bg = index.data(Qt::BackgroundRole);
-        if (bg.isValid() && !(option.state & QStyle::State_Selected)) painter->fillRect(option.rect, bg.value<QColor>());
+        const QString text = paintBackground(painter, option, index);
         // One bar per row, as long as its share of the busiest row's samples, split by reason.
         const double maxRow = double(std::max<qulonglong>(1, index.data(SassModel::MaxRowSamplesRole).toULongLong()));
         // The share and the top reason on the left (room for "100.0% long_scoreboard"), the bar in
@@ -61,13 +67,7 @@ void SassDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option, 
         return;
     }
     // Background (band/highlight/selection) first, then the bar, then the number over it.
-    QStyleOptionViewItem opt = option;
-    initStyleOption(&opt, index);
-    const QString text = opt.text;
-    opt.text.clear();
-    QStyledItemDelegate::paint(painter, opt, QModelIndex());
-    const QVariant bg = index.data(Qt::BackgroundRole);
-    if (bg.isValid() && !(option.state & QStyle::State_Selected)) painter->fillRect(option.rect, bg.value<QColor>());
+    const QString text = paintBackground(painter, option, index);
     const int live = index.data(SassModel::LiveGprRole).toInt();
     const int maxLive = std::max(1, index.data(SassModel::MaxLiveGprRole).toInt());
     if (live >= 0) {

@@ -1,11 +1,12 @@
 // Hardware evidence on the lowering model (profile_join.h).
 #include "core/run/profile_join.h"
 
+#include "core/run/buffer_data.h"
+
 #include <algorithm>
 #include <unordered_map>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+
 
 namespace lowerscope {
 
@@ -57,26 +58,20 @@ std::optional<std::string> profileMismatch(const ProfileData& profile, const std
 }
 
 std::string sassCodeDigest(const SassFunction& function) {
-    XXH3_state_t* state = XXH3_createState();
-    XXH3_64bits_reset(state);
+    // The bytes that define the code, in order; digestHex (buffer_data.h) hashes them (XXH3-64).
+    std::string bytes;
+    bytes.reserve(function.instructions.size() * 20);
+    auto put = [&bytes](const void* p, size_t n) { bytes.append(static_cast<const char*>(p), n); };
     for (const auto& ins : function.instructions) {
-        XXH3_64bits_update(state, &ins.address, sizeof ins.address);
+        put(&ins.address, sizeof ins.address);
         if (ins.hasEncoding) {
-            XXH3_64bits_update(state, &ins.encodingLo, sizeof ins.encodingLo);
-            XXH3_64bits_update(state, &ins.encodingHi, sizeof ins.encodingHi);
+            put(&ins.encodingLo, sizeof ins.encodingLo);
+            put(&ins.encodingHi, sizeof ins.encodingHi);
         } else {
-            XXH3_64bits_update(state, ins.text.data(), ins.text.size());
+            bytes += ins.text;
         }
     }
-    uint64_t h = XXH3_64bits_digest(state);
-    XXH3_freeState(state);
-    static const char* digits = "0123456789abcdef";
-    std::string out(16, '0');
-    for (int i = 15; i >= 0; --i) {
-        out[static_cast<size_t>(i)] = digits[h & 0xf];
-        h >>= 4;
-    }
-    return out;
+    return digestHex(bytes.data(), bytes.size());
 }
 
 ProfileJoin joinProfiles(const SassFunction& function, const std::vector<const ProfileData*>& profiles,

@@ -3,6 +3,7 @@
 // for the same build and launch (h200_<kernel>.ncu_source.csv): every profiled offset lands on the
 // instruction ncu shows at that address (same opcode) with ncu's instructions executed; per-line
 // sums add up to the kernel; a profile of another build or function is refused (issue 14 item 2).
+#include "ncu_csv.h"
 #include "analysis_util.h"
 #include "core/run/profile_document.h"
 #include "core/run/profile_join.h"
@@ -33,24 +34,6 @@ Recorded loadRecorded(const std::string& kernel) {
     return r;
 }
 
-// One CSV line of ncu's export: quoted fields separated by commas.
-std::vector<std::string> csvFields(const std::string& line) {
-    std::vector<std::string> out;
-    std::string cur;
-    bool quoted = false;
-    for (char c : line) {
-        if (c == '"') {
-            quoted = !quoted;
-        } else if (c == ',' && !quoted) {
-            out.push_back(cur);
-            cur.clear();
-        } else {
-            cur += c;
-        }
-    }
-    out.push_back(cur);
-    return out;
-}
 
 struct NcuRow {
     uint64_t offset = 0;

@@ -1,6 +1,7 @@
 // The profiles recorded on an H200 (tests/data/profile/, see its README) read back through the
 // protocol's ProfileData, and checked against Nsight Compute's output for the same launches that
 // was recorded beside them: instruction counts per SASS offset, DRAM bytes, stall-reason order.
+#include "ncu_csv.h"
 #include "core/run/profile_data.h"
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <sstream>
 
 using namespace lowerscope;
+using lowerscope::testutil::csvFields;
 using nlohmann::json;
 
 namespace {
@@ -23,24 +25,6 @@ json readJson(const std::string& name) {
     return json::parse(in);
 }
 
-// One CSV record: quoted fields (ncu quotes every field; SASS text holds commas).
-std::vector<std::string> csvFields(const std::string& line) {
-    std::vector<std::string> out;
-    std::string cur;
-    bool quoted = false;
-    for (char c : line) {
-        if (c == '"') {
-            quoted = !quoted;
-        } else if (c == ',' && !quoted) {
-            out.push_back(cur);
-            cur.clear();
-        } else {
-            cur += c;
-        }
-    }
-    out.push_back(cur);
-    return out;
-}
 
 double number(std::string s) {
     s.erase(std::remove(s.begin(), s.end(), ','), s.end());
