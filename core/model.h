@@ -157,7 +157,8 @@ struct Operand {
 // Volta+ scheduling control bits, decoded from the high 64 bits of the encoding.
 struct Control {
     int stall = 0;            // 0..15 cycles
-    bool yield = false;       // the yield hint as encoded (bit set = do NOT yield on Volta+; see text())
+    bool yieldHint = false;   // the text form's `Y`: true exactly when the encoded yield bit (45) is
+                              // clear, a hint to switch to another warp (core/parse/control.h)
     int writeBarrier = -1;    // scoreboard index 0..5 set when the result is written; -1 none
     int readBarrier = -1;     // scoreboard index 0..5 released when operands are read; -1 none
     uint8_t waitMask = 0;     // bit n set: wait on scoreboard n before issue

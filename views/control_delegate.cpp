@@ -49,8 +49,8 @@ void ControlDelegate::paintGraphic(QPainter* p, const QRect& r, const Control& c
     QColor stallColor = c.stall >= 8 ? QColor(215, 60, 40) : c.stall >= 4 ? QColor(230, 160, 30) : QColor(90, 160, 90);
     if (w > 0) p->fillRect(QRect(bar.left() + 1, bar.top() + 1, w, box - 2), stallColor);
     x += 32 + 4;
-    // Yield dot: drawn when the text form says Y (encoded bit clear).
-    if (!c.yield) {
+    // Yield dot: drawn when the text form says Y (Control::yieldHint).
+    if (c.yieldHint) {
         p->setRenderHint(QPainter::Antialiasing, true);
         p->setPen(Qt::NoPen);
         p->setBrush(pal.color(QPalette::Text));

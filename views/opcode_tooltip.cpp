@@ -63,9 +63,9 @@ QString controlTooltip(const Control& c) {
     QString html = QStringLiteral("<b><tt>%1</tt></b>").arg(QString::fromStdString(controlText(c)).toHtmlEscaped());
     html += QStringLiteral("<br>stall: %1 cycle%2 before the next instruction of this warp may issue")
                 .arg(c.stall).arg(c.stall == 1 ? "" : "s");
-    // The text form prints Y when the encoded bit is clear (see core/parse/control.h).
-    html += c.yield ? QStringLiteral("<br>yield: keep issuing from this warp if possible")
-                    : QStringLiteral("<br>yield: hint to switch to another warp");
+    // The text form prints Y exactly when yieldHint is set (see core/parse/control.h).
+    html += c.yieldHint ? QStringLiteral("<br>yield: hint to switch to another warp")
+                        : QStringLiteral("<br>yield: keep issuing from this warp if possible");
     QStringList waits;
     for (int n = 0; n < 6; ++n)
         if (c.waitMask & (1u << n)) waits << QStringLiteral("SB%1").arg(n);

@@ -2,6 +2,7 @@
 #include "app/cli/build_flags.h"
 #include "app/cli/commands.h"
 
+#include "core/analysis/source_files.h"
 #include "core/build/build.h"
 #include "core/build/json_io.h"
 #include "core/build/toolchain.h"
@@ -113,6 +114,17 @@ int runBuild(const BuildArgs& a) {
         for (size_t i = 0; i < results.size(); ++i) {
             nlohmann::json d = buildReportJson(a.file, tc, resolved.inputs[i].options, results[i]);
             if (resolved.project) d["project"] = projectJson(*resolved.project);
+            // The files the code maps to, from the PTX `.file` table (the build does not analyse
+            // the SASS, so no instruction counts: `inspect` has them).
+            if (results[i].ok) {
+                nlohmann::json files = nlohmann::json::array();
+                for (const auto& f : collectSourceFiles(ptxFileTable(results[i].ptx), {}, sourceContextFor(resolved.inputs[i], tc)))
+                    files.push_back(nlohmann::json{{"path", f.path},
+                                                   {"resolved", f.resolved.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.resolved)},
+                                                   {"kind", sourceFileKindName(f.kind)},
+                                                   {"read_only", f.readOnly}});
+                d["files"] = std::move(files);
+            }
             docs.push_back(std::move(d));
         }
         nlohmann::json out = docs.front();

@@ -1,6 +1,7 @@
 // `lowerscope-cli inspect`: build a .cu file and write its lowering model (PTX, SASS, dependencies,
-// CFG, per-line aggregates) as `lowerscope.inspect/1` JSON; with --line N also print that line's
-// PTX and SASS. Exit: 0 ok, 1 compile error (or a tool failed), 2 usage error or missing tool.
+// CFG, per-line aggregates, the files the code maps to) as `lowerscope.inspect/2` JSON; with
+// --line [FILE:]N also print that line's PTX and SASS, attributed per --frame.
+// Exit: 0 ok, 1 compile error (or a tool failed), 2 usage error or missing tool.
 #include "app/cli/build_flags.h"
 #include "app/cli/commands.h"
 
@@ -14,6 +15,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 namespace lowerscope::cli {
 
@@ -25,17 +27,24 @@ struct InspectArgs {
     BuildOptions options;
     InputFlags input;
     std::string kernel;
-    int line = 0;
+    std::string line;            // "N" or "FILE:N"
+    std::string frame = "any";   // call-site | callee | any
     std::string jsonOut;
     bool noCache = false;
 };
 
 int runInspect(const InspectArgs& a) {
-    if (a.jsonOut.empty() && a.line <= 0) {
-        std::cerr << "lowerscope-cli inspect: error: nothing to do: give --json OUT and/or --line N\n";
+    if (a.jsonOut.empty() && a.line.empty()) {
+        std::cerr << "lowerscope-cli inspect: error: nothing to do: give --json OUT and/or --line [FILE:]N\n";
         return 2;
     }
-    if (a.jsonOut == "-" && a.line > 0) {
+    const std::optional<InlineAttribution> frame = parseAttribution(a.frame);
+    if (!frame) {
+        std::cerr << "lowerscope-cli inspect: error: --frame is call-site, callee or any, not '" << escapeControl(a.frame)
+                  << "'\n";
+        return 2;
+    }
+    if (a.jsonOut == "-" && !a.line.empty()) {
         std::cerr << "lowerscope-cli inspect: error: --json - and --line both write to stdout; pick one\n";
         return 2;
     }
@@ -67,7 +76,7 @@ int runInspect(const InspectArgs& a) {
         return 1;
     }
 
-    const LoweringModel model = buildLoweringModel(r);
+    const LoweringModel model = buildLoweringModel(r, sourceContextFor(resolved.inputs.front(), tc));
     if (!a.kernel.empty() && !model.kernel(a.kernel)) {
         std::cerr << "lowerscope-cli inspect: error: no kernel named '" << a.kernel << "'; kernels:";
         for (const auto& k : model.kernels) std::cerr << "\n  " << escapeControl(k.name);
@@ -77,7 +86,14 @@ int runInspect(const InspectArgs& a) {
     InspectOptions o;
     o.sourceFile = a.file;
     o.kernel = a.kernel;
-    o.line = a.line;
+    o.frame = *frame;
+    if (!a.line.empty()) {
+        std::string error;
+        if (!resolveLineQuery(model, a.line, o.queryFile, o.line, error)) {
+            std::cerr << "lowerscope-cli inspect: error: " << escapeControl(error) << '\n';
+            return 2;
+        }
+    }
     if (!a.jsonOut.empty()) {
         const std::string text = inspectJson(model, o).dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
         if (a.jsonOut == "-") {
@@ -92,7 +108,7 @@ int runInspect(const InspectArgs& a) {
             }
         }
     }
-    if (a.line > 0) std::cout << lineReport(model, o);
+    if (o.line > 0) std::cout << lineReport(model, o);
     std::cout.flush();
     return 0;
 }
@@ -103,8 +119,8 @@ void registerInspectCommand(CLI::App& app, int& exitCode) {
     auto args = std::make_shared<InspectArgs>();
     CLI::App* cmd = app.add_subcommand(
         "inspect", "Build a .cu file and write its lowering model (PTX, SASS with control codes, def/use, "
-                   "dependencies, CFG, per-line aggregates) as lowerscope.inspect/1 JSON; --line N also prints "
-                   "that source line's PTX and SASS.\n"
+                   "dependencies, CFG, per-line aggregates, the files the code maps to) as lowerscope.inspect/2 "
+                   "JSON; --line [FILE:]N also prints that source line's PTX and SASS.\n"
                    "Exit: 0 ok, 1 compile error (or a tool failed), 2 usage error or missing tool.");
     args->cmd = cmd;
     cmd->add_option("file", args->file, "what to open: .cu, .ptx, cubin, binary, Triton folder (docs/INPUTS.md)")
@@ -113,10 +129,15 @@ void registerInspectCommand(CLI::App& app, int& exitCode) {
     addBuildOptionFlags(*cmd, args->options);
     addInputFlags(*cmd, args->input);
     cmd->add_option("--kernel", args->kernel, "only this kernel (mangled, demangled or bare name)")->type_name("NAME");
-    cmd->add_option("--line", args->line, "source line to show (PTX and SASS printed to stdout)")
-        ->check(CLI::PositiveNumber)
-        ->type_name("N");
-    cmd->add_option("--json", args->jsonOut, "write the lowerscope.inspect/1 document to OUT ('-' = stdout)")
+    cmd->add_option("--line", args->line,
+                    "source line to show (PTX and SASS printed to stdout): N in the built file, or FILE:N in "
+                    "any file the code maps to (a path, or its file name when that is unique)")
+        ->type_name("[FILE:]N");
+    cmd->add_option("--frame", args->frame,
+                    "which instructions belong to the line: those inlined at it (call-site), those written on "
+                    "it (callee), or those whose inline chain passes through it at any depth (any; default)")
+        ->type_name("call-site|callee|any");
+    cmd->add_option("--json", args->jsonOut, "write the lowerscope.inspect/2 document to OUT ('-' = stdout)")
         ->type_name("OUT");
     cmd->add_flag("--no-cache", args->noCache, "neither read nor write the build cache");
     cmd->callback([args, &exitCode] { exitCode = runInspect(*args); });

@@ -9,9 +9,30 @@ namespace lowerscope {
 
 namespace {
 
-SourceFrame frameFor(const SourceLoc& s, InlineAttribution a) {
-    if (a == InlineAttribution::CallSite) return s.callSite();
-    return SourceFrame{s.file, s.line, s.column};
+// Calls f(file, line) for each frame of `s` that the attribution looks at: the outermost (call
+// site), the innermost (callee), or every frame of the chain (any frame; a frame repeated in the
+// chain, as in a recursion inlined into itself, is reported each time).
+template <typename F>
+void forEachFrame(const SourceLoc& s, InlineAttribution a, const F& f) {
+    switch (a) {
+    case InlineAttribution::CallSite: {
+        const SourceFrame c = s.callSite();
+        f(c.file, c.line);
+        return;
+    }
+    case InlineAttribution::Callee: f(s.file, s.line); return;
+    case InlineAttribution::AnyFrame:
+        f(s.file, s.line);
+        for (const auto& fr : s.inlinedAt) f(fr.file, fr.line);
+        return;
+    }
+}
+
+// True when a frame of `s` that the attribution looks at is `line` of one of `files`.
+bool matches(const SourceLoc& s, InlineAttribution a, const std::set<std::string>& files, int line) {
+    bool hit = false;
+    forEachFrame(s, a, [&](const std::string& file, int l) { hit = hit || (l == line && files.count(file)); });
+    return hit;
 }
 
 std::string canonicalForm(const std::string& path) {
@@ -43,14 +64,30 @@ std::set<std::string> resolveFiles(const std::set<std::string>& recorded, const 
 
 std::set<std::string> recordedFiles(const Correlation& c, InlineAttribution a) {
     std::set<std::string> files;
+    auto add = [&](const std::string& file, int) { files.insert(file); };
     for (const auto& e : c.sassEntries)
-        if (e.source.valid()) files.insert(frameFor(e.source, a).file);
+        if (e.source.valid()) forEachFrame(e.source, a, add);
     for (const auto& [line, src] : c.ptxEntries)
-        if (src.valid()) files.insert(frameFor(src, a).file);
+        if (src.valid()) forEachFrame(src, a, add);
     return files;
 }
 
 } // namespace
+
+const char* attributionName(InlineAttribution a) {
+    switch (a) {
+    case InlineAttribution::CallSite: return "call-site";
+    case InlineAttribution::Callee: return "callee";
+    case InlineAttribution::AnyFrame: return "any";
+    }
+    return "call-site";
+}
+
+std::optional<InlineAttribution> parseAttribution(const std::string& name) {
+    for (auto a : {InlineAttribution::CallSite, InlineAttribution::Callee, InlineAttribution::AnyFrame})
+        if (name == attributionName(a)) return a;
+    return std::nullopt;
+}
 
 Correlation Correlation::build(const PtxListing& ptx, int function, const SassFunction& sass) {
     Correlation c;
@@ -81,10 +118,8 @@ Correlation Correlation::build(const PtxListing& ptx, int function, const SassFu
 std::vector<int> Correlation::ptxLinesForSource(const std::string& sourceFile, int line, InlineAttribution a) const {
     const auto files = resolveFiles(recordedFiles(*this, a), sourceFile);
     std::vector<int> out;
-    for (const auto& [pl, src] : ptxEntries) {
-        const SourceFrame f = frameFor(src, a);
-        if (f.line == line && files.count(f.file)) out.push_back(pl);
-    }
+    for (const auto& [pl, src] : ptxEntries)
+        if (matches(src, a, files, line)) out.push_back(pl);
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
@@ -93,11 +128,8 @@ std::vector<int> Correlation::ptxLinesForSource(const std::string& sourceFile, i
 std::vector<uint32_t> Correlation::sassForSource(const std::string& sourceFile, int line, InlineAttribution a) const {
     const auto files = resolveFiles(recordedFiles(*this, a), sourceFile);
     std::vector<uint32_t> out;
-    for (const auto& e : sassEntries) {
-        if (!e.source.valid()) continue;
-        const SourceFrame f = frameFor(e.source, a);
-        if (f.line == line && files.count(f.file)) out.push_back(e.address);
-    }
+    for (const auto& e : sassEntries)
+        if (e.source.valid() && matches(e.source, a, files, line)) out.push_back(e.address);
     return out; // already in address order
 }
 
@@ -137,15 +169,10 @@ std::vector<uint32_t> Correlation::sassForPtx(int ptxLine) const {
 
 std::vector<SourceFrame> Correlation::sourceLines(InlineAttribution a) const {
     std::set<std::pair<std::string, int>> seen;
+    auto add = [&](const std::string& file, int line) { seen.insert({file, line}); };
     for (const auto& e : sassEntries)
-        if (e.source.valid()) {
-            const SourceFrame f = frameFor(e.source, a);
-            seen.insert({f.file, f.line});
-        }
-    for (const auto& [pl, src] : ptxEntries) {
-        const SourceFrame f = frameFor(src, a);
-        seen.insert({f.file, f.line});
-    }
+        if (e.source.valid()) forEachFrame(e.source, a, add);
+    for (const auto& [pl, src] : ptxEntries) forEachFrame(src, a, add);
     std::vector<SourceFrame> out;
     for (const auto& [file, line] : seen) out.push_back(SourceFrame{file, line, 0});
     return out;

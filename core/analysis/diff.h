@@ -46,6 +46,8 @@ struct DiffOptions {
     DiffMode mode = DiffMode::Full;
     RegisterNaming naming = RegisterNaming::Exact;
     InlineAttribution attribution = InlineAttribution::CallSite; // which line inlined code belongs to
+                                                                 // (AnyFrame counts as Callee: a diff
+                                                                 // needs one line per instruction)
     bool alignBySource = true; // false: one instruction-sequence diff over the whole function
 };
 

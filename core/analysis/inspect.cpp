@@ -1,6 +1,7 @@
 #include "core/analysis/inspect.h"
 
 #include "core/parse/control.h"
+#include "core/analysis/aggregate.h"
 #include "core/analysis/deps.h"
 #include "core/parse/listing_json.h"
 #include "core/parse/opcodes.h"
@@ -38,33 +39,77 @@ bool kernelMatches(const KernelModel& k, const std::string& want) {
 }
 
 json queryJson(const KernelModel& k, const InspectOptions& o) {
-    json q = json::object();
-    q["file"] = o.sourceFile;
-    q["line"] = o.line;
-    for (auto [a, name] : {std::pair{InlineAttribution::CallSite, "call_site"}, std::pair{InlineAttribution::Callee, "callee"}}) {
-        q[name] = json{{"ptx_lines", k.correlation.ptxLinesForSource(o.sourceFile, o.line, a)},
-                       {"sass_addresses", k.correlation.sassForSource(o.sourceFile, o.line, a)}};
+    json q{{"file", o.queryFile}, {"line", o.line}, {"frame", attributionName(o.frame)}};
+    for (auto [a, name] : {std::pair{InlineAttribution::CallSite, "call_site"}, std::pair{InlineAttribution::Callee, "callee"},
+                           std::pair{InlineAttribution::AnyFrame, "any_frame"}}) {
+        q[name] = json{{"ptx_lines", k.correlation.ptxLinesForSource(o.queryFile, o.line, a)},
+                       {"sass_addresses", k.correlation.sassForSource(o.queryFile, o.line, a)}};
     }
     return q;
 }
 
+json launchBoundsJson(const LoweringModel& m, const KernelModel& k) {
+    if (k.ptxFunction < 0 || static_cast<size_t>(k.ptxFunction) >= m.ptx.functions.size()) return nullptr;
+    return m.ptx.functions[static_cast<size_t>(k.ptxFunction)].launchBounds;
+}
+
+// "file:line" as the report prints it: the file name only (the header names the whole path).
+std::string shortPosition(const std::string& file, int line) {
+    const size_t slash = file.rfind('/');
+    return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + std::to_string(line);
+}
+
 } // namespace
+
+bool resolveLineQuery(const LoweringModel& model, const std::string& spec, std::string& file, int& line,
+                      std::string& error) {
+    const size_t colon = spec.rfind(':');
+    const std::string fileSpec = colon == std::string::npos ? std::string() : spec.substr(0, colon);
+    const std::string number = colon == std::string::npos ? spec : spec.substr(colon + 1);
+    long n = 0;
+    bool digits = !number.empty() && number.size() <= 9;
+    for (char c : number) digits = digits && c >= '0' && c <= '9';
+    if (digits) n = std::stol(number);
+    if (!digits || n < 1) {
+        error = "--line wants N or FILE:N with N a positive line number, not '" + spec + "'";
+        return false;
+    }
+    if (colon != std::string::npos && fileSpec.empty()) {
+        error = "--line " + spec + ": no file before ':'";
+        return false;
+    }
+    file = resolveSourceQuery(model.files, fileSpec, error);
+    if (file.empty()) return false;
+    line = static_cast<int>(n);
+    return true;
+}
 
 json aggregateJson(const LineAggregate& a) {
     json mix = json::object();
     for (const auto& [c, n] : a.mix) mix[categoryName(c)] = n;
     json mem = json::object();
     for (const auto& [s, n] : a.memoryBySpace) mem[s] = n;
-    return json{{"file", a.file}, {"line", a.line}, {"instructions", a.instructions}, {"mix", mix},
-                {"max_live_gpr", a.maxLiveGpr}, {"stall_cycles", a.stallCycles}, {"memory", mem}};
+    return json{{"instructions", a.instructions}, {"mix", mix}, {"max_live_gpr", a.maxLiveGpr},
+                {"stall_cycles", a.stallCycles}, {"memory", mem}};
+}
+
+json sourceFilesJson(const std::vector<SourceFileInfo>& files) {
+    json out = json::array();
+    for (const auto& f : files)
+        out.push_back(json{{"path", f.path}, {"resolved", f.resolved.empty() ? json(nullptr) : json(f.resolved)},
+                           {"kind", sourceFileKindName(f.kind)}, {"read_only", f.readOnly},
+                           {"instructions", f.instructions}, {"call_sites", f.callSites}});
+    return out;
 }
 
 json inspectJson(const LoweringModel& model, const InspectOptions& o) {
-    json doc{{"schema", "lowerscope.inspect/1"}, {"source", o.sourceFile}, {"arch", model.arch}};
+    json doc{{"schema", "lowerscope.inspect/2"}, {"source", o.sourceFile}, {"arch", model.arch},
+             {"files", sourceFilesJson(model.files)}};
     json kernels = json::array();
     for (const auto& k : model.kernels) {
         if (!kernelMatches(k, o.kernel)) continue;
-        json kj{{"name", k.name}, {"mangled", k.mangled}, {"resources", resourcesJson(k.resources)}};
+        json kj{{"name", k.name}, {"mangled", k.mangled}, {"resources", resourcesJson(k.resources)},
+                {"launch_bounds", launchBoundsJson(model, k)}, {"files", sourceFilesJson(k.files)}};
         json ptxLines = json::array();
         if (k.ptxFunction >= 0 && static_cast<size_t>(k.ptxFunction) < model.ptx.functions.size()) {
             const auto& f = model.ptx.functions[static_cast<size_t>(k.ptxFunction)];
@@ -92,7 +137,9 @@ json inspectJson(const LoweringModel& model, const InspectOptions& o) {
             edges.push_back(json{{"from", e.from}, {"to", e.to < 0 ? json(nullptr) : json(e.to)}, {"kind", edgeKindName(e.kind)}});
         kj["edges"] = std::move(edges);
         json lines = json::array();
-        for (const auto& a : k.lines) lines.push_back(aggregateJson(a));
+        for (const auto& a : lineTable(k.sass))
+            lines.push_back(json{{"file", a.file}, {"line", a.line}, {"call_site", aggregateJson(a.callSite)},
+                                 {"callee", aggregateJson(a.callee)}, {"any_frame", aggregateJson(a.anyFrame)}});
         kj["lines"] = std::move(lines);
         kj["total"] = aggregateJson(k.total);
         if (o.line > 0) kj["query"] = queryJson(k, o);
@@ -107,40 +154,40 @@ std::string lineReport(const LoweringModel& model, const InspectOptions& o) {
     bool any = false;
     for (const auto& k : model.kernels) {
         if (!kernelMatches(k, o.kernel)) continue;
-        for (auto a : {InlineAttribution::CallSite, InlineAttribution::Callee}) {
-            const auto ptxLines = k.correlation.ptxLinesForSource(o.sourceFile, o.line, a);
-            const auto sass = k.correlation.sassForSource(o.sourceFile, o.line, a);
-            if (ptxLines.empty() && sass.empty()) continue;
-            if (a == InlineAttribution::Callee) {
-                // Only worth printing when inlining makes the views differ.
-                if (ptxLines == k.correlation.ptxLinesForSource(o.sourceFile, o.line, InlineAttribution::CallSite) &&
-                    sass == k.correlation.sassForSource(o.sourceFile, o.line, InlineAttribution::CallSite))
-                    continue;
-            }
-            any = true;
-            out << "== " << k.name << "  " << o.sourceFile << ":" << o.line
-                << (a == InlineAttribution::CallSite ? "" : "  (as the inlined callee line)") << "\n";
-            out << "PTX (" << ptxLines.size() << " line" << (ptxLines.size() == 1 ? "" : "s") << "):\n";
-            for (int l : ptxLines)
-                if (l >= 1 && static_cast<size_t>(l) <= model.ptx.lines.size()) {
-                    char buf[32];
-                    std::snprintf(buf, sizeof buf, "  %6d  ", l);
-                    out << buf << model.ptx.lines[static_cast<size_t>(l - 1)].text << "\n";
-                }
-            out << "SASS (" << sass.size() << " instruction" << (sass.size() == 1 ? "" : "s") << "):\n";
-            for (uint32_t addr : sass) {
-                const int idx = k.sass.indexOf(addr);
-                if (idx < 0) continue;
-                const auto& i = k.sass.instructions[static_cast<size_t>(idx)];
+        const auto ptxLines = k.correlation.ptxLinesForSource(o.queryFile, o.line, o.frame);
+        const auto sass = k.correlation.sassForSource(o.queryFile, o.line, o.frame);
+        if (ptxLines.empty() && sass.empty()) continue;
+        any = true;
+        const auto count = [&](InlineAttribution a) { return k.correlation.sassForSource(o.queryFile, o.line, a).size(); };
+        out << "== " << k.name << "  " << o.queryFile << ":" << o.line << "  (" << attributionName(o.frame)
+            << "; SASS instructions by call site " << count(InlineAttribution::CallSite) << ", callee "
+            << count(InlineAttribution::Callee) << ", any frame " << count(InlineAttribution::AnyFrame) << ")\n";
+        out << "PTX (" << ptxLines.size() << " line" << (ptxLines.size() == 1 ? "" : "s") << "):\n";
+        for (int l : ptxLines)
+            if (l >= 1 && static_cast<size_t>(l) <= model.ptx.lines.size()) {
                 char buf[32];
-                std::snprintf(buf, sizeof buf, "  /*%04x*/  ", addr);
-                out << buf << i.text;
-                if (i.hasEncoding) out << "    [" << controlText(i.control) << "]";
-                out << "\n";
+                std::snprintf(buf, sizeof buf, "  %6d  ", l);
+                out << buf << model.ptx.lines[static_cast<size_t>(l - 1)].text << "\n";
             }
+        out << "SASS (" << sass.size() << " instruction" << (sass.size() == 1 ? "" : "s") << "):\n";
+        for (uint32_t addr : sass) {
+            const int idx = k.sass.indexOf(addr);
+            if (idx < 0) continue;
+            const auto& i = k.sass.instructions[static_cast<size_t>(idx)];
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "  /*%04x*/  ", addr);
+            out << buf << i.text;
+            if (i.hasEncoding) out << "    [" << controlText(i.control) << "]";
+            // Where the instruction itself is, when that is not the line asked about (an inlined
+            // callee seen from its call site, or a middle frame).
+            if (i.source.valid() && !(i.source.line == o.line && i.source.file == o.queryFile))
+                out << "    @ " << shortPosition(i.source.file, i.source.line);
+            out << "\n";
         }
     }
-    if (!any) out << "no code for " << o.sourceFile << ":" << o.line << (o.kernel.empty() ? "" : " in " + o.kernel) << "\n";
+    if (!any)
+        out << "no code for " << o.queryFile << ":" << o.line << " (" << attributionName(o.frame) << ")"
+            << (o.kernel.empty() ? "" : " in " + o.kernel) << "\n";
     return out.str();
 }
 

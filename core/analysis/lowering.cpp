@@ -70,7 +70,7 @@ size_t workerCount() {
 
 } // namespace
 
-LoweringModel buildLoweringModel(const BuildResult& build) {
+LoweringModel buildLoweringModel(const BuildResult& build, const SourceContext& sources) {
     // Kernels are independent: each one's SASS is parsed and analysed on its own thread while the
     // PTX module is parsed on another; correlation, which needs both, follows. The result is the
     // same as doing it in order (the kernels keep the build's order).
@@ -118,7 +118,13 @@ LoweringModel buildLoweringModel(const BuildResult& build) {
         for (size_t f = 0; f < model.ptx.functions.size(); ++f)
             if (model.ptx.functions[f].name == k.mangled) k.ptxFunction = static_cast<int>(f);
         k.correlation = Correlation::build(model.ptx, k.ptxFunction, k.sass);
+        k.files = collectSourceFiles(PtxListing{}, {&k.sass}, sources);
     });
+    {
+        std::vector<const SassFunction*> all;
+        for (const auto& k : model.kernels) all.push_back(&k.sass);
+        model.files = collectSourceFiles(model.ptx, all, sources);
+    }
     for (const auto& a : arches)
         if (model.arch.empty()) model.arch = a;
     if (model.arch.empty() && !model.ptx.target.empty()) model.arch = model.ptx.target;

@@ -5,7 +5,7 @@ namespace lowerscope {
 Control decodeControl(uint64_t hi) {
     Control c;
     c.stall = static_cast<int>((hi >> 41) & 0xf);
-    c.yield = ((hi >> 45) & 1) != 0;
+    c.yieldHint = ((hi >> 45) & 1) == 0; // inverted: see the header
     const int wb = static_cast<int>((hi >> 46) & 0x7);
     const int rb = static_cast<int>((hi >> 49) & 0x7);
     // 7 means "no barrier"; 6 is never produced by ptxas (6 scoreboards) but is kept as decoded
@@ -21,7 +21,7 @@ uint64_t encodeControl(const Control& c) {
     auto barrier = [](int b) -> uint64_t { return (b < 0 || b > 6) ? 7u : static_cast<uint64_t>(b); };
     uint64_t hi = 0;
     hi |= (static_cast<uint64_t>(c.stall) & 0xf) << 41;
-    hi |= (c.yield ? 1ull : 0ull) << 45;
+    hi |= (c.yieldHint ? 0ull : 1ull) << 45;
     hi |= barrier(c.writeBarrier) << 46;
     hi |= barrier(c.readBarrier) << 49;
     hi |= (static_cast<uint64_t>(c.waitMask) & 0x3f) << 52;
@@ -39,7 +39,7 @@ std::string controlText(const Control& c) {
     s += ":W";
     s += c.writeBarrier >= 0 && c.writeBarrier <= 9 ? static_cast<char>('0' + c.writeBarrier) : '-';
     s += ':';
-    s += c.yield ? '-' : 'Y'; // inverted: see the header
+    s += c.yieldHint ? 'Y' : '-';
     s += ":S";
     const int st = c.stall < 0 ? 0 : (c.stall > 99 ? 99 : c.stall);
     s += static_cast<char>('0' + st / 10);
@@ -69,9 +69,9 @@ std::optional<Control> parseControlText(std::string_view t) {
     };
     if (!barrier(t[9], c.readBarrier) || !barrier(t[12], c.writeBarrier)) return std::nullopt;
     if (t[14] == 'Y')
-        c.yield = false;
+        c.yieldHint = true;
     else if (t[14] == '-')
-        c.yield = true;
+        c.yieldHint = false;
     else
         return std::nullopt;
     if (t[17] < '0' || t[17] > '9' || t[18] < '0' || t[18] > '9') return std::nullopt;

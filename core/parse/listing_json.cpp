@@ -51,7 +51,7 @@ json countJson(int v) { return v < 0 ? json(nullptr) : json(v); }
 } // namespace
 
 void to_json(json& j, const Control& c) {
-    j = json{{"stall", c.stall}, {"yield", c.yield}, {"write_barrier", barrierJson(c.writeBarrier)},
+    j = json{{"stall", c.stall}, {"yield_hint", c.yieldHint}, {"write_barrier", barrierJson(c.writeBarrier)},
              {"read_barrier", barrierJson(c.readBarrier)}, {"wait_mask", c.waitMask}, {"reuse", c.reuse},
              {"text", controlText(c)}};
 }

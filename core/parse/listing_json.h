@@ -1,6 +1,6 @@
 #pragma once
 // JSON forms of the parsed listings (PTX lines, SASS instructions and their parts), with the key
-// names of the `lowerscope.inspect/1` schema. Used by `inspect`, the golden tests and the GUI.
+// names of the `lowerscope.inspect/2` schema. Used by `inspect`, the golden tests and the GUI.
 //
 // Conventions: addresses are integers (byte offsets in the function); absent values are null
 // (a PTX line without `.loc`, an instruction without line info, encoding or live counts);
@@ -29,7 +29,9 @@ void to_json(nlohmann::json& j, const PtxFunction& f);
 // {version, target, address_size, files{"1": path}, functions, lines}
 void to_json(nlohmann::json& j, const PtxListing& l);
 
-// {stall, yield, write_barrier, read_barrier, wait_mask, reuse, text}; barriers -1 → null.
+// {stall, yield_hint, write_barrier, read_barrier, wait_mask, reuse, text}; barriers -1 → null.
+// yield_hint is true exactly when the text form shows `Y` (the encoded bit 45 is clear): the old
+// key `yield` carried the raw bit, whose true meant the opposite, and is not written any more.
 void to_json(nlohmann::json& j, const Control& c);
 // {gpr, pred, ugpr}; -1 → null.
 void to_json(nlohmann::json& j, const LiveCounts& l);

@@ -78,6 +78,21 @@ TEST(CliBuild, JsonDocumentAndCacheHit) {
         EXPECT_FALSE(k["sass"].get<std::string>().empty());
     }
     EXPECT_EQ(d["kernels"][0]["resources"]["shared_bytes"], 128); // reduction.cu: float partial[32]
+    // The files the code maps to: the .cu itself and the toolkit's headers it inlines from.
+    ASSERT_TRUE(d.contains("files"));
+    ASSERT_GE(d["files"].size(), 2u);
+    EXPECT_EQ(d["files"][0]["kind"], "main");
+    EXPECT_NE(d["files"][0]["path"].get<std::string>().find("kernels/reduction.cu"), std::string::npos);
+    EXPECT_FALSE(d["files"][0]["read_only"].get<bool>());
+    bool toolkit = false;
+    for (const auto& f : d["files"])
+        if (f["path"].get<std::string>().find("sm_30_intrinsics.hpp") != std::string::npos) {
+            toolkit = true;
+            EXPECT_EQ(f["kind"], "toolkit");
+            EXPECT_TRUE(f["read_only"].get<bool>());
+            EXPECT_TRUE(f["resolved"].is_string());
+        }
+    EXPECT_TRUE(toolkit) << d["files"].dump();
     // Live registers are the core's: nvdisasm -lrm is not run.
     for (const auto& c : d["commands"])
         for (const auto& arg : c["argv"]) EXPECT_NE(arg, "-lrm") << c.dump();

@@ -16,14 +16,16 @@ TEST(Control, DecodesRealWords) {
     EXPECT_EQ(s2r.readBarrier, -1);
     EXPECT_EQ(s2r.waitMask, 0);
     EXPECT_EQ(s2r.stall, 1);
-    EXPECT_TRUE(s2r.yield);
+    EXPECT_EQ((0x000e220000002500ull >> 45) & 1, 1u); // the yield bit is set ...
+    EXPECT_FALSE(s2r.yieldHint);                       // ... so no hint, and the text shows '-'
     EXPECT_EQ(controlText(s2r), "B------:R-:W0:-:S01");
     // The IMAD reading R0/R3 (0x001fca000f8e0200) waits on scoreboard 0, stalls 5.
     Control imad = decodeControl(0x001fca000f8e0200ull);
     EXPECT_EQ(imad.waitMask, 1);
     EXPECT_EQ(imad.writeBarrier, -1);
     EXPECT_EQ(imad.stall, 5);
-    EXPECT_FALSE(imad.yield);
+    EXPECT_EQ((0x001fca000f8e0200ull >> 45) & 1, 0u); // the bit is clear ...
+    EXPECT_TRUE(imad.yieldHint);                        // ... the hint, the text's Y
     EXPECT_EQ(controlText(imad), "B0-----:R-:W-:Y:S05");
     // FADD after the LDG (0x004fd80000000000) waits on scoreboard 2.
     EXPECT_EQ(decodeControl(0x004fd80000000000ull).waitMask, 4);
@@ -41,7 +43,7 @@ TEST(Control, RoundTripAllFields) {
                         c.writeBarrier = wb;
                         c.readBarrier = rb;
                         c.waitMask = static_cast<uint8_t>(mask);
-                        c.yield = y != 0;
+                        c.yieldHint = y != 0;
                         c.reuse = static_cast<uint8_t>(mask & 0xf);
                         EXPECT_EQ(decodeControl(encodeControl(c)), c);
                         auto parsed = parseControlText(controlText(c));

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 using namespace lowerscope;
 using namespace lowerscope::testutil;
 
@@ -162,24 +164,151 @@ TEST(Inspect, DocumentShape) {
     const LoweringModel m = buildLoweringModel(goldenBuild("sm_90", "saxpy"));
     InspectOptions o;
     o.sourceFile = "kernels/saxpy.cu";
-    o.line = 8;
+    std::string error;
+    ASSERT_TRUE(resolveLineQuery(m, "saxpy.cu:8", o.queryFile, o.line, error)) << error;
+    EXPECT_EQ(o.queryFile, "kernels/saxpy.cu");
     const auto doc = inspectJson(m, o);
-    EXPECT_EQ(doc["schema"], "lowerscope.inspect/1");
+    EXPECT_EQ(doc["schema"], "lowerscope.inspect/2");
+    ASSERT_EQ(doc["files"].size(), 1u);
+    EXPECT_EQ(doc["files"][0]["path"], "kernels/saxpy.cu");
     ASSERT_EQ(doc["kernels"].size(), 1u);
     const auto& k = doc["kernels"][0];
-    for (const char* key : {"name", "mangled", "ptx", "sass", "deps", "blocks", "edges", "lines", "total", "query"})
+    for (const char* key : {"name", "mangled", "launch_bounds", "files", "ptx", "sass", "deps", "blocks", "edges", "lines",
+                            "total", "query"})
         EXPECT_TRUE(k.contains(key)) << key;
     const auto& ins = k["sass"]["instructions"][0];
     for (const char* key : {"address", "predicate", "opcode", "operands", "encoding", "control", "source", "ptx_line", "live", "defs", "uses"})
         EXPECT_TRUE(ins.contains(key)) << key;
-    for (const char* key : {"stall", "yield", "write_barrier", "read_barrier", "wait_mask", "reuse"})
+    for (const char* key : {"stall", "yield_hint", "write_barrier", "read_barrier", "wait_mask", "reuse"})
         EXPECT_TRUE(ins["control"].contains(key)) << key;
+    EXPECT_FALSE(ins["control"].contains("yield")); // the raw bit under the misleading name is gone
+    for (const char* key : {"gpr", "pred", "ugpr", "upred"}) EXPECT_TRUE(ins["live"].contains(key)) << key;
+    // yield_hint is exactly the text form's Y, on every instruction.
+    int hints = 0;
+    for (const auto& i : k["sass"]["instructions"]) {
+        const std::string text = i["control"]["text"];
+        EXPECT_EQ(i["control"]["yield_hint"].get<bool>(), text[14] == 'Y') << text;
+        hints += i["control"]["yield_hint"].get<bool>();
+    }
+    EXPECT_GT(hints, 0);
     ASSERT_FALSE(k["deps"].empty());
     for (const char* key : {"from", "to", "resource", "kind"}) EXPECT_TRUE(k["deps"][0].contains(key)) << key;
+    // lines[]: (file, line) with the three attributions; without inlining they agree.
+    bool line8 = false;
+    for (const auto& l : k["lines"]) {
+        for (const char* part : {"call_site", "callee", "any_frame"})
+            for (const char* key : {"instructions", "mix", "max_live_gpr", "stall_cycles", "memory"})
+                EXPECT_TRUE(l[part].contains(key)) << part << "." << key;
+        if (l["line"] == 8) {
+            line8 = true;
+            EXPECT_GT(l["call_site"]["instructions"].get<int>(), 0);
+            EXPECT_EQ(l["call_site"]["instructions"], l["any_frame"]["instructions"]);
+        }
+    }
+    EXPECT_TRUE(line8);
+    EXPECT_EQ(k["query"]["frame"], "any");
+    EXPECT_EQ(k["query"]["file"], "kernels/saxpy.cu");
     EXPECT_FALSE(k["query"]["call_site"]["sass_addresses"].empty());
+    EXPECT_EQ(k["query"]["any_frame"]["sass_addresses"], k["query"]["call_site"]["sass_addresses"]);
     const std::string report = lineReport(m, o);
     EXPECT_NE(report.find("FFMA"), std::string::npos) << report;
     EXPECT_NE(report.find("fma.rn.f32"), std::string::npos) << report;
     o.kernel = "nope";
     EXPECT_TRUE(inspectJson(m, o)["kernels"].empty());
+}
+
+// A kernel family defined in headers (tests/data/src/header_family*.cuh): the kernel's own lines
+// are in header_family_gemm.cuh, `tile_dot` (math.cuh:16) is inlined at gemm.cuh:18 and inlines
+// `scaled_fma` (math.cuh:7). math.cuh:16 is then a middle frame for the multiply-adds: neither
+// their call site nor their callee line, but on their inline chain.
+TEST(Inspect, HeaderResidentKernelsAndAnyFrame) {
+    LOWERSCOPE_REQUIRE_GOLDEN();
+    const LoweringModel m = buildLoweringModel(goldenBuild("sm_90", "header_family"));
+    ASSERT_EQ(m.kernels.size(), 2u);
+    std::set<std::string> files;
+    for (const auto& f : m.files) files.insert(f.path);
+    EXPECT_TRUE(files.count("tests/data/src/header_family_gemm.cuh"));
+    EXPECT_TRUE(files.count("tests/data/src/header_family_math.cuh"));
+    std::string error, gemm, math;
+    int line = 0;
+    ASSERT_TRUE(resolveLineQuery(m, "header_family_gemm.cuh:18", gemm, line, error)) << error;
+    ASSERT_TRUE(resolveLineQuery(m, "src/header_family_math.cuh:16", math, line, error)) << error;
+    EXPECT_EQ(math, "tests/data/src/header_family_math.cuh");
+    for (const auto& k : m.kernels) {
+        SCOPED_TRACE(k.name);
+        const Correlation& c = k.correlation;
+        auto count = [&](const std::string& f, int l, InlineAttribution a) { return c.sassForSource(f, l, a).size(); };
+        // The call site in the kernel body owns everything inlined there.
+        EXPECT_GT(count(gemm, 18, InlineAttribution::CallSite), count(gemm, 18, InlineAttribution::Callee));
+        // The innermost helper's line: its instructions as callee, none as call site.
+        EXPECT_GT(count(math, 7, InlineAttribution::Callee), 0u);
+        EXPECT_EQ(count(math, 7, InlineAttribution::CallSite), 0u);
+        EXPECT_EQ(count(math, 7, InlineAttribution::AnyFrame), count(math, 7, InlineAttribution::Callee));
+        // The middle frame: never a call site, and any-frame finds the multiply-adds the callee
+        // view misses.
+        EXPECT_EQ(count(math, 16, InlineAttribution::CallSite), 0u);
+        EXPECT_GT(count(math, 16, InlineAttribution::AnyFrame),
+                  count(math, 16, InlineAttribution::Callee) + count(math, 7, InlineAttribution::Callee) / 2);
+        bool ffmaViaMiddle = false;
+        for (uint32_t a : c.sassForSource(math, 16, InlineAttribution::AnyFrame)) {
+            const auto& i = k.sass.instructions[static_cast<size_t>(k.sass.indexOf(a))];
+            ffmaViaMiddle |= i.mnemonic == "FFMA" && i.source.line == 7;
+        }
+        EXPECT_TRUE(ffmaViaMiddle);
+        // The PTX side agrees: math.cuh:16's PTX lines by any frame include the fma of line 7.
+        EXPECT_GT(c.ptxLinesForSource(math, 16, InlineAttribution::AnyFrame).size(),
+                  c.ptxLinesForSource(math, 16, InlineAttribution::Callee).size());
+        // lines[] of the document: any_frame ≥ each of the others, on every line.
+        for (const auto& row : lineTable(k.sass)) {
+            EXPECT_GE(row.anyFrame.instructions, row.callSite.instructions) << row.file << ":" << row.line;
+            EXPECT_GE(row.anyFrame.instructions, row.callee.instructions) << row.file << ":" << row.line;
+        }
+        // Every file of the kernel's instructions is listed with its counts.
+        int mathInstructions = 0;
+        for (const auto& f : k.files)
+            if (f.path == math) {
+                mathInstructions = f.instructions;
+                EXPECT_EQ(f.callSites, 0);
+            }
+        EXPECT_EQ(static_cast<size_t>(mathInstructions), count(math, 16, InlineAttribution::AnyFrame));
+    }
+    InspectOptions o;
+    o.queryFile = math;
+    o.line = 16;
+    o.frame = InlineAttribution::AnyFrame;
+    const std::string report = lineReport(m, o);
+    EXPECT_NE(report.find("FFMA"), std::string::npos) << report;
+    EXPECT_NE(report.find("@ header_family_math.cuh:7"), std::string::npos) << report;
+    o.frame = InlineAttribution::CallSite;
+    EXPECT_NE(lineReport(m, o).find("no code for"), std::string::npos);
+}
+
+TEST(Inspect, LineQueriesNameFilesByPathOrUniqueName) {
+    LoweringModel m;
+    for (const char* p : {"/p/main.cu", "/p/a/util.cuh", "/p/b/util.cuh", "/cuda/include/cuda_fp16.hpp"}) {
+        SourceFileInfo f;
+        f.path = p;
+        f.kind = std::string(p) == "/p/main.cu" ? SourceFileKind::Main : SourceFileKind::Project;
+        m.files.push_back(f);
+    }
+    std::string file, error;
+    int line = 0;
+    ASSERT_TRUE(resolveLineQuery(m, "12", file, line, error)) << error;
+    EXPECT_EQ(file, "/p/main.cu");
+    EXPECT_EQ(line, 12);
+    ASSERT_TRUE(resolveLineQuery(m, "cuda_fp16.hpp:3", file, line, error)) << error;
+    EXPECT_EQ(file, "/cuda/include/cuda_fp16.hpp");
+    ASSERT_TRUE(resolveLineQuery(m, "a/util.cuh:5", file, line, error)) << error;
+    EXPECT_EQ(file, "/p/a/util.cuh");
+    EXPECT_FALSE(resolveLineQuery(m, "util.cuh:5", file, line, error));
+    EXPECT_NE(error.find("ambiguous"), std::string::npos) << error;
+    EXPECT_NE(error.find("/p/a/util.cuh"), std::string::npos) << error;
+    EXPECT_NE(error.find("/p/b/util.cuh"), std::string::npos) << error;
+    EXPECT_FALSE(resolveLineQuery(m, "til.cuh:5", file, line, error)); // whole components only
+    EXPECT_NE(error.find("no code maps to"), std::string::npos) << error;
+    EXPECT_FALSE(resolveLineQuery(m, "main.cu:0", file, line, error));
+    EXPECT_FALSE(resolveLineQuery(m, "main.cu:x", file, line, error));
+    EXPECT_FALSE(resolveLineQuery(m, ":4", file, line, error));
+    m.files.erase(m.files.begin());
+    EXPECT_FALSE(resolveLineQuery(m, "4", file, line, error)) << "no main file";
 }

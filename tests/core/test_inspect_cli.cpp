@@ -1,5 +1,6 @@
-// End to end: `lowerscope-cli inspect` on kernels/saxpy.cu with the real nvcc/nvdisasm (skipped
-// when the toolchain is missing): JSON schema, --line output, exit codes.
+// End to end: `lowerscope-cli inspect` on kernels/saxpy.cu and the header-resident kernel family of
+// tests/data/src with the real nvcc/nvdisasm (skipped when the toolchain is missing): JSON schema,
+// --line [FILE:]N and --frame, exit codes.
 #include "core/build/process.h"
 #include "core/build/toolchain.h"
 
@@ -8,6 +9,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <unistd.h>
 
 using namespace lowerscope;
 
@@ -51,7 +54,7 @@ TEST(InspectCli, JsonAndLineReport) {
     std::ifstream f(out);
     const auto doc = nlohmann::json::parse(f, nullptr, false);
     ASSERT_TRUE(doc.is_object());
-    EXPECT_EQ(doc["schema"], "lowerscope.inspect/1");
+    EXPECT_EQ(doc["schema"], "lowerscope.inspect/2");
     EXPECT_EQ(doc["arch"], "sm_90");
     ASSERT_EQ(doc["kernels"].size(), 1u);
     const auto& k = doc["kernels"][0];
@@ -70,8 +73,18 @@ TEST(InspectCli, JsonAndLineReport) {
     EXPECT_TRUE(reg);
     EXPECT_GE(k["blocks"].size(), 2u);
     bool line8 = false;
-    for (const auto& l : k["lines"]) line8 |= l["line"] == 8 && l["instructions"].get<int>() > 0;
+    // lines[] (inspect/2): each (file, line) with its call-site, callee and any-frame counts.
+    for (const auto& l : k["lines"]) line8 |= l["line"] == 8 && l["call_site"]["instructions"].get<int>() > 0;
     EXPECT_TRUE(line8);
+    // Control codes carry yield_hint (the text form's Y), not the raw bit under the name yield.
+    for (const auto& i : k["sass"]["instructions"]) {
+        EXPECT_FALSE(i["control"].contains("yield"));
+        EXPECT_EQ(i["control"]["yield_hint"].get<bool>(), i["control"]["text"].get<std::string>()[14] == 'Y');
+    }
+    // The files the code maps to: saxpy.cu itself, the main file.
+    ASSERT_FALSE(doc["files"].empty());
+    EXPECT_EQ(doc["files"][0]["kind"], "main");
+    EXPECT_EQ(std::filesystem::path(doc["files"][0]["path"].get<std::string>()).filename(), "saxpy.cu");
 
     // Usage errors: unknown kernel, nothing to do.
     EXPECT_EQ(run({"inspect", src("kernels/saxpy.cu"), "--kernel", "nope", "--json", out.string()}, tmp / "cache").exitCode, 2);
@@ -80,5 +93,93 @@ TEST(InspectCli, JsonAndLineReport) {
     const auto bad = tmp / "bad.cu";
     std::ofstream(bad) << "__global__ void k(int* p) { p[0] = undeclared; }\n";
     EXPECT_EQ(run({"inspect", bad.string(), "--json", out.string()}, tmp / "cache").exitCode, 1);
+    std::filesystem::remove_all(tmp);
+}
+
+// A kernel family defined in headers: `--line header.cuh:N` for a call-site line (in the kernel
+// body), a callee line (the innermost helper) and a middle frame (a helper called from a helper).
+TEST(InspectCli, HeaderLinesByFrame) {
+    if (!std::filesystem::exists(cli())) GTEST_SKIP() << "lowerscope-cli not built";
+    if (!haveTools()) GTEST_SKIP() << "nvcc/nvdisasm/cuobjdump not found";
+    const auto tmp = std::filesystem::temp_directory_path() / ("ls_inspect_hdr_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(tmp);
+    const std::string cu = src("tests/data/src/header_family.cu");
+    auto sassCount = [](const std::string& report) {
+        size_t n = 0;
+        for (size_t p = report.find("/*"); p != std::string::npos; p = report.find("/*", p + 2)) ++n;
+        return n;
+    };
+    // The call site: gemm.cuh:18 inlines tile_dot.
+    ProcessResult callSite = run({"inspect", cu, "--line", "header_family_gemm.cuh:18", "--frame", "call-site"}, tmp / "cache");
+    ASSERT_TRUE(callSite.ok()) << callSite.describe() << "\n" << callSite.stderrText;
+    EXPECT_NE(callSite.stdoutText.find("FFMA"), std::string::npos) << callSite.stdoutText;
+    // The innermost helper, math.cuh:7: nothing by call site, its FFMAs by callee.
+    ProcessResult inner = run({"inspect", cu, "--line", "header_family_math.cuh:7", "--frame", "call-site"}, tmp / "cache");
+    ASSERT_TRUE(inner.ok()) << inner.stderrText;
+    EXPECT_NE(inner.stdoutText.find("no code for"), std::string::npos) << inner.stdoutText;
+    ProcessResult callee = run({"inspect", cu, "--line", "header_family_math.cuh:7", "--frame", "callee"}, tmp / "cache");
+    ASSERT_TRUE(callee.ok()) << callee.stderrText;
+    EXPECT_NE(callee.stdoutText.find("FFMA"), std::string::npos) << callee.stdoutText;
+    // The middle frame, math.cuh:16: by default (any frame) it has the FFMAs of line 7 too.
+    ProcessResult middleCallee = run({"inspect", cu, "--line", "header_family_math.cuh:16", "--frame", "callee"}, tmp / "cache");
+    ProcessResult middleAny = run({"inspect", cu, "--line", "tests/data/src/header_family_math.cuh:16"}, tmp / "cache");
+    ASSERT_TRUE(middleAny.ok()) << middleAny.stderrText;
+    EXPECT_NE(middleAny.stdoutText.find("(any;"), std::string::npos) << middleAny.stdoutText;
+    EXPECT_NE(middleAny.stdoutText.find("FFMA"), std::string::npos) << middleAny.stdoutText;
+    EXPECT_GT(sassCount(middleAny.stdoutText), sassCount(middleCallee.stdoutText));
+    // JSON: the files, and lines[] keyed by (file, line) with the three counts.
+    const auto out = tmp / "hdr.json";
+    ProcessResult j = run({"inspect", cu, "--line", "header_family_math.cuh:16", "--json", out.string()}, tmp / "cache");
+    ASSERT_TRUE(j.ok()) << j.stderrText;
+    std::ifstream f(out);
+    const auto doc = nlohmann::json::parse(f, nullptr, false);
+    ASSERT_TRUE(doc.is_object());
+    std::map<std::string, std::string> kinds;
+    for (const auto& file : doc["files"]) kinds[std::filesystem::path(file["path"].get<std::string>()).filename()] = file["kind"];
+    EXPECT_EQ(kinds["header_family_gemm.cuh"], "project");
+    EXPECT_EQ(kinds["header_family_math.cuh"], "project");
+    ASSERT_EQ(doc["kernels"].size(), 2u);
+    for (const auto& k : doc["kernels"]) {
+        bool middle = false;
+        for (const auto& l : k["lines"])
+            if (l["line"] == 16 && l["file"].get<std::string>().find("header_family_math.cuh") != std::string::npos) {
+                middle = true;
+                EXPECT_EQ(l["call_site"]["instructions"], 0);
+                EXPECT_GT(l["any_frame"]["instructions"].get<int>(), l["callee"]["instructions"].get<int>());
+            }
+        EXPECT_TRUE(middle);
+        EXPECT_EQ(k["query"]["frame"], "any");
+        EXPECT_FALSE(k["query"]["any_frame"]["sass_addresses"].empty());
+        EXPECT_TRUE(k["query"]["call_site"]["sass_addresses"].empty());
+        EXPECT_EQ(k["launch_bounds"]["minnctapersm"], 2);
+    }
+    // Usage errors: a bad --frame, a file no code maps to.
+    EXPECT_EQ(run({"inspect", cu, "--line", "7", "--frame", "inner"}, tmp / "cache").exitCode, 2);
+    ProcessResult none = run({"inspect", cu, "--line", "nosuch.cuh:3"}, tmp / "cache");
+    EXPECT_EQ(none.exitCode, 2);
+    EXPECT_NE(none.stderrText.find("header_family_math.cuh"), std::string::npos) << none.stderrText; // lists the files
+    std::filesystem::remove_all(tmp);
+}
+
+// Two headers with the same name: the bare name is ambiguous and the error names both.
+TEST(InspectCli, AmbiguousFileNameListsTheCandidates) {
+    if (!std::filesystem::exists(cli())) GTEST_SKIP() << "lowerscope-cli not built";
+    if (!haveTools()) GTEST_SKIP() << "nvcc/nvdisasm/cuobjdump not found";
+    const auto tmp = std::filesystem::temp_directory_path() / ("ls_inspect_amb_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(tmp / "x");
+    std::filesystem::create_directories(tmp / "y");
+    std::ofstream(tmp / "x" / "ops.cuh") << "__device__ __forceinline__ float opx(float v) { return v * 3.0f + 1.0f; }\n";
+    std::ofstream(tmp / "y" / "ops.cuh") << "__device__ __forceinline__ float opy(float v) { return v * v - 2.0f; }\n";
+    std::ofstream(tmp / "two.cu") << "#include \"x/ops.cuh\"\n#include \"y/ops.cuh\"\n"
+                                     "__global__ void two(float* p) { p[threadIdx.x] = opx(p[threadIdx.x]) + opy(p[threadIdx.x + 32]); }\n";
+    ProcessResult r = run({"inspect", (tmp / "two.cu").string(), "--line", "ops.cuh:1"}, tmp / "cache");
+    EXPECT_EQ(r.exitCode, 2) << r.stdoutText;
+    EXPECT_NE(r.stderrText.find("ambiguous"), std::string::npos) << r.stderrText;
+    EXPECT_NE(r.stderrText.find("x/ops.cuh"), std::string::npos) << r.stderrText;
+    EXPECT_NE(r.stderrText.find("y/ops.cuh"), std::string::npos) << r.stderrText;
+    // More of the path picks one.
+    ProcessResult one = run({"inspect", (tmp / "two.cu").string(), "--line", "y/ops.cuh:1", "--frame", "callee"}, tmp / "cache");
+    EXPECT_EQ(one.exitCode, 0) << one.stderrText;
+    EXPECT_NE(one.stdoutText.find("y/ops.cuh:1"), std::string::npos) << one.stdoutText;
     std::filesystem::remove_all(tmp);
 }

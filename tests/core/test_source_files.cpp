@@ -1,0 +1,106 @@
+// Source files of a build (core/analysis/source_files.h): classification by where a file lives,
+// collection from the SASS inline chains and the PTX `.file` table, and the PTX table scan.
+#include "core/analysis/source_files.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+using namespace lowerscope;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Tree {
+    fs::path root;
+    Tree() {
+        root = fs::temp_directory_path() / ("ls_srcfiles_" + std::to_string(::getpid()));
+        for (const char* d : {"proj/inc", "cuda/bin", "cuda/targets/include", "usr/include"}) fs::create_directories(root / d);
+        for (const char* f : {"proj/main.cu", "proj/inc/tile.cuh", "proj/local.cuh", "cuda/bin/nvcc",
+                              "cuda/targets/include/cuda_fp16.hpp", "usr/include/stdio.h", "extra/dep.cuh"}) {
+            fs::create_directories((root / f).parent_path());
+            std::ofstream(root / f) << "//\n";
+        }
+    }
+    ~Tree() {
+        std::error_code ec;
+        fs::remove_all(root, ec);
+    }
+    std::string p(const char* rel) const { return (root / rel).string(); }
+};
+
+SassInstruction at(const std::string& file, int line, std::vector<SourceFrame> inlinedAt = {}) {
+    SassInstruction i;
+    i.source.file = file;
+    i.source.line = line;
+    i.source.inlinedAt = std::move(inlinedAt);
+    return i;
+}
+
+} // namespace
+
+TEST(SourceFiles, ClassifiesByWhereTheFileLives) {
+    Tree t;
+    SourceContext c;
+    c.mainFile = t.p("proj/main.cu");
+    c.projectDirs = {t.p("extra")};
+    c.toolkitDirs = {toolkitRootOf(t.p("cuda/bin/nvcc"))};
+    EXPECT_EQ(c.toolkitDirs[0], fs::weakly_canonical(t.root / "cuda").string());
+    EXPECT_EQ(classifySourceFile(t.p("proj/main.cu"), c), SourceFileKind::Main);
+    // nvcc records paths with `..` inside: the same file.
+    EXPECT_EQ(classifySourceFile(t.p("proj/inc/../main.cu"), c), SourceFileKind::Main);
+    EXPECT_EQ(classifySourceFile(t.p("proj/inc/tile.cuh"), c), SourceFileKind::Project);
+    EXPECT_EQ(classifySourceFile(t.p("extra/dep.cuh"), c), SourceFileKind::Project); // an -I folder
+    EXPECT_EQ(classifySourceFile(t.p("cuda/bin/../targets/include/cuda_fp16.hpp"), c), SourceFileKind::Toolkit);
+    EXPECT_EQ(classifySourceFile(t.p("usr/include/stdio.h"), c), SourceFileKind::System);
+    EXPECT_EQ(classifySourceFile(t.p("proj/main.cu"), SourceContext{}), SourceFileKind::System);
+    EXPECT_EQ(toolkitRootOf("/no/such/place/nvcc"), "");
+}
+
+TEST(SourceFiles, CollectsEveryFrameAndThePtxTable) {
+    Tree t;
+    SourceContext c;
+    c.mainFile = t.p("proj/main.cu");
+    c.toolkitDirs = {t.p("cuda")};
+    const std::string main = t.p("proj/main.cu"), tile = t.p("proj/inc/tile.cuh"),
+                      fp16 = t.p("cuda/bin/../targets/include/cuda_fp16.hpp");
+    SassFunction f;
+    f.instructions = {at(main, 3),
+                      at(tile, 7, {{tile, 16, 0}, {main, 18, 0}}), // tile.cuh twice in one chain: counted once
+                      at(fp16, 100, {{main, 19, 0}}),
+                      SassInstruction{}}; // no line info
+    const std::string ptx = ".version 9.0\n\t.file\t1 \"" + main + "\"\n\t.file\t2 \"" + t.p("proj/local.cuh") +
+                            "\", 1700000000, 42\n.file 3 \"" + fp16 + "\"\n";
+    const PtxListing table = ptxFileTable(ptx);
+    ASSERT_EQ(table.files.size(), 3u);
+    EXPECT_EQ(table.files.at(2), t.p("proj/local.cuh"));
+    const auto files = collectSourceFiles(table, {&f}, c);
+    ASSERT_EQ(files.size(), 4u);
+    // Main, then the project's files, then the toolkit's, each by path.
+    EXPECT_EQ(files[0].path, main);
+    EXPECT_EQ(files[0].kind, SourceFileKind::Main);
+    EXPECT_EQ(files[0].instructions, 3);
+    EXPECT_EQ(files[0].callSites, 3);
+    EXPECT_FALSE(files[0].readOnly);
+    EXPECT_EQ(files[1].path, tile);
+    EXPECT_EQ(files[1].instructions, 1);
+    EXPECT_EQ(files[1].callSites, 0);
+    EXPECT_EQ(files[2].path, t.p("proj/local.cuh")); // only in the PTX table
+    EXPECT_EQ(files[2].instructions, 0);
+    EXPECT_EQ(files[3].kind, SourceFileKind::Toolkit);
+    EXPECT_TRUE(files[3].readOnly);
+    EXPECT_EQ(files[3].resolved, fs::weakly_canonical(t.root / "cuda/targets/include/cuda_fp16.hpp").string());
+    // A file that does not exist here is listed, unresolved.
+    f.instructions.push_back(at("/gone/away.cuh", 1));
+    const auto more = collectSourceFiles(PtxListing{}, {&f}, c);
+    bool gone = false;
+    for (const auto& x : more)
+        if (x.path == "/gone/away.cuh") {
+            gone = true;
+            EXPECT_TRUE(x.resolved.empty());
+            EXPECT_EQ(x.kind, SourceFileKind::System);
+        }
+    EXPECT_TRUE(gone);
+}
