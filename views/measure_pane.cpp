@@ -413,10 +413,13 @@ void MeasurePane::prefill() {
         return;
     }
     std::vector<PtxParam> params;
-    if (k->ptxFunction >= 0 && k->ptxFunction < int(snap->model.ptx.functions.size()))
+    PtxLaunchBounds bounds;
+    if (k->ptxFunction >= 0 && k->ptxFunction < int(snap->model.ptx.functions.size())) {
         params = snap->model.ptx.functions[size_t(k->ptxFunction)].params;
+        bounds = snap->model.ptx.functions[size_t(k->ptxFunction)].launchBounds;
+    }
     std::string origin;
-    LaunchText l = defaultLaunch(m_a->sourcePath().toStdString(), k->name, params, &origin);
+    LaunchText l = defaultLaunch(m_a->sourcePath().toStdString(), k->name, params, &origin, &bounds);
     setLaunch(l);
     m_userEdited = false;
     m_prefilledFor = m_a->sourcePath();

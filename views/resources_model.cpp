@@ -23,6 +23,18 @@ void ResourcesModel::setBlockSize(int threads) {
     rebuild();
 }
 
+void ResourcesModel::setBlockOrigin(const QString& origin) {
+    if (origin == m_blockOrigin) return;
+    m_blockOrigin = origin;
+    rebuild();
+}
+
+void ResourcesModel::setLaunchBounds(const PtxLaunchBounds& bounds) {
+    if (bounds == m_bounds) return;
+    m_bounds = bounds;
+    rebuild();
+}
+
 void ResourcesModel::setDynamicShared(int bytes) {
     if (bytes == m_dynamicShared) return;
     m_dynamicShared = bytes;
@@ -55,10 +67,25 @@ void ResourcesModel::rebuild() {
 
         const ArchLimits limits = archLimits(m_arch.toStdString());
         const int shared = std::max(r.sharedBytes, 0) + m_dynamicShared;
-        m_occupancy = computeOccupancy(limits, r.registers, shared, m_blockSize);
+        m_occupancy = computeOccupancy(limits, r.registers, shared, m_blockSize, &m_bounds);
         const QString archNote = limits.known ? m_arch : tr("%1 (unknown; sm_90 limits)").arg(m_arch);
         m_rows.push_back({"arch", tr("Architecture"), archNote, 0, {}});
-        m_rows.push_back({"block_size", tr("Block size"), tr("%1 threads").arg(m_blockSize), double(m_blockSize), {}});
+        m_rows.push_back({"block_size", tr("Block size"),
+                          m_blockOrigin.isEmpty() ? tr("%1 threads").arg(m_blockSize)
+                                                  : tr("%1 threads (%2)").arg(m_blockSize).arg(m_blockOrigin),
+                          double(m_blockSize), tr("Where the block size comes from: a launch sidecar next to the "
+                                                  "source, the kernel's __launch_bounds__, or your choice")});
+        std::string boundsOrigin;
+        if (launchBoundsBlockSize(m_bounds, &boundsOrigin) > 0 || m_bounds.minnctapersm > 0 || m_bounds.maxnreg > 0) {
+            QStringList parts;
+            if (m_bounds.maxThreads() > 0) parts << tr("at most %1 threads").arg(m_bounds.maxThreads());
+            if (m_bounds.requiredThreads() > 0) parts << tr("exactly %1 threads").arg(m_bounds.requiredThreads());
+            if (m_bounds.minnctapersm > 0) parts << tr("at least %1 blocks / SM asked").arg(m_bounds.minnctapersm);
+            if (m_bounds.maxnreg > 0) parts << tr("at most %1 registers").arg(m_bounds.maxnreg);
+            m_rows.push_back({"launch_bounds", tr("Launch bounds"), parts.join(QStringLiteral(", ")), 0,
+                              tr("From the PTX directives (.maxntid, .reqntid, .minnctapersm, .maxnreg) that "
+                                 "__launch_bounds__ / __maxnreg__ produce")});
+        }
         if (m_occupancy.limiter == OccupancyLimiter::Invalid) {
             m_rows.push_back({"occupancy", tr("Theoretical occupancy"),
                               tr("invalid: %1").arg(QString::fromStdString(m_occupancy.problem)), 0, {}});

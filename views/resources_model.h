@@ -20,6 +20,12 @@ public:
     void setKernel(const QString& name, const Resources& resources, const QString& arch);
     void clear();
     void setBlockSize(int threads);
+    // Where the block size came from ("sidecar saxpy.json", "__launch_bounds__ (.maxntid 128)",
+    // "chosen here", ...): shown with it.
+    void setBlockOrigin(const QString& origin);
+    // The kernel's launch bounds: a block they forbid makes the occupancy invalid.
+    void setLaunchBounds(const PtxLaunchBounds& bounds);
+    QString blockOrigin() const { return m_blockOrigin; }
     void setDynamicShared(int bytes);
     int blockSize() const { return m_blockSize; }
     const TheoreticalOccupancy& occupancy() const { return m_occupancy; }
@@ -44,6 +50,8 @@ private:
     Resources m_resources;
     QString m_arch;
     int m_blockSize = 256;
+    QString m_blockOrigin;
+    PtxLaunchBounds m_bounds;
     int m_dynamicShared = 0;
     TheoreticalOccupancy m_occupancy;
     QVector<Row> m_rows;

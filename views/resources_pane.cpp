@@ -68,6 +68,9 @@ ResourcesPane::ResourcesPane(Workspace* session, QWidget* parent) : QWidget(pare
     lay->addWidget(m_view, 1);
 
     connect(m_block, &QSpinBox::valueChanged, m_model, &ResourcesModel::setBlockSize);
+    connect(m_block, &QSpinBox::valueChanged, this, [this] {
+        if (!m_settingBlock) m_model->setBlockOrigin(tr("chosen here"));
+    });
     connect(m_dynShared, &QSpinBox::valueChanged, m_model, &ResourcesModel::setDynamicShared);
     connect(session, &Workspace::snapshotChanged, this, &ResourcesPane::reload);
     connect(session, &Workspace::kernelChanged, this, &ResourcesPane::reload);
@@ -81,7 +84,25 @@ void ResourcesPane::reload() {
         return;
     }
     const QString name = QString::fromStdString(k->name.empty() ? k->mangled : k->name);
-    if (const int block = sidecarBlockSize(m_session->sourcePath(), name); block > 0) m_block->setValue(block);
+    PtxLaunchBounds bounds;
+    if (k->ptxFunction >= 0 && size_t(k->ptxFunction) < snap->model.ptx.functions.size())
+        bounds = snap->model.ptx.functions[size_t(k->ptxFunction)].launchBounds;
+    m_model->setLaunchBounds(bounds);
+    // The block size: the launch sidecar (how the kernel is actually launched), else what its
+    // launch bounds call for, else whatever is in the box.
+    m_settingBlock = true;
+    std::string boundsOrigin;
+    if (const int block = sidecarBlockSize(m_session->sourcePath(), name); block > 0) {
+        m_block->setValue(block);
+        m_model->setBlockOrigin(tr("from the launch sidecar %1").arg(QFileInfo(m_session->sourcePath()).completeBaseName() +
+                                                                     QStringLiteral(".json")));
+    } else if (const int b = launchBoundsBlockSize(bounds, &boundsOrigin); b > 0) {
+        m_block->setValue(b);
+        m_model->setBlockOrigin(tr("from %1").arg(QString::fromStdString(boundsOrigin)));
+    } else if (m_model->blockOrigin().isEmpty() || m_model->blockOrigin().startsWith(tr("from"))) {
+        m_model->setBlockOrigin(tr("default: no launch sidecar or launch bounds"));
+    }
+    m_settingBlock = false;
     const QString arch = QString::fromStdString(snap->model.arch.empty() ? snap->options.arch : snap->model.arch);
     m_model->setKernel(name, k->resources, arch);
 }

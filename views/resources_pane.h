@@ -1,6 +1,7 @@
 #pragma once
 // The Resources pane: the current kernel's resource usage and theoretical occupancy for a block
-// size the user picks (defaulting to the kernel's launch sidecar, kernels/<file>.json).
+// size the user picks, defaulting to the kernel's launch sidecar (kernels/<file>.json), else its
+// launch bounds (`__launch_bounds__` → .maxntid/.reqntid); the pane says which.
 
 #include <QPointer>
 #include <QWidget>
@@ -28,6 +29,7 @@ private:
     QTableView* m_view;
     QSpinBox* m_block;
     QSpinBox* m_dynShared;
+    bool m_settingBlock = false; // reload() is setting the block size: not the user's choice
 };
 
 // Block size from a launch sidecar (`<source>.json` next to the .cu: {"kernels":[{"name","block"}]}),

@@ -67,8 +67,42 @@ ArchLimits archLimits(const std::string& arch) {
     return limits;
 }
 
-TheoreticalOccupancy computeOccupancy(const ArchLimits& limits, int registers, int sharedBytes, int blockSize) {
+int launchBoundsBlockSize(const PtxLaunchBounds& b, std::string* origin) {
+    auto dims = [](const int (&d)[3]) {
+        std::string s = std::to_string(d[0]);
+        if (d[1] > 1 || d[2] > 1) s += ", " + std::to_string(d[1]);
+        if (d[2] > 1) s += ", " + std::to_string(d[2]);
+        return s;
+    };
+    if (b.requiredThreads() > 0) {
+        if (origin) *origin = "the kernel's required block size (.reqntid " + dims(b.reqntid) + ")";
+        return b.requiredThreads();
+    }
+    if (b.maxThreads() > 0) {
+        if (origin) *origin = "__launch_bounds__ (.maxntid " + dims(b.maxntid) + ")";
+        return b.maxThreads();
+    }
+    return 0;
+}
+
+std::string checkBlockSize(const PtxLaunchBounds& b, int blockSize) {
+    if (b.requiredThreads() > 0 && blockSize != b.requiredThreads())
+        return "the kernel requires blocks of " + std::to_string(b.requiredThreads()) + " threads (.reqntid)";
+    if (b.maxThreads() > 0 && blockSize > b.maxThreads())
+        return "more threads than the kernel's __launch_bounds__ allow (" + std::to_string(b.maxThreads()) + ")";
+    return {};
+}
+
+TheoreticalOccupancy computeOccupancy(const ArchLimits& limits, int registers, int sharedBytes, int blockSize,
+                                      const PtxLaunchBounds* bounds) {
     TheoreticalOccupancy o;
+    if (bounds) {
+        if (std::string why = checkBlockSize(*bounds, blockSize); !why.empty()) {
+            o.limiter = OccupancyLimiter::Invalid;
+            o.problem = std::move(why);
+            return o;
+        }
+    }
     registers = std::max(registers, 0);
     sharedBytes = std::max(sharedBytes, 0);
     if (blockSize <= 0 || blockSize > limits.maxThreadsPerBlock) {

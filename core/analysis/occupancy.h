@@ -10,6 +10,8 @@
 //   shared:    the largest configurable carveout per SM (e.g. 228 KiB on sm_90) is assumed, with
 //              1 KiB reserved per block by the system on sm_80 and later, allocation unit 128 B.
 
+#include "core/model.h"
+
 #include <string>
 
 namespace lowerscope {
@@ -45,9 +47,21 @@ struct TheoreticalOccupancy {
     std::string problem;         // set with limiter Invalid (e.g. block larger than 1024 threads)
 };
 
-// registers: per thread (as reported by ptxas; <= 0 treated as 0); sharedBytes: static + dynamic
-// per block; blockSize: threads per block.
-TheoreticalOccupancy computeOccupancy(const ArchLimits& limits, int registers, int sharedBytes, int blockSize);
+// registers: per thread (as reported by ptxas; <= 0 treated as 0; ptxas already honoured
+// `.maxnreg` and `__launch_bounds__` when it chose them); sharedBytes: static + dynamic per block;
+// blockSize: threads per block. With `bounds`, a block the kernel's launch bounds forbid is Invalid
+// (checkBlockSize), as the launch would fail.
+TheoreticalOccupancy computeOccupancy(const ArchLimits& limits, int registers, int sharedBytes, int blockSize,
+                                      const PtxLaunchBounds* bounds = nullptr);
+
+// The block size a kernel's launch bounds call for: `.reqntid` (the size it must be launched with),
+// else `.maxntid` (the largest block it was compiled for, __launch_bounds__'s first argument);
+// 0 when it has neither. `origin` (optional) says which, e.g. "__launch_bounds__ (.maxntid 128)".
+int launchBoundsBlockSize(const PtxLaunchBounds& bounds, std::string* origin = nullptr);
+
+// "" when a block of `blockSize` threads may launch the kernel; else why not (more threads than
+// `.maxntid`, or not the `.reqntid` size).
+std::string checkBlockSize(const PtxLaunchBounds& bounds, int blockSize);
 
 const char* limiterName(OccupancyLimiter limiter);
 

@@ -1,5 +1,6 @@
 #include "core/run/measure_job.h"
 
+#include "core/analysis/occupancy.h"
 #include "core/run/argspec.h"
 #include "core/run/protocol.h"
 #include "core/run/runner_client.h"
@@ -30,7 +31,7 @@ std::string paramArgName(const PtxParam& p, size_t index) {
 } // namespace
 
 LaunchText defaultLaunch(const std::string& sourcePath, const std::string& kernel, const std::vector<PtxParam>& params,
-                         std::string* origin) {
+                         std::string* origin, const PtxLaunchBounds* bounds) {
     LaunchText out;
     if (!sourcePath.empty()) {
         const std::string sidecar = sidecarPathFor(sourcePath);
@@ -69,9 +70,23 @@ LaunchText defaultLaunch(const std::string& sourcePath, const std::string& kerne
             out.args.push_back(name + "=" + std::to_string(1 << 20));
         }
     }
-    out.block = {"256"};
-    out.grid = {anyBuffer ? "4096" : "1"};
-    if (origin) *origin = params.empty() ? "defaults (no parameters)" : "PTX signature (guessed; edit to fit)";
+    // The block: the kernel's launch bounds when it has them (a larger block would not launch),
+    // else 256; the grid covers the 1 Mi-element buffers either way.
+    std::string boundsOrigin;
+    const int boundsBlock = bounds ? launchBoundsBlockSize(*bounds, &boundsOrigin) : 0;
+    if (bounds && bounds->requiredThreads() > 0) {
+        out.block = {std::to_string(bounds->reqntid[0])};
+        if (bounds->reqntid[1] > 1 || bounds->reqntid[2] > 1) out.block.push_back(std::to_string(bounds->reqntid[1]));
+        if (bounds->reqntid[2] > 1) out.block.push_back(std::to_string(bounds->reqntid[2]));
+    } else {
+        out.block = {std::to_string(boundsBlock > 0 ? boundsBlock : 256)};
+    }
+    const int threads = boundsBlock > 0 ? boundsBlock : 256;
+    out.grid = {anyBuffer ? std::to_string(((1 << 20) + threads - 1) / threads) : "1"};
+    if (origin) {
+        *origin = params.empty() ? "defaults (no parameters)" : "PTX signature (guessed; edit to fit)";
+        if (boundsBlock > 0) *origin += "; block from " + boundsOrigin;
+    }
     return out;
 }
 

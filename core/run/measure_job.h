@@ -34,8 +34,10 @@ struct LaunchText {
 // `sourcePath`: the sidecar kernels/<name>.json when it has the kernel, else a guess from the PTX
 // parameters (pointers → f32 buffers of 1 Mi elements, integers → 1048576, floats → 1.0).
 // `origin` says which ("sidecar kernels/saxpy.json", "PTX signature").
+// With `bounds` (the kernel's PTX launch bounds), the guessed block is their size instead of 256
+// (launchBoundsBlockSize, core/analysis/occupancy.h), so the launch can work; a sidecar still wins.
 LaunchText defaultLaunch(const std::string& sourcePath, const std::string& kernel, const std::vector<PtxParam>& params,
-                         std::string* origin = nullptr);
+                         std::string* origin = nullptr, const PtxLaunchBounds* bounds = nullptr);
 
 struct MeasureRequest {
     uint64_t jobId = 0;

@@ -1,0 +1,125 @@
+// Real kernels as they are written (issue 12), opened through MainWindow as a user would and built
+// with the real toolchain (skips when nvcc/nvdisasm are missing): `__launch_bounds__` in the
+// resources and measure panes.
+#include "views/main_window.h"
+#include "views/measure_pane.h"
+#include "views/resources_model.h"
+#include "views/resources_pane.h"
+#include "views/workspace.h"
+
+#include "core/analysis/occupancy.h"
+
+#include <QFile>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace lowerscope;
+
+class RealKernelsTest : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_tmp;
+    std::unique_ptr<MainWindow> m_w;
+
+    Workspace* ws() { return m_w->session(); }
+
+    QString write(const QString& name, const QByteArray& text) {
+        const QString path = m_tmp.filePath(name);
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return {};
+        f.write(text);
+        return path;
+    }
+
+    // Waits for the build that an open / a rebuild started; true when it succeeded.
+    bool waitForBuild() {
+        QSignalSpy done(ws(), &Workspace::buildFinished);
+        if (!ws()->isBuilding()) ws()->build();
+        if (!done.wait(240000)) return false;
+        while (ws()->isBuilding())
+            if (!done.wait(240000)) return false;
+        return ws()->lastAttempt() && ws()->lastAttempt()->ok() && ws()->kernel();
+    }
+
+    bool openAndBuild(const QString& path) {
+        QSignalSpy done(ws(), &Workspace::buildFinished);
+        if (!m_w->openFile(path)) return false;
+        if (ws()->isBuilding() || done.count() == 0) return waitForBuild();
+        return ws()->lastAttempt() && ws()->lastAttempt()->ok() && ws()->kernel();
+    }
+
+    // The text of the resources pane's row with `key` ("" when there is none).
+    QString resourceRow(const char* key) {
+        const ResourcesModel* rm = m_w->resourcesPane()->model();
+        for (int i = 0; i < rm->rowCount(); ++i)
+            if (rm->index(i, 0).data(ResourcesModel::KeyRole).toString() == QLatin1String(key))
+                return rm->index(i, 1).data().toString();
+        return {};
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_tmp.isValid());
+        qputenv("LOWERSCOPE_AUTOSAVE_DIR", m_tmp.filePath(QStringLiteral("autosave")).toLocal8Bit());
+        const Toolchain& tc = cachedToolchain();
+        if (!tc.nvcc.found() || !tc.nvdisasm.found()) QSKIP("nvcc or nvdisasm not found (run scripts/bootstrap)");
+        MainWindow::Options o;
+        o.useSettings = false;
+        o.offerRecovery = false;
+        m_w = std::make_unique<MainWindow>(o);
+        m_w->setAutoBuild(false);
+        m_w->show();
+    }
+
+    // A kernel compiled with __launch_bounds__(128) and no launch sidecar: the resources pane
+    // takes 128 threads from .maxntid (and says so), computes the occupancy at 128 threads, and
+    // calls a larger block invalid; the measure pane's default launch uses 128 threads too.
+    void launchBoundsGiveTheBlockSize() {
+        const QString path = write(QStringLiteral("bounded.cu"),
+                                   "__global__ void __launch_bounds__(128) bounded(float* p, int n)\n"
+                                   "{\n"
+                                   "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                   "    if (i < n) p[i] = p[i] * 2.0f + 1.0f;\n"
+                                   "}\n");
+        QVERIFY(!path.isEmpty());
+        QVERIFY(openAndBuild(path));
+        const KernelModel* k = ws()->kernel();
+        const auto& functions = ws()->snapshot()->model.ptx.functions;
+        QVERIFY(k->ptxFunction >= 0 && size_t(k->ptxFunction) < functions.size());
+        const PtxLaunchBounds bounds = functions[size_t(k->ptxFunction)].launchBounds;
+        QCOMPARE(bounds.maxThreads(), 128);
+
+        ResourcesPane* rp = m_w->resourcesPane();
+        QCOMPARE(rp->blockSize()->value(), 128);
+        QVERIFY2(resourceRow("block_size").contains(QLatin1String("__launch_bounds__")), qPrintable(resourceRow("block_size")));
+        QVERIFY2(resourceRow("launch_bounds").contains(QLatin1String("at most 128 threads")),
+                 qPrintable(resourceRow("launch_bounds")));
+        // The occupancy is the calculator's at 128 threads: on sm_90 a 4-warp block fits 16 times
+        // in 64 warps (its few registers and no shared memory allow more), where the 256-thread
+        // default would have said 8 blocks.
+        const std::string arch = ws()->snapshot()->model.arch;
+        const TheoreticalOccupancy want =
+            computeOccupancy(archLimits(arch), k->resources.registers, std::max(k->resources.sharedBytes, 0), 128, &bounds);
+        const TheoreticalOccupancy& shown = rp->model()->occupancy();
+        QCOMPARE(shown.blocksPerSm, want.blocksPerSm);
+        QCOMPARE(shown.warpsPerSm, want.warpsPerSm);
+        QCOMPARE(shown.occupancy, want.occupancy);
+        if (arch == "sm_90") QCOMPARE(shown.blocksPerSm, 16);
+        QVERIFY(shown.blocksPerSm != computeOccupancy(archLimits(arch), k->resources.registers, 0, 256).blocksPerSm);
+        // A block the bounds forbid cannot launch: the pane says so instead of a figure.
+        rp->blockSize()->setValue(256);
+        QCOMPARE(rp->model()->occupancy().limiter, OccupancyLimiter::Invalid);
+        QVERIFY(resourceRow("occupancy").contains(QLatin1String("__launch_bounds__")));
+        QVERIFY(resourceRow("block_size").contains(QLatin1String("chosen here")));
+
+        // The measure pane's launch defaults: 128 threads, a grid that still covers the buffers.
+        MeasurePane* mp = m_w->measurePane();
+        mp->prefill();
+        QCOMPARE(mp->launch().block, std::vector<std::string>{"128"});
+        QCOMPARE(mp->launch().grid, std::vector<std::string>{std::to_string((1 << 20) / 128)});
+        QVERIFY2(mp->prefillOrigin().contains(QLatin1String("__launch_bounds__")), qPrintable(mp->prefillOrigin()));
+    }
+};
+
+QTEST_MAIN(RealKernelsTest)
+#include "test_views_real_kernels.moc"
