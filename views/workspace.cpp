@@ -1,5 +1,6 @@
 #include "views/workspace.h"
 
+#include "core/analysis/selection_key.h"
 #include "core/build/lifetime.h"
 
 #include <QCoreApplication>
@@ -166,10 +167,31 @@ void Workspace::onJobDone(quint64 id, const SnapshotPtr& result, bool cancelled)
     if (snap->ok()) {
         QString previousKernel;
         if (const KernelModel* k = kernel()) previousKernel = QString::fromStdString(k->mangled);
+        // A PTX line or SASS address means nothing in the new build (code added above shifts them
+        // all): the selection is carried over by source position (core/analysis/selection_key.h).
+        SassKey sassSelection;
+        PtxKey ptxSelection;
+        if (m_good && m_requestOrigin == Selection::Origin::Sass) {
+            if (const KernelModel* k = kernel()) sassSelection = sassKey(*k, m_requestAddress);
+        } else if (m_good && m_requestOrigin == Selection::Origin::Ptx) {
+            ptxSelection = ptxKey(m_good->model.ptx, m_requestLine);
+        }
+        const std::string oldMain = mainRecordedFile();
         m_good = snap;
         m_kernel = snap->model.kernels.empty() ? -1 : 0;
         for (int i = 0; i < int(snap->model.kernels.size()); ++i)
             if (QString::fromStdString(snap->model.kernels[size_t(i)].mangled) == previousKernel) m_kernel = i;
+        // Each build compiles its own copy of the document (build_job.h), so the line info of
+        // the new build names it by another path: the keys follow the document, not the copy.
+        const std::string newMain = mainRecordedFile();
+        if (!oldMain.empty() && sassSelection.file == oldMain) sassSelection.file = newMain;
+        if (!oldMain.empty() && ptxSelection.file == oldMain) ptxSelection.file = newMain;
+        if (sassSelection.valid()) {
+            if (const auto found = findSass(snap->model, sassSelection); found && found->kernel == m_kernel)
+                m_requestAddress = found->address;
+        } else if (ptxSelection.valid()) {
+            if (const auto found = findPtx(snap->model.ptx, ptxSelection)) m_requestLine = *found;
+        }
         emit snapshotChanged();
         emit kernelChanged(m_kernel);
         recomputeSelection();
@@ -224,6 +246,16 @@ int Workspace::sourceLineForLoc(const std::optional<SourceLoc>& loc) const {
         return isMainFile(f.file) ? f.line : 0;
     }
     return isMainFile(loc->file) ? loc->line : 0;
+}
+
+std::string Workspace::mainRecordedFile() const {
+    if (!m_good) return {};
+    for (const auto& f : m_good->model.files)
+        if (f.kind == SourceFileKind::Main) return f.path;
+    // Inputs opened as they are have no Main file: the one named like the document.
+    for (const auto& f : m_good->model.files)
+        if (isMainFile(f.path)) return f.path;
+    return m_good->buildPath.toStdString();
 }
 
 const std::vector<int>& Workspace::sassSourceLines() const {

@@ -127,6 +127,8 @@ public:
     // sourceLineForSass of every instruction of the current kernel, in row order (empty without
     // one). Computed once per listing, kernel, attribution and document name, for all panes.
     const std::vector<int>& sassSourceLines() const;
+    // The recorded path of the open document in the current build ("" when none).
+    std::string mainRecordedFile() const;
     ListingKey listingKey() const;
     // Asks the source pane to show a location (diagnostic clicked).
     void revealSource(int line, int column) { emit sourceRevealRequested(line, column); }
@@ -183,7 +185,8 @@ private:
     int m_kernel = -1;
     InlineAttribution m_attribution = InlineAttribution::CallSite;
     Selection m_selection;
-    // What the last selection request was, so it can be recomputed after a rebuild.
+    // What the last selection request was, so it can be recomputed after a rebuild (a SASS
+    // address or PTX line is first carried over to the new build by its source position).
     Selection::Origin m_requestOrigin = Selection::Origin::None;
     int m_requestLine = 0;
     uint32_t m_requestAddress = 0;

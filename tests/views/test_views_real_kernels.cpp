@@ -1,20 +1,49 @@
 // Real kernels as they are written (issue 12), opened through MainWindow as a user would and built
 // with the real toolchain (skips when nvcc/nvdisasm are missing): `__launch_bounds__` in the
-// resources and measure panes.
+// resources and measure panes; SASS and PTX selections that follow the source line across a
+// rebuild that shifts every address.
+#include "views/code_editor.h"
 #include "views/main_window.h"
 #include "views/measure_pane.h"
+#include "views/ptx_pane.h"
 #include "views/resources_model.h"
 #include "views/resources_pane.h"
+#include "views/sass_model.h"
+#include "views/sass_pane.h"
 #include "views/workspace.h"
 
 #include "core/analysis/occupancy.h"
 
+#include <QDockWidget>
 #include <QFile>
 #include <QSpinBox>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
 
 using namespace lowerscope;
+
+namespace {
+
+// -DEXTRA adds code above the rest of the kernel: every later address and PTX line moves while the
+// source lines stay where they are.
+const char* kShifted = R"(__device__ __forceinline__ float helper(float x) { return x * x + 1.0f; }
+
+__global__ void shifted(const float* in, float* out, int n)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+#ifdef EXTRA
+    if (i == 0) out[n] = in[n] * 3.0f + in[n + 1] / in[n + 2];
+#endif
+    if (i < n) {
+        float v = in[i];
+        v = helper(v) * in[i + n];
+        out[i] = v + 2.0f;
+    }
+}
+)";
+
+} // namespace
 
 class RealKernelsTest : public QObject {
     Q_OBJECT
@@ -119,6 +148,75 @@ private slots:
         QCOMPARE(mp->launch().grid, std::vector<std::string>{std::to_string((1 << 20) / 128)});
         QVERIFY2(mp->prefillOrigin().contains(QLatin1String("__launch_bounds__")), qPrintable(mp->prefillOrigin()));
     }
+
+    // A SASS selection is carried over by source position: after a rebuild that moves the code,
+    // the same instruction of the same line is selected, not whatever is at the old address.
+    void sassSelectionFollowsTheSourceLineAcrossARebuild() {
+        const QString path = write(QStringLiteral("shifted.cu"), kShifted);
+        QVERIFY(openAndBuild(path));
+        ws()->setAttribution(InlineAttribution::CallSite);
+        const KernelModel* before = ws()->kernel();
+        // The store of line 12 (`out[i] = v + 2.0f;`), chosen in the SASS pane as a user would.
+        int row = -1;
+        for (size_t i = 0; i < before->sass.instructions.size(); ++i)
+            if (before->sass.instructions[i].mnemonic == "STG" && before->sass.instructions[i].source.line == 12) row = int(i);
+        QVERIFY(row >= 0);
+        const SassInstruction chosen = before->sass.instructions[size_t(row)];
+        QTableView* view = m_w->sassPane()->view();
+        view->setCurrentIndex(m_w->sassPane()->model()->index(row, SassModel::OpcodeColumn));
+        QCOMPARE(ws()->selection().focusSassAddress, std::optional<uint32_t>(chosen.address));
+        QCOMPARE(ws()->selection().sourceLine, 12);
+
+        BuildOptions o = ws()->options();
+        o.defines = {"EXTRA"};
+        ws()->setOptions(o);
+        QVERIFY(waitForBuild());
+        const KernelModel* after = ws()->kernel();
+        QVERIFY(after != before);
+        const Selection& sel = ws()->selection();
+        QVERIFY(sel.focusSassAddress.has_value());
+        const int at = after->sass.indexOf(*sel.focusSassAddress);
+        QVERIFY(at >= 0);
+        const SassInstruction& now = after->sass.instructions[size_t(at)];
+        QCOMPARE(now.mnemonic, chosen.mnemonic);
+        QCOMPARE(now.source.line, 12);
+        QVERIFY2(now.address != chosen.address, "the define was meant to move the code");
+        QCOMPARE(sel.sourceLine, 12);
+        // The address alone would have landed elsewhere.
+        const int old = after->sass.indexOf(chosen.address);
+        QVERIFY(old < 0 || after->sass.instructions[size_t(old)].mnemonic != "STG" ||
+                after->sass.instructions[size_t(old)].source.line != 12);
+        // The SASS pane's current row is the carried-over instruction.
+        const SassModel* m = m_w->sassPane()->model();
+        QVERIFY(m->index(at, 0).data(SassModel::CurrentRole).toBool());
+    }
+
+    // The same for a PTX line: the next build's PTX line of the same source position.
+    void ptxSelectionFollowsTheSourceLineAcrossARebuild() {
+        QVERIFY(ws()->snapshot());
+        const PtxListing& ptx = ws()->snapshot()->model.ptx; // built with -DEXTRA (previous test)
+        int chosen = 0;
+        for (const PtxLine& l : ptx.lines)
+            if (l.isInstruction && l.source && l.source->line == 12 && l.text.find("st.global") != std::string::npos)
+                chosen = l.line;
+        QVERIFY(chosen > 0);
+        const std::string text = ptx.lines[size_t(chosen - 1)].text;
+        ws()->selectPtxLine(chosen);
+        BuildOptions o = ws()->options();
+        o.defines.clear();
+        ws()->setOptions(o);
+        QVERIFY(waitForBuild());
+        const PtxListing& now = ws()->snapshot()->model.ptx;
+        const int line = ws()->selection().focusPtxLine;
+        QVERIFY(line > 0 && size_t(line) <= now.lines.size());
+        QVERIFY(line != chosen);
+        // The same store (its register numbers may differ between the builds).
+        QVERIFY2(now.lines[size_t(line - 1)].text.find("st.global") != std::string::npos, text.c_str());
+        QVERIFY(now.lines[size_t(line - 1)].source.has_value());
+        QCOMPARE(now.lines[size_t(line - 1)].source->line, 12);
+        QCOMPARE(m_w->ptxPane()->editor()->highlightedLines(), std::vector<int>{line});
+    }
+
 };
 
 QTEST_MAIN(RealKernelsTest)
