@@ -47,7 +47,14 @@ void AutomationDriver::onBuildDone() {
             return;
         }
     }
-    if (m_options.selectLine > 0) m_window->selectSourceLine(m_options.selectLine);
+    if (m_options.selectLine > 0 && !m_options.selectFile.isEmpty()) {
+        QString error;
+        if (!m_window->selectSourceLineIn(m_options.selectFile, m_options.selectLine, &error))
+            std::fprintf(stderr, "lowerscope: --select-line %s:%d: %s\n", qPrintable(m_options.selectFile),
+                         m_options.selectLine, qPrintable(error));
+    } else if (m_options.selectLine > 0) {
+        m_window->selectSourceLine(m_options.selectLine);
+    }
     // Let the selection propagate and the docks settle before grabbing.
     QTimer::singleShot(200, this, &AutomationDriver::finish);
 }

@@ -1,6 +1,6 @@
 #pragma once
 // Headless automation of the main window, for tests, docs and the README's demo command:
-//   lowerscope FILE.cu [build options] --select-line N --screenshot OUT.png --dump-state OUT.json
+//   lowerscope FILE.cu [build options] --select-line [HEADER:]N --screenshot OUT.png --dump-state OUT.json
 //              --quit-after-build
 // After the first build finishes (ok or failed), selects the line, lets the window lay out and
 // paint, writes the screenshot and the state JSON, and (with quitAfterBuild) quits with status
@@ -16,6 +16,7 @@ class MainWindow;
 
 struct AutomationOptions {
     int selectLine = 0;
+    QString selectFile; // "" = the open document; else a file the code maps to (a header), by path or unique name
     QString screenshot;
     QString dumpState;
     bool quitAfterBuild = false;

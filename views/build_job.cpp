@@ -148,7 +148,8 @@ std::shared_ptr<BuildSnapshot> runRealBuild(const BuildRequest& request, std::at
     if (snap->result.ok && !(cancel && cancel->load())) {
         QElapsedTimer t;
         t.start();
-        snap->model = buildLoweringModel(snap->result);
+        // Which file is the document and which are the user's headers (the Source pane's file list).
+        snap->model = buildLoweringModel(snap->result, sourceContextFor(input, toolchain));
         snap->modelMs = double(t.nsecsElapsed()) / 1e6;
     }
     if (!request.inputPath.isEmpty()) {

@@ -574,7 +574,10 @@ void MainWindow::createActions() {
     m_attribution->setObjectName(QStringLiteral("attributionCombo"));
     m_attribution->addItem(tr("call site"), int(InlineAttribution::CallSite));
     m_attribution->addItem(tr("callee"), int(InlineAttribution::Callee));
-    m_attribution->setToolTip(tr("Which source line inlined code is attributed to (Ctrl+I)"));
+    m_attribution->addItem(tr("any frame"), int(InlineAttribution::AnyFrame));
+    m_attribution->setToolTip(tr("Which source line inlined code is attributed to (Ctrl+I): the line it was "
+                                 "inlined at, the line inside the inlined function, or any line its inline "
+                                 "chain passes through (a helper called from a helper)"));
     tb->addWidget(m_attribution);
     connect(m_attribution, &QComboBox::currentIndexChanged, this, [this, attr](int i) {
         const auto a = InlineAttribution(m_attribution->itemData(i).toInt());
@@ -987,12 +990,45 @@ void MainWindow::selectSourceLine(int line) {
         m_session->selectSourceLine(line);
 }
 
+bool MainWindow::selectSourceLineIn(const QString& file, int line, QString* error) {
+    const SnapshotPtr snap = m_session->snapshot();
+    std::string why;
+    const std::string recorded =
+        snap ? resolveSourceQuery(snap->model.files, file.toStdString(), why) : std::string();
+    if (recorded.empty()) {
+        if (error) *error = snap ? QString::fromStdString(why) : tr("nothing is built");
+        return false;
+    }
+    if (recorded == m_session->mainRecordedFile()) {
+        selectSourceLine(line);
+        return true;
+    }
+    if (!m_source->showFile(recorded)) {
+        if (error) *error = tr("%1 is not a file of yours that exists here").arg(QString::fromStdString(recorded));
+        return false;
+    }
+    // As for the document: the caret moves there and the pane selects the line, as for a click.
+    CodeEditor* ed = m_source->headerEditor();
+    if (line >= 1 && line <= ed->lines()) {
+        ed->setCursorPosition(line - 1, 0);
+        ed->ensureLineVisibleCentered(line);
+        ed->checkCursorLine();
+    }
+    const Selection& sel = m_session->selection();
+    if (sel.origin != Selection::Origin::Source || sel.sourceFile != recorded || sel.fileLine != line)
+        m_session->selectSourceLineIn(recorded, line);
+    return true;
+}
+
 void MainWindow::updateInfo() {
     const Selection& sel = m_session->selection();
     QString text;
-    if (sel.origin == Selection::Origin::Source && sel.sourceLine > 0) {
-        text = tr("line %1 → %2 PTX line(s), %3 SASS instruction(s)")
-                   .arg(sel.sourceLine).arg(sel.ptxLines.size()).arg(sel.sassAddresses.size());
+    if (sel.origin == Selection::Origin::Source && (sel.sourceLine > 0 || sel.fileLine > 0)) {
+        // A header line names its file.
+        const QString where = sel.sourceLine > 0 ? tr("line %1").arg(sel.sourceLine)
+                                                 : QStringLiteral("%1:%2").arg(QFileInfo(QString::fromStdString(sel.sourceFile)).fileName()).arg(sel.fileLine);
+        text = tr("%1 → %2 PTX line(s), %3 SASS instruction(s)")
+                   .arg(where).arg(sel.ptxLines.size()).arg(sel.sassAddresses.size());
         if (sel.sassAddresses.empty() && m_session->kernel()) text += tr(" (no code for this line)");
     } else if (sel.origin == Selection::Origin::Sass || sel.origin == Selection::Origin::Ptx) {
         const QString what = sel.origin == Selection::Origin::Sass && sel.focusSassAddress
@@ -1069,7 +1105,7 @@ nlohmann::json MainWindow::dumpState() const {
     hl["sassAddressesHex"] = hex;
     hl["sourceLines"] = m_source->editor()->highlightedLines();
     j["highlighted"] = hl;
-    j["attribution"] = m_session->attribution() == InlineAttribution::CallSite ? "call-site" : "callee";
+    j["attribution"] = attributionName(m_session->attribution());
     json panes = json::array();
     for (const QString& id : visiblePaneIds()) panes.push_back(id.toStdString());
     j["visiblePanes"] = panes;

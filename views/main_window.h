@@ -110,6 +110,10 @@ public:
     bool autoBuild() const;
     void setAutoBuildDelay(int ms);
     void selectSourceLine(int line);                    // moves the editor cursor (as a click would)
+    // A line of any file the build's code maps to (`file`: a path or a unique file name, as
+    // `inspect --line FILE:N` takes it): a header is opened in the Source pane first. False (and
+    // `error` says why) when no such file of the user's is offered.
+    bool selectSourceLineIn(const QString& file, int line, QString* error = nullptr);
     void applyTheme(bool dark);
 
     // Compare mode: configuration B is built beside A and its options dock is shown.

@@ -43,6 +43,7 @@ void SassModel::setFunction(std::shared_ptr<const void> owner, const SassFunctio
     const size_t n = function ? function->instructions.size() : 0;
     m_sourceLines = std::move(sourceLines);
     m_sourceLines.resize(n, 0);
+    m_sourceLabels.clear();
     m_categories.assign(n, uint8_t(InstrCategory::Misc));
     m_highlighted.assign(n, 0);
     m_filterMatches.clear(); // the filter pane matches the new rows again after the reset
@@ -79,6 +80,12 @@ void SassModel::setSourceLines(std::vector<int> sourceLines) {
     m_sourceLines = std::move(sourceLines);
     m_sourceLines.resize(size_t(rowCount()), 0);
     if (rowCount() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+}
+
+void SassModel::setSourceLabels(std::vector<QString> labels) {
+    m_sourceLabels = std::move(labels);
+    if (m_sourceLabels.size() != size_t(rowCount())) m_sourceLabels.clear();
+    if (rowCount() > 0) emit dataChanged(index(0, SourceLineColumn), index(rowCount() - 1, SourceLineColumn));
 }
 
 void SassModel::setHighlighted(const std::vector<uint32_t>& addresses, std::optional<uint32_t> current) {
@@ -185,7 +192,9 @@ QVariant SassModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole:
         switch (index.column()) {
         case AddressColumn: return QStringLiteral("%1").arg(ins.address, 4, 16, QLatin1Char('0'));
-        case SourceLineColumn: return line > 0 ? QVariant(line) : QVariant(QString());
+        case SourceLineColumn:
+            if (line > 0) return line;
+            return row < m_sourceLabels.size() ? m_sourceLabels[row] : QString();
         case PredicateColumn: return QString::fromStdString(ins.predicate);
         case OpcodeColumn: return QString::fromStdString(ins.opcode);
         case OperandsColumn: return operandsText(ins);

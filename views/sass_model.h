@@ -45,6 +45,9 @@ public:
     void setFunction(std::shared_ptr<const void> owner, const SassFunction* function, std::vector<int> sourceLines);
     void clear();
     void setSourceLines(std::vector<int> sourceLines); // after an attribution change
+    // Per row, the "file:line" the Line column shows for a row whose line is in another file than
+    // the open document (a header; Workspace::sassSourceLabels), "" otherwise. Reset by setFunction.
+    void setSourceLabels(std::vector<QString> labels);
     void setHighlighted(const std::vector<uint32_t>& addresses, std::optional<uint32_t> current);
     void setStale(bool stale);
     // Hardware evidence on the rows (issue 14): one ProfileTotals per instruction, in row order
@@ -88,6 +91,7 @@ private:
     std::shared_ptr<const void> m_owner;
     const SassFunction* m_function = nullptr;
     std::vector<int> m_sourceLines;
+    std::vector<QString> m_sourceLabels; // empty, or one per row
     std::vector<uint8_t> m_categories;
     std::vector<char> m_highlighted;
     int m_currentRow = -1;

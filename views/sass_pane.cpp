@@ -301,6 +301,19 @@ void SassPane::reload() {
         m_gutter->setKernel(nullptr, nullptr, nullptr);
     } else {
         m_model->setFunction(snap, &k->sass, m_session->sassSourceLines());
+        const std::vector<QString>& labels = m_session->sassSourceLabels(); // header lines as "file:line"
+        m_model->setSourceLabels(labels);
+        // The Line column fits the longest label (distinct labels are few; capped so that a long
+        // header name does not push the operands away; the tooltip has the whole chain).
+        int chars = 5;
+        const QString* last = nullptr;
+        for (const QString& l : labels)
+            if (!l.isEmpty() && (!last || l.constData() != last->constData())) {
+                chars = std::max(chars, int(l.size()) + 1);
+                last = &l;
+            }
+        const int cw = QFontMetrics(m_view->font()).horizontalAdvance(QLatin1Char('0'));
+        m_view->horizontalHeader()->resizeSection(SassModel::SourceLineColumn, cw * std::min(chars, 28));
         m_gutter->setKernel(snap, &k->sass, &k->deps);
     }
     showPressure();

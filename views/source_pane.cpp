@@ -10,9 +10,12 @@
 
 #include <Qsci/qscistyle.h>
 #include <Qsci/qscistyledtext.h>
+#include <QComboBox>
+#include <QFile>
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QShortcut>
+#include <QStackedWidget>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -60,27 +63,42 @@ SourcePane::SourcePane(Workspace* session, QWidget* parent) : QWidget(parent), m
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->setSpacing(0);
+    m_files = new QComboBox(this);
+    m_files->setObjectName(QStringLiteral("sourceFileCombo"));
+    m_files->setToolTip(tr("The files this kernel's code comes from: the open document and its headers "
+                           "(headers are shown read-only)"));
+    m_files->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_files->hide();
     m_editor = new CodeEditor(this);
     m_editor->setObjectName(QStringLiteral("sourceEditor"));
     m_lexer = new CudaLexer(m_editor);
     m_editor->setLexer(m_lexer);
-    m_editor->setCaretLineVisible(true);
+    setUpEditor(m_editor);
     m_editor->SendScintilla(QsciScintilla::SCI_SETMOUSEDWELLTIME, 350);
+    m_header = new CodeEditor(this);
+    m_header->setObjectName(QStringLiteral("headerEditor"));
+    m_headerLexer = new CudaLexer(m_header);
+    m_header->setLexer(m_headerLexer);
+    setUpEditor(m_header);
+    m_header->setReadOnly(true);
+    m_stack = new QStackedWidget(this);
+    m_stack->addWidget(m_editor);
+    m_stack->addWidget(m_header);
     m_find = new FindBar(m_editor, true, this);
-    lay->addWidget(m_editor, 1);
+    lay->addWidget(m_files);
+    lay->addWidget(m_stack, 1);
     lay->addWidget(m_find);
-    m_editor->setMarginType(kLineCostMargin, QsciScintilla::TextMargin);
-    m_editor->setMarginWidth(kLineCostMargin, QStringLiteral(" R000 S000 "));
-    // Line numbers as wide as the file needs (the editor's default fits 99999 lines): on a small
-    // screen every column of the Source pane counts.
-    auto numberWidth = [this] {
-        const int digits = std::max(3, int(QString::number(m_editor->lines()).size()));
-        m_editor->setMarginWidth(0, QString(digits + 1, QLatin1Char('0')));
-    };
-    connect(m_editor, &QsciScintilla::linesChanged, this, numberWidth);
-    numberWidth();
-    m_editor->setMarginSensitivity(kLineCostMargin, false);
     applyTheme();
+    connect(m_files, &QComboBox::activated, this, [this](int i) {
+        showFile(m_files->itemData(i).toString().toStdString());
+    });
+    // A line of the header selects its code (the header is never edited here).
+    connect(m_header, &CodeEditor::cursorLineChanged, this, [this](int line) {
+        if (m_updating || !m_session || m_shownFile.empty()) return;
+        const Selection& sel = m_session->selection();
+        if (sel.origin == Selection::Origin::Source && sel.sourceFile == m_shownFile && sel.fileLine == line) return;
+        m_session->selectSourceLineIn(m_shownFile, line);
+    });
 
     auto* findSc = new QShortcut(QKeySequence::Find, m_editor, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
     findSc->setWhatsThis(tr("Find in the source"));
@@ -124,9 +142,106 @@ SourcePane::SourcePane(Workspace* session, QWidget* parent) : QWidget(parent), m
     });
 }
 
+void SourcePane::setUpEditor(CodeEditor* editor) {
+    editor->setCaretLineVisible(true);
+    editor->setMarginType(kLineCostMargin, QsciScintilla::TextMargin);
+    editor->setMarginWidth(kLineCostMargin, QStringLiteral(" R000 S000 "));
+    // Line numbers as wide as the file needs (the editor's default fits 99999 lines): on a small
+    // screen every column of the Source pane counts.
+    auto numberWidth = [editor] {
+        const int digits = std::max(3, int(QString::number(editor->lines()).size()));
+        editor->setMarginWidth(0, QString(digits + 1, QLatin1Char('0')));
+    };
+    connect(editor, &QsciScintilla::linesChanged, this, numberWidth);
+    numberWidth();
+    editor->setMarginSensitivity(kLineCostMargin, false);
+}
+
+bool SourcePane::showFile(const std::string& recordedPath) {
+    if (!m_session) return false;
+    const auto files = m_session->sourceFiles();
+    const ShownSourceFile* want = nullptr;
+    for (const auto& f : files)
+        if (f.recorded == recordedPath || (recordedPath.empty() && f.main)) want = &f;
+    if (!want && !recordedPath.empty()) return false;
+    if (!want || want->main) {
+        m_shownFile.clear();
+        m_stack->setCurrentWidget(m_editor);
+    } else {
+        if (m_headerPath != want->path || m_header->text().isEmpty()) {
+            // A header of the user's (Workspace::sourceFiles only offers those); read as it is now.
+            QFile f(want->path);
+            QString text;
+            if (f.open(QIODevice::ReadOnly) && f.size() < (64 << 20)) text = QString::fromUtf8(f.readAll());
+            m_updating = true;
+            m_header->setReadOnly(false);
+            m_header->setText(text);
+            m_header->setReadOnly(true);
+            m_header->checkCursorLine(); // the caret's move to line 1 is not the user's selection
+            m_updating = false;
+            m_headerPath = want->path;
+        }
+        m_shownFile = want->recorded;
+        m_stack->setCurrentWidget(m_header);
+        updateHeaderMarks();
+    }
+    const int index = m_files->findData(QString::fromStdString(m_shownFile.empty() ? files.front().recorded : m_shownFile));
+    if (index >= 0) m_files->setCurrentIndex(index);
+    return true;
+}
+
+void SourcePane::refreshFiles() {
+    const auto files = m_session ? m_session->sourceFiles() : std::vector<ShownSourceFile>{};
+    m_files->clear();
+    for (const auto& f : files) {
+        const QString name = f.main ? m_session->displayName() : QFileInfo(f.path).fileName();
+        m_files->addItem(f.main ? name : tr("%1 (read-only)").arg(name), QString::fromStdString(f.recorded));
+        m_files->setItemData(m_files->count() - 1, f.main ? m_session->sourcePath() : f.path, Qt::ToolTipRole);
+    }
+    m_files->setVisible(files.size() > 1);
+    // The header shown stays when the new build still names it; else back to the document.
+    if (!m_shownFile.empty()) {
+        const std::string keep = m_shownFile;
+        m_headerPath.clear(); // re-read: the header may have changed on disk
+        if (!showFile(keep)) showFile({});
+    } else if (!files.empty()) {
+        m_files->setCurrentIndex(0);
+    }
+}
+
+void SourcePane::updateHeaderMarks() {
+    std::vector<std::pair<int, int>> bands;
+    m_header->clearMarginText();
+    const KernelModel* k = m_session && !m_shownFile.empty() ? m_session->kernel() : nullptr;
+    if (k) {
+        for (const SourceFrame& f : k->correlation.sourceLines(m_session->attribution()))
+            if (f.file == m_shownFile && f.line > 0) bands.emplace_back(f.line, f.line);
+        const auto texts = lineMarginTexts(aggregateByLine(k->sass, m_session->attribution()),
+                                           [this](const std::string& file) { return file == m_shownFile; });
+        int width = 9;
+        for (const auto& [line, text] : texts) {
+            if (line < 1 || line > m_header->lines()) continue;
+            m_header->setMarginText(line - 1, QLatin1Char(' ') + text, lineCostStyle());
+            width = std::max(width, int(text.size()));
+        }
+        m_header->setMarginWidth(kLineCostMargin, QLatin1Char(' ') + QString(width, QLatin1Char('0')) + QLatin1Char(' '));
+    }
+    m_header->setBands(bands);
+    m_header->setBandsDimmed(m_session && m_session->isStale());
+    const Selection* sel = m_session ? &m_session->selection() : nullptr;
+    const int line = sel && !m_shownFile.empty() && sel->sourceFile == m_shownFile ? sel->fileLine : 0;
+    m_header->setHighlightedLines(line > 0 ? std::vector<int>{line} : std::vector<int>{}, 0, false);
+    m_header->clearAnnotations();
+    m_header->markerDeleteAll(CodeEditor::ErrorMarker);
+    m_header->markerDeleteAll(CodeEditor::WarningMarker);
+    if (!m_shownFile.empty()) annotate(m_header, QFileInfo(QString::fromStdString(m_shownFile)).fileName(), nullptr);
+}
+
 void SourcePane::applyTheme() {
     m_lexer->applyTheme();
     m_editor->applyTheme();
+    m_headerLexer->applyTheme();
+    m_header->applyTheme();
     errorStyle().setColor(Theme::isDark() ? QColor(255, 170, 170) : QColor(150, 0, 0));
     errorStyle().setPaper(Theme::errorPaper());
     warningStyle().setColor(Theme::isDark() ? QColor(240, 210, 140) : QColor(120, 80, 0));
@@ -138,11 +253,17 @@ void SourcePane::applyTheme() {
     deltaStyle(false).setColor(Theme::isDark() ? QColor(120, 220, 130) : QColor(0, 120, 40));
     deltaStyle(false).setPaper(Theme::marginPaper());
     m_editor->recolor();
+    m_header->recolor();
     updateLineCosts();
 }
 
 void SourcePane::onDocumentChanged() {
-    if (!m_session || m_editor->text() == m_session->text()) return;
+    if (!m_session) return;
+    // Another document: its headers are not this one's.
+    if (!m_shownFile.empty()) showFile({});
+    m_header->clear();
+    m_headerPath.clear();
+    if (m_editor->text() == m_session->text()) return;
     m_updating = true;
     m_editor->setText(m_session->text());
     m_editor->setModified(false);
@@ -164,6 +285,7 @@ void SourcePane::onListingChanged() {
     }
     m_editor->setBands(bands);
     m_editor->setBandsDimmed(m_session && m_session->isStale());
+    refreshFiles();
     updateLineCosts();
 }
 
@@ -205,6 +327,7 @@ void SourcePane::updateLineCosts() {
         styled << QsciStyledText(parts.second.rightJustified(widestDelta), deltaStyle(more));
         m_editor->setMarginText(line - 1, styled);
     }
+    if (!m_shownFile.empty()) updateHeaderMarks();
     // The margin fits its widest text, so a delta is never clipped; without deltas it keeps the
     // width of the line costs alone.
     QString widest = QLatin1Char(' ') + QString(std::max(costWidth, 9), QLatin1Char('0')) + QLatin1Char(' ');
@@ -212,15 +335,21 @@ void SourcePane::updateLineCosts() {
     m_editor->setMarginWidth(kLineCostMargin, widest);
 }
 
-QString SourcePane::lineMarginText(int line) const {
-    if (line < 1 || line > m_editor->lines()) return {};
-    const long length = m_editor->SendScintilla(QsciScintilla::SCI_MARGINGETTEXT, (unsigned long)(line - 1), (void*)nullptr);
+namespace {
+QString marginText(CodeEditor* editor, int line) {
+    if (line < 1 || line > editor->lines()) return {};
+    const long length = editor->SendScintilla(QsciScintilla::SCI_MARGINGETTEXT, (unsigned long)(line - 1), (void*)nullptr);
     if (length <= 0) return {};
     QByteArray bytes(int(length) + 1, '\0');
-    m_editor->SendScintilla(QsciScintilla::SCI_MARGINGETTEXT, (unsigned long)(line - 1), (void*)bytes.data());
+    editor->SendScintilla(QsciScintilla::SCI_MARGINGETTEXT, (unsigned long)(line - 1), (void*)bytes.data());
     bytes.truncate(int(length));
     return QString::fromUtf8(bytes);
 }
+} // namespace
+
+QString SourcePane::lineMarginText(int line) const { return marginText(m_editor, line); }
+
+QString SourcePane::headerMarginText(int line) const { return marginText(m_header, line); }
 
 void SourcePane::updateCompareDeltas() {
     std::map<int, QString> deltas;
@@ -243,6 +372,23 @@ void SourcePane::onSelectionChanged() {
     const Selection& sel = m_session->selection();
     const int line = sel.sourceLine;
     m_editor->setHighlightedLines(line > 0 ? std::vector<int>{line} : std::vector<int>{}, 0, false);
+    // A PTX/SASS click on a header line opens that header there; one on the document's line
+    // brings the document back.
+    if (sel.origin != Selection::Origin::Source && !sel.hover) {
+        if (line > 0 && !m_shownFile.empty()) showFile({});
+        else if (line == 0 && sel.fileLine > 0 && sel.sourceFile != m_shownFile) showFile(sel.sourceFile);
+    }
+    if (!m_shownFile.empty()) {
+        const int headerLine = sel.sourceFile == m_shownFile ? sel.fileLine : 0;
+        m_header->setHighlightedLines(headerLine > 0 ? std::vector<int>{headerLine} : std::vector<int>{}, 0, false);
+        if (sel.origin != Selection::Origin::Source && headerLine > 0) {
+            m_updating = true;
+            m_header->setCursorPosition(headerLine - 1, 0);
+            m_header->checkCursorLine();
+            m_header->ensureLineVisibleCentered(headerLine);
+            m_updating = false;
+        }
+    }
     if (sel.origin != Selection::Origin::Source && line > 0) {
         // Follow a PTX/SASS click without feeding it back as a new source selection.
         m_updating = true;
@@ -267,13 +413,21 @@ void SourcePane::onBuildFinished(quint64, SnapshotPtr snapshot) {
     m_editor->markerDeleteAll(CodeEditor::ErrorMarker);
     m_editor->markerDeleteAll(CodeEditor::WarningMarker);
     m_annotated.clear();
+    m_diagnostics = snapshot;
     if (!snapshot || !m_session) return;
-    const QString name = m_session->displayName();
+    annotate(m_editor, m_session->displayName(), &m_annotated);
+    if (!m_shownFile.empty()) updateHeaderMarks();
+}
+
+void SourcePane::annotate(CodeEditor* editor, const QString& name, std::vector<int>* annotated) {
+    if (!m_diagnostics) return;
+    const bool document = editor == m_editor;
     // Group messages per line: one annotation box per line, worst severity decides its style.
     std::map<int, std::pair<QString, bool>> perLine;
-    for (const Diagnostic& d : snapshot->result.diagnostics) {
-        if (d.line < 1 || d.line > m_editor->lines()) continue;
-        if (!d.file.empty() && QFileInfo(QString::fromStdString(d.file)).fileName() != name) continue;
+    for (const Diagnostic& d : m_diagnostics->result.diagnostics) {
+        if (d.line < 1 || d.line > editor->lines()) continue;
+        // A message without a file belongs to the document, never to a header.
+        if (d.file.empty() ? !document : QFileInfo(QString::fromStdString(d.file)).fileName() != name) continue;
         const bool error = d.severity == Severity::Error;
         if (d.severity != Severity::Error && d.severity != Severity::Warning) continue;
         auto& [text, isError] = perLine[d.line];
@@ -282,9 +436,9 @@ void SourcePane::onBuildFinished(quint64, SnapshotPtr snapshot) {
         isError = isError || error;
     }
     for (const auto& [line, entry] : perLine) {
-        m_editor->annotate(line - 1, entry.first, entry.second ? errorStyle() : warningStyle());
-        m_editor->markerAdd(line - 1, entry.second ? CodeEditor::ErrorMarker : CodeEditor::WarningMarker);
-        m_annotated.push_back(line);
+        editor->annotate(line - 1, entry.first, entry.second ? errorStyle() : warningStyle());
+        editor->markerAdd(line - 1, entry.second ? CodeEditor::ErrorMarker : CodeEditor::WarningMarker);
+        if (annotated) annotated->push_back(line);
     }
 }
 

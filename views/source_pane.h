@@ -4,6 +4,12 @@
 // SASS cost as "R<max live> S<stall sum>" text in a margin (issue 6). While A/B is compared the
 // same margin carries one compact B − A delta per line ("+2i"), coloured by its sign: Scintilla
 // shares margin text between all text margins, so a second margin would repeat (and clip) it.
+//
+// Kernels defined in headers (issue 12): a file selector above the editor offers every file of
+// the user's that the build's line info names (Workspace::sourceFiles). A header is shown
+// read-only in a second editor with its own bands, line costs, highlight and diagnostics; a PTX
+// or SASS click whose line is in a header opens it at that line, and a click in the header selects
+// its code. The open document keeps its own editor (and its undo history) meanwhile.
 
 #include "views/build_job.h"
 
@@ -11,6 +17,10 @@
 #include <QWidget>
 
 #include <map>
+#include <string>
+
+class QComboBox;
+class QStackedWidget;
 
 namespace lowerscope {
 
@@ -27,6 +37,15 @@ public:
 
     explicit SourcePane(Workspace* session, QWidget* parent = nullptr);
     CodeEditor* editor() const { return m_editor; }
+    // The read-only editor of the header shown (when shownFile() is not "").
+    CodeEditor* headerEditor() const { return m_header; }
+    // The file selector (hidden while the build names no other file of the user's).
+    QComboBox* fileSelector() const { return m_files; }
+    // The recorded path of the header shown, "" while the open document is shown.
+    const std::string& shownFile() const { return m_shownFile; }
+    // Shows a file of Workspace::sourceFiles() by its recorded path ("" or the document's own
+    // path: the document). Returns false when the file is not offered.
+    bool showFile(const std::string& recordedPath);
     FindBar* findBar() const { return m_find; }
     // Lines (1-based) that carry a diagnostic annotation.
     std::vector<int> annotatedLines() const;
@@ -36,6 +55,8 @@ public:
     const std::map<int, QString>& compareDeltas() const { return m_compareDeltas; }
     // The margin text of `line` (1-based) as the editor holds it ("" when none).
     QString lineMarginText(int line) const;
+    // The same for the header shown (headerEditor()).
+    QString headerMarginText(int line) const;
 
 private:
     void onDocumentChanged();
@@ -45,10 +66,21 @@ private:
     void onSelectionChanged();
     void onBuildFinished(quint64 job, SnapshotPtr snapshot);
     void onCursorMoved(int line);
+    void setUpEditor(CodeEditor* editor);
+    void refreshFiles();
+    void updateHeaderMarks();
+    void annotate(CodeEditor* editor, const QString& fileName, std::vector<int>* lines);
 
     QPointer<Workspace> m_session;
     CodeEditor* m_editor;
     CudaLexer* m_lexer;
+    CodeEditor* m_header;
+    CudaLexer* m_headerLexer;
+    QComboBox* m_files;
+    QStackedWidget* m_stack;
+    std::string m_shownFile;      // recorded path of the header in m_header ("" = the document)
+    QString m_headerPath;         // the file m_header's text was read from
+    SnapshotPtr m_diagnostics;    // the last finished build, for the header's annotations
     FindBar* m_find;
     bool m_updating = false;
     int m_hoverLine = 0;

@@ -9,7 +9,9 @@
 #include <QStandardPaths>
 
 #include <algorithm>
+#include <map>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 
 namespace lowerscope {
@@ -46,6 +48,7 @@ void Workspace::setDocument(const QString& path, const QString& text) {
     m_kernel = -1;
     m_selection = {};
     m_requestOrigin = Selection::Origin::None;
+    m_requestFile.clear();
     emit documentChanged();
     emit snapshotChanged();
     emit selectionChanged();
@@ -248,6 +251,15 @@ int Workspace::sourceLineForLoc(const std::optional<SourceLoc>& loc) const {
     return isMainFile(loc->file) ? loc->line : 0;
 }
 
+std::pair<std::string, int> Workspace::sourcePositionForLoc(const std::optional<SourceLoc>& loc) const {
+    if (!loc || !loc->valid()) return {};
+    if (m_attribution == InlineAttribution::CallSite) {
+        const SourceFrame f = loc->callSite();
+        return {f.file, f.line};
+    }
+    return {loc->file, loc->line};
+}
+
 std::string Workspace::mainRecordedFile() const {
     if (!m_good) return {};
     for (const auto& f : m_good->model.files)
@@ -258,10 +270,31 @@ std::string Workspace::mainRecordedFile() const {
     return m_good->buildPath.toStdString();
 }
 
+std::vector<ShownSourceFile> Workspace::sourceFiles() const {
+    std::vector<ShownSourceFile> out;
+    if (!m_good) return out;
+    const std::string main = mainRecordedFile();
+    out.push_back(ShownSourceFile{main, m_path, true});
+    // Only the user's own files (Main/Project: under the document's folder or an -I folder) that
+    // exist here: a path from line info never leads the pane outside the user's folders.
+    for (const auto& f : m_good->model.files) {
+        if (f.path == main || f.kind != SourceFileKind::Project || f.resolved.empty()) continue;
+        if (isMainFile(f.path)) continue; // the original of the build copy
+        out.push_back(ShownSourceFile{f.path, QString::fromStdString(f.resolved), false});
+    }
+    return out;
+}
+
+const std::vector<QString>& Workspace::sassSourceLabels() const {
+    sassSourceLines();
+    return m_labels;
+}
+
 const std::vector<int>& Workspace::sassSourceLines() const {
     ListingKey key = listingKey();
     if (key.sameAs(m_linesKey) && key.identity) return m_lines;
     m_lines.clear();
+    m_labels.clear();
     if (const KernelModel* k = kernel()) {
         // sourceLineForLoc for each row, without its per-row costs: the location is not copied,
         // and whether a file is the open document is decided once per distinct file name (a
@@ -273,6 +306,9 @@ const std::vector<int>& Workspace::sassSourceLines() const {
         const auto& entries = k->correlation.sassEntries; // one per instruction, in row order
         const auto& instructions = k->sass.instructions;
         m_lines.reserve(instructions.size());
+        m_labels.resize(instructions.size());
+        // "file:line" of rows in other files, one shared string per distinct position.
+        std::map<std::pair<std::string_view, int>, QString> labels;
         for (size_t i = 0; i < instructions.size(); ++i) {
             const uint32_t address = instructions[i].address;
             const SourceLoc* loc = nullptr;
@@ -294,6 +330,11 @@ const std::vector<int>& Workspace::sassSourceLines() const {
                 lastIsMain = it->second;
             }
             m_lines.push_back(lastIsMain ? line : 0);
+            if (!lastIsMain && !file.empty() && line > 0) {
+                auto [it, fresh] = labels.try_emplace({std::string_view(file), line});
+                if (fresh) it->second = QStringLiteral("%1:%2").arg(QFileInfo(QString::fromStdString(file)).fileName()).arg(line);
+                m_labels[i] = it->second;
+            }
         }
     }
     m_linesKey = std::move(key);
@@ -310,14 +351,22 @@ int Workspace::sourceLineForSass(uint32_t address) const {
 }
 
 void Workspace::selectSourceLine(int line, bool hover) {
+    selectSourceLineIn(std::string(), line, hover);
+}
+
+void Workspace::selectSourceLineIn(const std::string& recordedFile, int line, bool hover) {
+    const bool main = recordedFile.empty() || recordedFile == mainRecordedFile();
     m_requestOrigin = Selection::Origin::Source;
     m_requestLine = line;
+    m_requestFile = main ? std::string() : recordedFile;
     m_selection = {};
     m_selection.origin = Selection::Origin::Source;
     m_selection.hover = hover;
-    m_selection.sourceLine = line;
+    m_selection.sourceLine = main ? line : 0;
+    m_selection.sourceFile = main ? mainRecordedFile() : recordedFile;
+    m_selection.fileLine = line;
     if (const KernelModel* k = kernel(); k && line > 0) {
-        const std::string file = m_good->buildPath.toStdString();
+        const std::string file = main ? m_good->buildPath.toStdString() : recordedFile;
         m_selection.ptxLines = k->correlation.ptxLinesForSource(file, line, m_attribution);
         m_selection.sassAddresses = k->correlation.sassForSource(file, line, m_attribution);
         std::sort(m_selection.ptxLines.begin(), m_selection.ptxLines.end());
@@ -338,6 +387,7 @@ void Workspace::selectPtxLine(int line) {
     if (const KernelModel* k = kernel(); k && line > 0) {
         m_selection.location = k->correlation.sourceForPtx(line);
         m_selection.sourceLine = sourceLineForLoc(m_selection.location);
+        std::tie(m_selection.sourceFile, m_selection.fileLine) = sourcePositionForLoc(m_selection.location);
         m_selection.sassAddresses = k->correlation.sassForPtx(line);
         std::sort(m_selection.sassAddresses.begin(), m_selection.sassAddresses.end());
         if (!m_selection.sassAddresses.empty()) m_selection.focusSassAddress = m_selection.sassAddresses.front();
@@ -355,6 +405,7 @@ void Workspace::selectSassAddress(uint32_t address) {
     if (const KernelModel* k = kernel()) {
         m_selection.location = k->correlation.sourceForSass(address);
         m_selection.sourceLine = sourceLineForLoc(m_selection.location);
+        std::tie(m_selection.sourceFile, m_selection.fileLine) = sourcePositionForLoc(m_selection.location);
         const int ptx = k->correlation.ptxLineForSass(address);
         if (ptx > 0) m_selection.ptxLines = {ptx};
         m_selection.focusPtxLine = ptx;
@@ -382,7 +433,7 @@ void Workspace::setCompareLineDeltas(std::vector<LineDelta> deltas) {
 void Workspace::recomputeSelection() {
     switch (m_requestOrigin) {
     case Selection::Origin::None: break;
-    case Selection::Origin::Source: selectSourceLine(m_requestLine); break;
+    case Selection::Origin::Source: selectSourceLineIn(m_requestFile, m_requestLine); break;
     case Selection::Origin::Ptx: selectPtxLine(m_requestLine); break;
     case Selection::Origin::Sass: selectSassAddress(m_requestAddress); break;
     }

@@ -34,6 +34,10 @@ struct Selection {
     int focusPtxLine = 0;                 // the PTX line to scroll to (origin Ptx/Sass)
     std::optional<uint32_t> focusSassAddress; // the SASS row to scroll to (origin Sass)
     std::optional<SourceLoc> location;    // full source location with inline chain (Ptx/Sass origin)
+    // The selected position in any file the code maps to (the open document or a header), under
+    // the current attribution: the path as the compiler recorded it ("" = none) and its line.
+    std::string sourceFile;
+    int fileLine = 0;
     bool empty() const { return origin == Origin::None; }
 };
 
@@ -51,6 +55,14 @@ struct ListingKey {
         return identity == o.identity && !(identity && snapshot.expired()) && kernel == o.kernel &&
                attribution == o.attribution && name == o.name;
     }
+};
+
+// A file the Source pane can show: the open document, or a header of the user's that the current
+// build's line info names.
+struct ShownSourceFile {
+    std::string recorded; // the path as the compiler recorded it (the key in SourceLoc::file)
+    QString path;         // where it is read from (canonical); the open document's own path for it
+    bool main = false;    // the open document (editable); headers are shown read-only
 };
 
 class Workspace : public QObject {
@@ -117,6 +129,9 @@ public:
     void setAttribution(InlineAttribution attribution);
     const Selection& selection() const { return m_selection; }
     void selectSourceLine(int line, bool hover = false);
+    // A line of any file of sourceFiles() (its recorded path); the open document's recorded path
+    // is the same as selectSourceLine.
+    void selectSourceLineIn(const std::string& recordedFile, int line, bool hover = false);
     void selectPtxLine(int line);
     void selectSassAddress(uint32_t address);
     void clearSelection();
@@ -127,6 +142,16 @@ public:
     // sourceLineForSass of every instruction of the current kernel, in row order (empty without
     // one). Computed once per listing, kernel, attribution and document name, for all panes.
     const std::vector<int>& sassSourceLines() const;
+    // Per row, "file:line" when the row's attributed line is in another file than the open
+    // document (a header), else "" (computed with sassSourceLines).
+    const std::vector<QString>& sassSourceLabels() const;
+    // The (recorded file, line) a location is attributed to under the current attribution, in any
+    // file; {"", 0} when unknown. AnyFrame shows the innermost frame, as Callee does.
+    std::pair<std::string, int> sourcePositionForLoc(const std::optional<SourceLoc>& loc) const;
+    // The files the Source pane offers for the current build: the open document first, then every
+    // file of the user's (under the document's folder or an include directory of the build) that
+    // the line info names and that exists here, by path. Empty without a build.
+    std::vector<ShownSourceFile> sourceFiles() const;
     // The recorded path of the open document in the current build ("" when none).
     std::string mainRecordedFile() const;
     ListingKey listingKey() const;
@@ -189,6 +214,7 @@ private:
     // address or PTX line is first carried over to the new build by its source position).
     Selection::Origin m_requestOrigin = Selection::Origin::None;
     int m_requestLine = 0;
+    std::string m_requestFile; // origin Source: the recorded file of a header line ("" = the document)
     uint32_t m_requestAddress = 0;
     int m_launchThreads = 0;
     int m_launchShared = 0;
@@ -196,6 +222,7 @@ private:
     // sassSourceLines() and what it was computed for.
     mutable ListingKey m_linesKey;
     mutable std::vector<int> m_lines;
+    mutable std::vector<QString> m_labels;
 };
 
 } // namespace lowerscope

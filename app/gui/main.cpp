@@ -27,7 +27,7 @@ struct Args {
     lowerscope::BuildOptions options;
     lowerscope::cli::InputFlags input;
     lowerscope::AutomationOptions automation;
-    int selectLine = 0;
+    std::string selectLine; // "N" or "FILE:N"
     std::string profile;
     std::string screenshot, dumpState, size, compareWith;
     bool dark = false, light = false, compare = false;
@@ -37,7 +37,14 @@ void describe(CLI::App& cli, Args& a) {
     cli.add_option("file", a.file, "what to open: .cu, .ptx, cubin, binary, Triton folder (default: the bundled example)");
     lowerscope::cli::addBuildOptionFlags(cli, a.options); // the same flags as lowerscope-cli build
     lowerscope::cli::addInputFlags(cli, a.input);
-    cli.add_option("--select-line", a.selectLine, "Select this source line after the first build");
+    cli.add_option("--select-line", a.selectLine,
+                   "Select this source line after the first build: N in the opened file, or FILE:N in a header "
+                   "the code maps to (a path or its file name)")
+        ->type_name("[FILE:]N")
+        ->check([](const std::string& s) {
+            return std::regex_match(s, std::regex("(.+:)?[1-9][0-9]{0,8}")) ? std::string()
+                                                                            : std::string("expected N or FILE:N, N a positive line number");
+        });
     cli.add_option("--profile", a.profile,
                    "Show this lowerscope.profile/1 document (lowerscope-cli profile --json) on the SASS rows")
         ->type_name("PROFILE.json");
@@ -119,7 +126,11 @@ int main(int argc, char** argv) {
         return cli.exit(e) == 0 ? 0 : 2;
     }
     lowerscope::AutomationOptions automation = args.automation;
-    automation.selectLine = args.selectLine;
+    if (!args.selectLine.empty()) {
+        const size_t colon = args.selectLine.rfind(':');
+        automation.selectLine = std::stoi(colon == std::string::npos ? args.selectLine : args.selectLine.substr(colon + 1));
+        if (colon != std::string::npos) automation.selectFile = QString::fromStdString(args.selectLine.substr(0, colon));
+    }
     automation.screenshot = QString::fromStdString(args.screenshot);
     automation.dumpState = QString::fromStdString(args.dumpState);
     const std::string& file = args.file;

@@ -1,7 +1,8 @@
 // Real kernels as they are written (issue 12), opened through MainWindow as a user would and built
 // with the real toolchain (skips when nvcc/nvdisasm are missing): `__launch_bounds__` in the
 // resources and measure panes; SASS and PTX selections that follow the source line across a
-// rebuild that shifts every address.
+// rebuild that shifts every address; a templated kernel family defined in headers, whose headers
+// the Source pane opens at the line of the SASS row clicked.
 #include "views/code_editor.h"
 #include "views/main_window.h"
 #include "views/measure_pane.h"
@@ -10,16 +11,20 @@
 #include "views/resources_pane.h"
 #include "views/sass_model.h"
 #include "views/sass_pane.h"
+#include "views/source_pane.h"
 #include "views/workspace.h"
 
 #include "core/analysis/occupancy.h"
 
+#include <QComboBox>
 #include <QDockWidget>
 #include <QFile>
 #include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <algorithm>
 
 using namespace lowerscope;
 
@@ -42,6 +47,11 @@ __global__ void shifted(const float* in, float* out, int n)
     }
 }
 )";
+
+QString readAll(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
 
 } // namespace
 
@@ -217,6 +227,129 @@ private slots:
         QCOMPARE(m_w->ptxPane()->editor()->highlightedLines(), std::vector<int>{line});
     }
 
+    // A templated kernel family defined in headers (tests/data/src/header_family*): the Source pane
+    // offers the headers, the SASS Line column names them, a SASS click opens the header at the
+    // line, a click in the header selects its code, in every attribution.
+    void headerKernelsShowTheirHeaders() {
+        const QString cu = QStringLiteral(LOWERSCOPE_SOURCE_DIR "/tests/data/src/header_family.cu");
+        const QString gemmPath = QStringLiteral(LOWERSCOPE_SOURCE_DIR "/tests/data/src/header_family_gemm.cuh");
+        const QString mathPath = QStringLiteral(LOWERSCOPE_SOURCE_DIR "/tests/data/src/header_family_math.cuh");
+        QVERIFY(openAndBuild(cu));
+        ws()->setAttribution(InlineAttribution::CallSite);
+        // The files: the document, then both headers (read-only).
+        const auto files = ws()->sourceFiles();
+        QCOMPARE(files.size(), size_t(3));
+        QVERIFY(files[0].main);
+        std::string gemm, math;
+        for (const auto& f : files) {
+            if (f.path.endsWith(QLatin1String("header_family_gemm.cuh"))) gemm = f.recorded;
+            if (f.path.endsWith(QLatin1String("header_family_math.cuh"))) math = f.recorded;
+        }
+        QVERIFY(!gemm.empty() && !math.empty());
+        SourcePane* sp = m_w->sourcePane();
+        m_w->pane(QStringLiteral("source"))->raise();
+        QCOMPARE(sp->fileSelector()->count(), 3);
+        QVERIFY(sp->fileSelector()->isVisible());
+
+        // The SASS Line column: every row with line info names its header line (call site).
+        const KernelModel* k = ws()->kernel();
+        const SassModel* m = m_w->sassPane()->model();
+        int named = 0, ffmaRow = -1;
+        for (int row = 0; row < m->rowCount(); ++row) {
+            const SassInstruction& ins = k->sass.instructions[size_t(row)];
+            const QString shown = m->index(row, SassModel::SourceLineColumn).data().toString();
+            if (!ins.source.valid()) {
+                QVERIFY(shown.isEmpty());
+                continue;
+            }
+            const SourceFrame site = ins.source.callSite();
+            QCOMPARE(shown, QStringLiteral("header_family_gemm.cuh:%1").arg(site.line));
+            ++named;
+            if (ins.mnemonic == "FFMA" && ins.source.line == 7 && ffmaRow < 0) ffmaRow = row;
+        }
+        QVERIFY(named > 10);
+        QVERIFY(ffmaRow >= 0);
+
+        // Clicking the FFMA (inlined from math.cuh:7 through math.cuh:16 at gemm.cuh:18) opens
+        // the kernel's header at the call site.
+        QTableView* view = m_w->sassPane()->view();
+        view->setCurrentIndex(m->index(ffmaRow, SassModel::OpcodeColumn));
+        QCOMPARE(sp->shownFile(), gemm);
+        QTRY_VERIFY(sp->headerEditor()->isVisible());
+        QCOMPARE(sp->headerEditor()->text(), readAll(gemmPath));
+        QVERIFY(sp->headerEditor()->isReadOnly());
+        QCOMPARE(sp->headerEditor()->highlightedLines(), std::vector<int>{18});
+        int line = 0, index = 0;
+        sp->headerEditor()->getCursorPosition(&line, &index);
+        QCOMPARE(line + 1, 18);
+        QCOMPARE(sp->fileSelector()->currentData().toString().toStdString(), gemm);
+        // The header has its per-line costs like the document ("R<max live> S<stall sum>").
+        QVERIFY2(sp->headerMarginText(18).contains(QLatin1Char('R')), qPrintable(sp->headerMarginText(18)));
+        QVERIFY(sp->headerMarginText(2).trimmed().isEmpty()); // a comment line has no code
+
+        // Callee attribution: the same row is math.cuh:7; the Line column says so.
+        ws()->setAttribution(InlineAttribution::Callee);
+        QCOMPARE(m->index(ffmaRow, SassModel::SourceLineColumn).data().toString(), QStringLiteral("header_family_math.cuh:7"));
+        view->setCurrentIndex(m->index(ffmaRow, SassModel::AddressColumn));
+        QCOMPARE(sp->shownFile(), math);
+        QCOMPARE(sp->headerEditor()->text(), readAll(mathPath));
+        QCOMPARE(sp->headerEditor()->highlightedLines(), std::vector<int>{7});
+
+        // A click in the header selects that line's code: math.cuh:7 as callee.
+        CodeEditor* ed = sp->headerEditor();
+        auto clickLine = [ed](int l) {
+            ed->ensureLineVisibleCentered(l);
+            const long pos = ed->SendScintilla(QsciScintilla::SCI_POSITIONFROMLINE, (unsigned long)(l - 1));
+            const int y = int(ed->SendScintilla(QsciScintilla::SCI_POINTYFROMPOSITION, 0UL, pos));
+            const int lh = int(ed->SendScintilla(QsciScintilla::SCI_TEXTHEIGHT, 0UL));
+            QTest::mouseClick(ed->viewport(), Qt::LeftButton, {}, QPoint(ed->viewport()->width() / 2, y + lh / 2));
+        };
+        clickLine(1); // the caret is on line 7 already: a click there would not move it
+        QCOMPARE(ws()->selection().fileLine, 1);
+        QVERIFY(ws()->selection().sassAddresses.empty()); // a comment
+        clickLine(7);
+        const Correlation& c = k->correlation;
+        QCOMPARE(ws()->selection().sourceFile, math);
+        QCOMPARE(ws()->selection().fileLine, 7);
+        const auto callee7 = c.sassForSource(math, 7, InlineAttribution::Callee);
+        QVERIFY(!callee7.empty());
+        QCOMPARE(ws()->selection().sassAddresses, callee7);
+        std::vector<uint32_t> highlighted;
+        for (int row : m->highlightedRows()) highlighted.push_back(m->instruction(row)->address);
+        QCOMPARE(highlighted, callee7);
+        QVERIFY(sp->headerMarginText(7).contains(QLatin1Char('R')));
+        // The middle frame, math.cuh:16: nothing as callee beyond the loop's own code, the
+        // multiply-adds of line 7 too under "any frame".
+        ws()->setAttribution(InlineAttribution::AnyFrame);
+        clickLine(16);
+        const auto any16 = ws()->selection().sassAddresses;
+        QCOMPARE(any16, c.sassForSource(math, 16, InlineAttribution::AnyFrame));
+        QVERIFY(std::includes(any16.begin(), any16.end(), callee7.begin(), callee7.end()));
+        QVERIFY(any16.size() > c.sassForSource(math, 16, InlineAttribution::Callee).size());
+
+        // The file selector brings the document back; a SASS click on a header line reopens it.
+        sp->fileSelector()->setCurrentIndex(0);
+        emit sp->fileSelector()->activated(0);
+        QVERIFY(sp->shownFile().empty());
+        QTRY_VERIFY(sp->editor()->isVisible());
+        ws()->setAttribution(InlineAttribution::CallSite);
+        view->setCurrentIndex(m->index(ffmaRow, SassModel::OperandsColumn));
+        QCOMPARE(sp->shownFile(), gemm);
+
+        // The automation's `--select-line header_family_math.cuh:16` (a unique file name): the
+        // header opens at the line and the line is selected, not the caret's first line.
+        ws()->setAttribution(InlineAttribution::AnyFrame);
+        QString error;
+        QVERIFY2(m_w->selectSourceLineIn(QStringLiteral("header_family_math.cuh"), 16, &error), qPrintable(error));
+        QCOMPARE(sp->shownFile(), math);
+        QCOMPARE(ws()->selection().sourceFile, math);
+        QCOMPARE(ws()->selection().fileLine, 16);
+        QVERIFY(!ws()->selection().sassAddresses.empty());
+        QCOMPARE(ws()->selection().sassAddresses, c.sassForSource(math, 16, InlineAttribution::AnyFrame));
+        QCOMPARE(sp->headerEditor()->highlightedLines(), std::vector<int>{16});
+        QVERIFY(!m_w->selectSourceLineIn(QStringLiteral("nosuch.cuh"), 3, &error));
+        QVERIFY2(error.contains(QLatin1String("header_family_gemm.cuh")), qPrintable(error)); // lists the files
+    }
 };
 
 QTEST_MAIN(RealKernelsTest)
