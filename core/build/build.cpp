@@ -127,8 +127,14 @@ BuildResult buildInput(const Toolchain& toolchain, const BuildInput& input, cons
         if (ec || !fs::is_directory(path, ec)) return setupFail("cannot read Triton folder " + input.path + ": no such folder");
     } else {
         const char* noun = input.kind == InputKind::CudaSource ? "source file" : "input file";
-        if (ec || !fs::is_regular_file(path, ec))
-            return setupFail(std::string("cannot read ") + noun + " " + input.path + ": no such file");
+        if (ec || !fs::is_regular_file(path, ec)) {
+            // Say what it is: a folder or a device is no "missing file".
+            const fs::file_status st = fs::status(path, ec);
+            const char* what = fs::is_directory(st)  ? "it is a directory"
+                               : fs::exists(st)       ? "not a regular file (a device, FIFO or socket)"
+                                                      : "no such file";
+            return setupFail(std::string("cannot read ") + noun + " " + input.path + ": " + what);
+        }
         if (::access(path.c_str(), R_OK) != 0) return setupFail(std::string("cannot read ") + noun + " " + input.path);
     }
 
@@ -190,7 +196,7 @@ BuildResult buildInput(const Toolchain& toolchain, const BuildInput& input, cons
                     }
                 }
                 if (tritonCache.empty())
-                    return setupFail(input.path + " is neither a Triton kernel's folder nor a Triton cache holding kernels" +
+                    return setupFail(input.path + " is a directory, and neither a Triton kernel's folder nor a Triton cache holding kernels" +
                                      (skipped.empty() ? std::string() : " (" + skipped.front() + ")"));
                 for (const auto& k : tritonCache)
                     if (input.member.empty() || input.member == k.name || input.member == fs::path(k.folder).filename().string()) {
@@ -326,8 +332,10 @@ BuildResult buildInput(const Toolchain& toolchain, const BuildInput& input, cons
     }
     if (!built) {
         result.timingsMs["total"] = msSince(t0);
-        if (result.compileError && control.useCache) {
-            // Compile errors are as deterministic as successes: cache them too.
+        if (result.compileError && !result.cancelled && control.useCache) {
+            // Compile errors are as deterministic as successes: cache them too. compileError is set
+            // only for the compiler's own verdict (stages.cpp, failure_kind.h): a signal, a timeout,
+            // a cancel, a full disk or a crashed step never gets here.
             std::string storeError;
             cache.store(result.cacheKey, result, &storeError);
         }

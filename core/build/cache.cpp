@@ -1,5 +1,6 @@
 #include "core/build/cache.h"
 
+#include "core/bounded_json.h"
 #include "core/build/json_io.h"
 #include "core/build/triton.h"
 
@@ -7,6 +8,9 @@
 #include <xxhash.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -232,7 +236,12 @@ std::optional<BuildResult> BuildCache::load(const std::string& key) const {
         std::string jsonPath = entryPath(key);
         std::string text;
         if (!readFile(jsonPath, text)) return std::nullopt;
-        nlohmann::json j = nlohmann::json::parse(text);
+        // Bounded (core/bounded_json.h): a damaged or planted entry must not take the build down.
+        // Entries are shallow but can be large (the SASS texts of a big module).
+        JsonLimits limits;
+        limits.maxBytes = size_t(1) << 30;
+        limits.maxDepth = 16;
+        nlohmann::json j = parseJsonBounded(text, limits);
         if (j.value("format", "") != kFormat || j.value("key", "") != key) return std::nullopt;
         BuildResult r = j.at("result").get<BuildResult>();
         std::string cubinPath = jsonPath.substr(0, jsonPath.size() - 5) + ".cubin";
@@ -263,25 +272,33 @@ bool BuildCache::store(const std::string& key, const BuildResult& result, std::s
     static std::atomic<unsigned> counter{0};
     std::string suffix = ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++) + "." +
                          std::to_string(std::random_device{}());
+    // Each file: written to a unique temporary name in the entry's folder, fsync'ed, then renamed
+    // over the final name (atomic within one filesystem), then the folder fsync'ed so the rename
+    // itself survives a crash. Any failure removes the temporary: no partial file ever carries an
+    // entry's name.
     auto writeAtomic = [&](const std::string& path, const char* data, size_t size) {
-        std::string tmp = path + suffix;
-        {
-            std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-            out.write(data, static_cast<std::streamsize>(size));
-            out.flush();
-            if (!out) {
-                if (error) *error = "cannot write " + tmp;
-                std::error_code ignore;
-                fs::remove(tmp, ignore);
-                return false;
-            }
-        }
-        std::error_code rec;
-        fs::rename(tmp, path, rec);
-        if (rec) {
-            if (error) *error = "cannot rename " + tmp + ": " + rec.message();
-            fs::remove(tmp, rec);
+        const std::string tmp = path + suffix;
+        auto fail = [&](const std::string& what, int fd) {
+            const int err = errno;
+            if (fd >= 0) ::close(fd);
+            ::unlink(tmp.c_str());
+            if (error) *error = what + " " + tmp + ": " + std::strerror(err);
             return false;
+        };
+        const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0) return fail("cannot create", -1);
+        for (size_t done = 0; done < size;) {
+            const ssize_t n = ::write(fd, data + done, size - done);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) return fail("cannot write", fd);
+            done += size_t(n);
+        }
+        if (::fsync(fd) != 0) return fail("cannot sync", fd);
+        if (::close(fd) != 0) return fail("cannot close", -1);
+        if (::rename(tmp.c_str(), path.c_str()) != 0) return fail("cannot rename", -1);
+        if (const int dfd = ::open(fs::path(path).parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+            ::fsync(dfd);
+            ::close(dfd);
         }
         return true;
     };
@@ -295,7 +312,11 @@ bool BuildCache::store(const std::string& key, const BuildResult& result, std::s
     // The cubin first, the JSON (which names the cubin's hash) last: a reader that finds the JSON
     // either finds the matching cubin or treats the entry as corrupt.
     if (!writeAtomic(cubinPath, reinterpret_cast<const char*>(result.cubin.data()), result.cubin.size())) return false;
-    return writeAtomic(jsonPath, text.data(), text.size());
+    if (writeAtomic(jsonPath, text.data(), text.size())) return true;
+    // No JSON: the cubin alone is no entry. Removed, so that the folder holds no half of one (an
+    // older JSON for this key, if any, no longer finds its cubin: a miss, never a wrong hit).
+    ::unlink(cubinPath.c_str());
+    return false;
 }
 
 } // namespace lowerscope

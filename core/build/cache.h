@@ -4,7 +4,10 @@
 // and path, the bytes of the local headers it includes (recursively), the options and the nvcc
 // environment variables; for PTX its bytes and path and the options ptxas uses; for a cubin its
 // bytes; always the kind and the toolchain fingerprint. An entry is <dir>/v1/<key[0..1]>/<key>.json (the BuildResult) + <key>.cubin; both are
-// written to a temporary name and renamed, the JSON last, so readers never see half an entry.
+// written to a temporary name, fsync'ed and renamed (the folder fsync'ed after), the JSON last, so
+// readers never see half an entry, even after a crash. Entries are read through the bounded JSON
+// reader. A failed build is stored only when it is the compiler's verdict (BuildResult::compileError;
+// core/build/failure_kind.h), never after a signal, timeout, cancel, full disk or crashed tool.
 // Not covered (as with ccache's direct mode): system headers outside the -I dirs (they change with
 // the toolchain, which is in the key) and `#include MACRO` directives; --no-cache builds afresh.
 

@@ -135,6 +135,9 @@ void wdApply(char op, const char* payload, size_t len) {
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::prctl(PR_SET_NAME, "lowerscope-wd", 0, 0, 0);
+    // A group of its own: whoever kills the parent's process group (a supervisor, a test harness,
+    // a runner whose child died from a signal) must not take the cleanup down with it.
+    ::setpgid(0, 0);
     // Hold nothing of the parent's: its stdio (a pipe reader would wait for us) and every other fd
     // (pipes of children being spawned by other threads right now would never reach EOF).
     if (readFd != 3) {
@@ -228,6 +231,7 @@ bool startLocked(Registry& r) {
         return false;
     }
     if (pid == 0) watchdogMain(fds[0]);
+    ::setpgid(pid, pid); // also here: the parent may be killed before the child gets to it
     ::close(fds[0]);
     r.fd = fds[1];
     r.pid = pid;

@@ -5,7 +5,8 @@
 //     second one of them kills the process as usual); while it is set every running child's
 //     process group is killed and its run ends as cancelled, so the caller unwinds, removes its
 //     temporary folders and exits (lowerscope-cli does this).
-//   * a watchdog: a small process forked on first use that holds the read end of a pipe. Every
+//   * a watchdog: a small process (in a process group of its own, so that killing the parent's
+//     group spares it) forked on first use that holds the read end of a pipe. Every
 //     child's process group and every registered temporary folder is announced to it; when this
 //     process dies in any way (SIGKILL included) the pipe reaches EOF and the watchdog kills the
 //     announced process groups (nvcc and the cicc/ptxas it started) and removes the folders.

@@ -1,6 +1,8 @@
 #include "core/build/stages.h"
 
 #include "core/build/demangle.h"
+#include "core/build/failure_kind.h"
+#include "core/build/lifetime.h"
 #include "core/build/process.h"
 #include "core/parse/cuda_elf.h"
 #include "core/parse/diagnostics.h"
@@ -64,7 +66,33 @@ ProcessSpec toolSpec(const StageContext& ctx, std::vector<std::string> argv) {
     s.argv = std::move(argv);
     s.timeout = ctx.control.timeout;
     s.cancel = ctx.control.cancel;
+    // The tools' own temporary files (nvcc's tmpxft_*) go into the build's folder, so they are
+    // removed with it: after a kill, a cancel or a crash too (lifetime.h's watchdog).
+    s.env["TMPDIR"] = ctx.tempDir + "/tmp";
     return s;
+}
+
+// A failed compile or assembly: the compiler's verdict on the code (compileError, cached like a
+// success) or an accident of this run (a signal, a full disk, a crashed step: failure_kind.h),
+// which is reported as a tool failure and never cached.
+void compilerFailed(BuildResult& result, const char* tool, const ProcessResult& r, const char* what) {
+    failedRun(result, tool, r);
+    if (!r.started() || r.cancelled || r.timedOut) return;
+    if (const std::string transient = transientFailureReason(r); !transient.empty()) {
+        std::string firstLine = r.stderrText.substr(0, r.stderrText.find('\n'));
+        result.error = std::string(tool) + " failed (" + transient + ", not cached): " + r.describe() +
+                       (firstLine.empty() ? "" : ": " + firstLine);
+        return;
+    }
+    result.compileError = true;
+    if (std::none_of(result.diagnostics.begin(), result.diagnostics.end(),
+                     [](const Diagnostic& d) { return d.severity == Severity::Error; })) {
+        Diagnostic d;
+        d.tool = tool;
+        d.message = std::string(tool) + " " + r.describe() + (r.stderrText.empty() ? "" : ": " + r.stderrText.substr(0, 2000));
+        result.diagnostics.push_back(std::move(d));
+    }
+    result.error = what;
 }
 
 Resources mergeResources(const Resources* ptxas, const Resources* cuobj) {
@@ -93,13 +121,17 @@ TempDir::TempDir() {
     fs::path base = fs::temp_directory_path(ec);
     if (ec) base = "/tmp";
     std::string tmpl = (base / "lowerscope-build-XXXXXX").string();
-    if (::mkdtemp(tmpl.data())) m_path = tmpl;
+    if (!::mkdtemp(tmpl.data())) return;
+    m_path = tmpl;
+    fs::create_directories(m_path + "/tmp", ec);
+    watchDirectory(m_path); // removed by the watchdog should this process be killed
 }
 
 TempDir::~TempDir() {
     if (m_path.empty()) return;
     std::error_code ec;
     fs::remove_all(m_path, ec);
+    unwatchDirectory(m_path);
 }
 
 bool compileCuda(StageContext& ctx, const std::string& sourcePath, const BuildOptions& options, CompiledCubin& out) {
@@ -143,18 +175,7 @@ bool compileCuda(StageContext& ctx, const std::string& sourcePath, const BuildOp
         readFile(ptxPath, result.ptx);
     }
     if (!cr.ok()) {
-        failedRun(result, "nvcc", cr);
-        if (cr.started() && !cr.cancelled && !cr.timedOut) {
-            result.compileError = true;
-            if (std::none_of(result.diagnostics.begin(), result.diagnostics.end(),
-                             [](const Diagnostic& d) { return d.severity == Severity::Error; })) {
-                Diagnostic d;
-                d.tool = "nvcc";
-                d.message = "nvcc " + cr.describe() + (cr.stderrText.empty() ? "" : ": " + cr.stderrText.substr(0, 2000));
-                result.diagnostics.push_back(std::move(d));
-            }
-            result.error = "compilation failed";
-        }
+        compilerFailed(result, "nvcc", cr, "compilation failed");
         return false;
     }
     std::string cubin;
@@ -183,17 +204,8 @@ bool assemblePtx(StageContext& ctx, const std::string& ptxPath, const std::strin
     result.commands.push_back(record("cubin", assemble, r, false));
     result.diagnostics = parseDiagnostics(r.stderrText, "ptxas");
     if (!r.ok()) {
-        failedRun(result, "ptxas", r);
-        if (r.started() && !r.cancelled && !r.timedOut) {
-            result.compileError = true;
-            if (std::none_of(result.diagnostics.begin(), result.diagnostics.end(),
-                             [](const Diagnostic& d) { return d.severity == Severity::Error; })) {
-                Diagnostic d;
-                d.tool = "ptxas";
-                d.message = "ptxas " + r.describe() + (r.stderrText.empty() ? "" : ": " + r.stderrText.substr(0, 2000));
-                result.diagnostics.push_back(std::move(d));
-            }
-            result.error = "assembly failed";
+        compilerFailed(result, "ptxas", r, "assembly failed");
+        if (result.compileError) {
             // PTX from a newer toolkit (Triton ships its own): say so rather than "failed".
             for (const auto& d : result.diagnostics)
                 if (d.message.find("Unsupported .version") != std::string::npos)

@@ -11,10 +11,12 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sys/resource.h>
 #include <thread>
 
 using namespace lowerscope;
@@ -487,6 +489,45 @@ TEST(Build, CorruptCacheEntryIsAMiss) {
     EXPECT_TRUE(cache.load(first.cacheKey).has_value()); // rewritten
     EXPECT_FALSE(cache.load("00000000000000000000000000000000").has_value());
     EXPECT_FALSE(cache.load("").has_value());
+}
+
+// A store that fails half-way (here: the file size limit, as a full disk would) leaves nothing
+// behind: no temporary, no cubin without its JSON, no entry that loads. No tools needed.
+TEST(Build, FailedCacheStoreLeavesNoPartialEntry) {
+    Scratch s;
+    const std::string dir = (s.dir / "cache").string();
+    BuildCache cache(dir);
+    BuildResult r;
+    r.ok = true;
+    r.cubin.assign(64 * 1024, 0x5a);
+    r.ptx = std::string(200 * 1024, 'p'); // the JSON is the larger file
+    const std::string key = "0123456789abcdef0123456789abcdef";
+    ::signal(SIGXFSZ, SIG_IGN); // write() then fails with EFBIG instead of killing the test
+    rlimit old{};
+    ::getrlimit(RLIMIT_FSIZE, &old);
+    auto files = [&] {
+        std::vector<std::string> out;
+        for (const auto& e : fs::recursive_directory_iterator(dir))
+            if (!e.is_directory()) out.push_back(e.path().filename().string());
+        return out;
+    };
+    for (rlim_t limit : {rlim_t(1000), rlim_t(100 * 1024)}) { // the cubin fails; the cubin passes, the JSON fails
+        rlimit small = old;
+        small.rlim_cur = limit;
+        ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+        std::string error;
+        const bool stored = cache.store(key, r, &error);
+        ::setrlimit(RLIMIT_FSIZE, &old);
+        EXPECT_FALSE(stored) << "limit " << limit;
+        EXPECT_NE(error.find("cannot write"), std::string::npos) << error;
+        EXPECT_EQ(files(), std::vector<std::string>{}) << "limit " << limit;
+        EXPECT_FALSE(cache.load(key).has_value());
+    }
+    ::signal(SIGXFSZ, SIG_DFL);
+    // Without the limit the same store succeeds and loads.
+    ASSERT_TRUE(cache.store(key, r));
+    ASSERT_TRUE(cache.load(key).has_value());
+    EXPECT_EQ(cache.load(key)->cubin, r.cubin);
 }
 
 TEST(Build, CancelKillsTheRunningTool) {

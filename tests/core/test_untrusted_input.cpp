@@ -4,6 +4,7 @@
 // allowed sets are safe is in test_nvcc_shell.cpp; the entry points in test_injection.cpp.
 #include "core/bounded_json.h"
 #include "core/build/build.h"
+#include "core/build/failure_kind.h"
 #include "core/build/option_safety.h"
 #include "core/parse/diagnostics.h"
 #include "core/untrusted.h"
@@ -235,4 +236,32 @@ TEST(DocumentPaths, StayInsideTheRoots) {
     EXPECT_FALSE(resolveDocumentPath("etc/passwd", roots, "a.file", resolved, error));
     EXPECT_NE(error.find("symbolic link"), std::string::npos) << error;
     fs::remove_all(dir);
+}
+
+TEST(FailureKind, OnlyTheCompilersVerdictIsCacheable) {
+    ProcessResult compileError;
+    compileError.exitCode = 1;
+    compileError.stderrText = "k.cu(3): error: identifier \"x\" is undefined\n1 error detected\n";
+    EXPECT_EQ(transientFailureReason(compileError), "");
+    ProcessResult ptxasFatal;
+    ptxasFatal.exitCode = 255;
+    ptxasFatal.stderrText = "ptxas fatal   : Unresolved extern function 'f'\n";
+    EXPECT_EQ(transientFailureReason(ptxasFatal), "");
+
+    auto reason = [](auto set) {
+        ProcessResult r;
+        r.exitCode = 1;
+        set(r);
+        return transientFailureReason(r);
+    };
+    EXPECT_NE(reason([](ProcessResult& r) { r.startError = "cannot run nvcc"; }), "");
+    EXPECT_NE(reason([](ProcessResult& r) { r.timedOut = true; }), "");
+    EXPECT_NE(reason([](ProcessResult& r) { r.cancelled = true; }), "");
+    EXPECT_NE(reason([](ProcessResult& r) { r.signal = 9, r.exitCode = 137; }), "");
+    for (const char* text : {"nvcc error   : 'cicc' died due to signal 11 (Invalid memory reference)",
+                             "cc1plus: fatal error: error writing to /tmp/x.s: No space left on device",
+                             "k.cu:1:10: fatal error: k.h: Input/output error", "sh: line 1: 123 Killed ptxas",
+                             "Segmentation fault (core dumped)", "cicc: out of memory", "Disk quota exceeded"}) {
+        EXPECT_NE(reason([&](ProcessResult& r) { r.stderrText = text; }), "") << text;
+    }
 }

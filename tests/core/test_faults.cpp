@@ -1,0 +1,253 @@
+// Fault injection (issue 13): lowerscope-cli with fake CUDA tools (tests/core/fault_tools) that
+// crash, abort, get killed, hang, run out of disk or fail to read; the CLI interrupted and killed
+// mid-build. What must hold: only a compile error the compiler decided is cached (a transient
+// failure is rebuilt next time), no tool outlives the CLI, no temporary file is left behind, and
+// the small ones (-G builds, a directory or /dev/null as input, control bytes in tool output).
+// Black-box (CLI only), so it also runs against the code before the fix. Skips without nvcc.
+#include "core/build/process.h"
+#include "core/build/toolchain.h"
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+using namespace lowerscope;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const Toolchain& realTools() {
+    static Toolchain tc = discoverToolchain();
+    return tc;
+}
+bool toolsPresent() {
+    return realTools().nvcc.found() && realTools().nvdisasm.found();
+}
+
+std::string readFile(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// A scratch folder with the fake tools linked in as bin/nvcc, bin/nvdisasm, bin/cuobjdump, a cache
+// and a TMPDIR of its own (so that leftovers can be seen).
+struct Bench {
+    fs::path dir;
+    Bench() {
+        std::string tmpl = (fs::temp_directory_path() / "lowerscope-faults-XXXXXX").string();
+        dir = ::mkdtemp(tmpl.data());
+        fs::create_directories(dir / "bin");
+        fs::create_directories(dir / "tmp");
+        for (const char* t : {"nvcc", "nvdisasm", "cuobjdump"})
+            fs::create_symlink(FAULT_TOOL, dir / "bin" / t);
+        std::ofstream(dir / "k.cu") << readFile(std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/saxpy.cu");
+    }
+    ~Bench() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+    std::map<std::string, std::string> env(const std::string& nvccMode,
+                                           const std::string& nvdisasmMode = "pass") const {
+        std::map<std::string, std::string> e = {
+            {"LOWERSCOPE_NVCC", (dir / "bin" / "nvcc").string()},
+            {"LOWERSCOPE_NVDISASM", (dir / "bin" / "nvdisasm").string()},
+            {"FAKE_REAL_NVCC", realTools().nvcc.path},
+            {"FAKE_REAL_NVDISASM", realTools().nvdisasm.path},
+            {"FAKE_NVCC_MODE", nvccMode},
+            {"FAKE_NVDISASM_MODE", nvdisasmMode},
+            {"FAKE_PIDS", (dir / "pids").string()},
+            {"LOWERSCOPE_CACHE_DIR", (dir / "cache").string()},
+            {"TMPDIR", (dir / "tmp").string()},
+        };
+        if (realTools().cuobjdump.found()) {
+            e["LOWERSCOPE_CUOBJDUMP"] = (dir / "bin" / "cuobjdump").string();
+            e["FAKE_REAL_CUOBJDUMP"] = realTools().cuobjdump.path;
+        }
+        return e;
+    }
+    ProcessSpec spec(std::vector<std::string> args, const std::string& nvccMode,
+                     const std::string& nvdisasmMode = "pass") const {
+        ProcessSpec s;
+        s.argv = {LOWERSCOPE_CLI};
+        s.argv.insert(s.argv.end(), args.begin(), args.end());
+        s.env = env(nvccMode, nvdisasmMode);
+        s.timeout = std::chrono::seconds(300);
+        return s;
+    }
+    ProcessResult cli(std::vector<std::string> args, const std::string& nvccMode,
+                      const std::string& nvdisasmMode = "pass") const {
+        return runProcess(spec(std::move(args), nvccMode, nvdisasmMode));
+    }
+    // What is left in the private TMPDIR.
+    std::vector<std::string> leftovers() const {
+        std::vector<std::string> out;
+        for (const auto& e : fs::directory_iterator(dir / "tmp")) out.push_back(e.path().filename().string());
+        return out;
+    }
+};
+
+// True while `pid` exists and is not a zombie.
+bool alive(pid_t pid) {
+    if (::kill(pid, 0) != 0) return false;
+    const std::string stat = readFile("/proc/" + std::to_string(pid) + "/stat");
+    const size_t close = stat.rfind(')');
+    return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
+}
+
+bool waitGone(pid_t pid, std::chrono::milliseconds limit) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    while (alive(pid) && std::chrono::steady_clock::now() < end)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return !alive(pid);
+}
+
+// The pids the hanging fake nvcc wrote (itself, its child), waiting for the file.
+std::pair<pid_t, pid_t> hangingPids(const Bench& b) {
+    for (int i = 0; i < 1500 && !fs::exists(b.dir / "pids"); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::istringstream in(readFile(b.dir / "pids"));
+    pid_t a = -1, c = -1;
+    in >> a >> c;
+    return {a, c};
+}
+
+} // namespace
+
+// Every transient failure: reported, not cached; the next build with a healthy tool succeeds.
+TEST(Faults, TransientFailuresAreNeverCached) {
+    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    struct Case {
+        const char* nvcc;
+        const char* nvdisasm;
+        std::vector<std::string> extra;
+    };
+    const std::vector<Case> cases = {
+        {"segv", "pass", {}},
+        {"abort", "pass", {}},
+        {"killed", "pass", {}},
+        {"enospc", "pass", {}},
+        {"eio", "pass", {}},
+        {"child-crash", "pass", {}},
+        {"hang", "pass", {"--timeout", "1"}},
+        {"pass", "segv", {}},
+        {"pass", "hang", {"--timeout", "2"}},
+    };
+    int failedOnce = 0;
+    for (const auto& c : cases) {
+        Bench b;
+        std::vector<std::string> args{"build", (b.dir / "k.cu").string()};
+        args.insert(args.end(), c.extra.begin(), c.extra.end());
+        ProcessResult bad = b.cli(args, c.nvcc, c.nvdisasm);
+        EXPECT_NE(bad.exitCode, 0) << c.nvcc << "/" << c.nvdisasm << "\n" << bad.stderrText;
+        EXPECT_FALSE(bad.stderrText.empty());
+        ProcessResult good = b.cli({"build", (b.dir / "k.cu").string(), "--json", "-"}, "pass");
+        EXPECT_EQ(good.exitCode, 0) << "after " << c.nvcc << "/" << c.nvdisasm
+                                    << " the next build replayed the failure:\n"
+                                    << good.stderrText;
+        failedOnce += good.exitCode != 0;
+    }
+    std::cout << cases.size() << " transient failures, " << failedOnce << " replayed from the cache\n";
+}
+
+// The compiler's own verdict is deterministic: cached like a success.
+TEST(Faults, CompileErrorsAreCached) {
+    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    Bench b;
+    std::ofstream(b.dir / "bad.cu") << "__global__ void k(float* p) { p[0] = undefined_name; }\n";
+    ProcessResult first = b.cli({"build", (b.dir / "bad.cu").string(), "--json", "-"}, "pass");
+    EXPECT_EQ(first.exitCode, 1) << first.stderrText;
+    ProcessResult second = b.cli({"build", (b.dir / "bad.cu").string(), "--json", "-"}, "pass");
+    EXPECT_EQ(second.exitCode, 1) << second.stderrText;
+    const json doc = json::parse(second.stdoutText);
+    EXPECT_EQ(doc["timings_ms"]["cache_hit"], true);
+    EXPECT_NE(second.stderrText.find("undefined_name"), std::string::npos) << second.stderrText;
+}
+
+// SIGTERM (and SIGINT) stop the whole build: the CLI exits 128+signal, nvcc and its children are
+// gone, and no temporary file is left (nvcc's own included).
+TEST(Faults, InterruptStopsTheWholeBuild) {
+    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    for (int sig : {SIGTERM, SIGINT}) {
+        Bench b;
+        InteractiveProcess cli;
+        ASSERT_TRUE(cli.start(b.spec({"build", (b.dir / "k.cu").string(), "--no-cache"}, "hang")));
+        const auto [nvcc, child] = hangingPids(b);
+        ASSERT_GT(nvcc, 0);
+        ASSERT_GT(child, 0);
+        ::kill(cli.pid(), sig);
+        ProcessResult r = cli.wait(std::chrono::seconds(10));
+        EXPECT_EQ(r.exitCode, 128 + sig) << r.describe() << "\n" << r.stderrText;
+        EXPECT_TRUE(waitGone(nvcc, std::chrono::seconds(5))) << "nvcc survived signal " << sig;
+        EXPECT_TRUE(waitGone(child, std::chrono::seconds(5))) << "nvcc's child survived signal " << sig;
+        EXPECT_EQ(b.leftovers(), std::vector<std::string>{}) << "signal " << sig;
+        ::kill(nvcc, SIGKILL);
+        ::kill(child, SIGKILL);
+    }
+}
+
+// A CLI killed outright (SIGKILL: no handler runs) leaves no compiler running and no temp folder.
+TEST(Faults, KilledCliLeavesNothingRunning) {
+    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    Bench b;
+    InteractiveProcess cli;
+    ASSERT_TRUE(cli.start(b.spec({"build", (b.dir / "k.cu").string(), "--no-cache"}, "hang")));
+    const auto [nvcc, child] = hangingPids(b);
+    ASSERT_GT(nvcc, 0);
+    ::kill(cli.pid(), SIGKILL);
+    cli.wait(std::chrono::seconds(10));
+    EXPECT_TRUE(waitGone(nvcc, std::chrono::seconds(5))) << "nvcc outlived the killed CLI";
+    EXPECT_TRUE(waitGone(child, std::chrono::seconds(5))) << "nvcc's child outlived the killed CLI";
+    // The watchdog removes the build's folder (nvcc's temporary files in it) once the group is dead.
+    for (int i = 0; i < 250 && !b.leftovers().empty(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_EQ(b.leftovers(), std::vector<std::string>{});
+    ::kill(nvcc, SIGKILL);
+    ::kill(child, SIGKILL);
+}
+
+TEST(Faults, DeviceDebugBuildsWork) {
+    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    Bench b;
+    ProcessResult r = b.cli({"build", (b.dir / "k.cu").string(), "-G", "--no-cache"}, "pass");
+    EXPECT_EQ(r.exitCode, 0) << r.stderrText;
+}
+
+TEST(Faults, DirectoryAndDeviceInputsAreNamed) {
+    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    Bench b;
+    ProcessResult dir = b.cli({"build", b.dir.string()}, "pass");
+    EXPECT_EQ(dir.exitCode, 2);
+    EXPECT_NE(dir.stderrText.find("is a directory"), std::string::npos) << dir.stderrText;
+    ProcessResult dev = b.cli({"build", "/dev/null"}, "pass");
+    EXPECT_EQ(dev.exitCode, 2);
+    EXPECT_NE(dev.stderrText.find("not a regular file"), std::string::npos) << dev.stderrText;
+    ProcessResult none = b.cli({"build", (b.dir / "absent.cu").string()}, "pass");
+    EXPECT_EQ(none.exitCode, 2);
+    EXPECT_NE(none.stderrText.find("no such file"), std::string::npos) << none.stderrText;
+}
+
+// Raw control bytes from tool output (a garbage source echoed in a diagnostic) never reach the
+// terminal: escape sequences would clear it, retitle it or worse.
+TEST(Faults, ControlBytesAreEscapedInTerminalOutput) {
+    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    Bench b;
+    ProcessResult fake = b.cli({"build", (b.dir / "k.cu").string(), "--no-cache"}, "garbage");
+    EXPECT_NE(fake.exitCode, 0);
+    EXPECT_EQ(fake.stderrText.find('\x1b'), std::string::npos) << fake.stderrText;
+    EXPECT_EQ(fake.stderrText.find('\x07'), std::string::npos);
+    EXPECT_NE(fake.stderrText.find("\\x1b"), std::string::npos) << fake.stderrText;
+    // The real nvcc quoting a garbage source.
+    std::ofstream(b.dir / "g.cu") << "__global__ void k() { \x1b[2J\x1b]0;pwned\x07 }\n";
+    ProcessResult real = b.cli({"build", (b.dir / "g.cu").string(), "--no-cache"}, "pass");
+    EXPECT_NE(real.exitCode, 0);
+    EXPECT_EQ(real.stderrText.find('\x1b'), std::string::npos) << real.stderrText;
+    EXPECT_EQ(real.stderrText.find('\x07'), std::string::npos);
+}
