@@ -1,5 +1,6 @@
 #include "views/build_job.h"
 
+#include "core/build/option_safety.h"
 #include "core/build/triton.h"
 #include "core/untrusted.h"
 
@@ -109,8 +110,17 @@ std::shared_ptr<BuildSnapshot> runRealBuild(const BuildRequest& request, std::at
         f.write(request.text.toUtf8());
         f.close();
         BuildOptions options = request.options;
-        if (!request.sourcePath.isEmpty() && !request.sourcePath.startsWith(QLatin1Char(':')))
-            options.includeDirs.push_back(QFileInfo(request.sourcePath).absolutePath().toStdString());
+        if (!request.sourcePath.isEmpty() && !request.sourcePath.startsWith(QLatin1Char(':'))) {
+            // The file's own folder, for its "..." includes. A folder name nvcc's shell would
+            // interpret (core/build/option_safety.h) is reached through a safe-named link instead.
+            QString dir = QFileInfo(request.sourcePath).absolutePath();
+            if (!checkOptionValue("include dir", dir.toStdString(), OptionSlot::IncludeDir).empty()) {
+                const QString link = QDir(request.workDir).filePath(QStringLiteral("source-folder"));
+                QFile::remove(link);
+                if (QFile::link(dir, link)) dir = link;
+            }
+            options.includeDirs.push_back(dir.toStdString());
+        }
         input = describeInput(snap->buildPath.toStdString(), options);
     }
     input.member = request.variant.toStdString();

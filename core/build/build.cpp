@@ -348,6 +348,7 @@ BuildResult buildInput(const Toolchain& toolchain, const BuildInput& input, cons
         return result;
     }
     collectKernels(result, disassembly, compiled.ptxasReport);
+    applyPathMap(ctx);
     if (result.kernels.empty()) {
         result.error = fs::path(input.path).filename().string() + " has no kernel (no .entry in its code)";
         result.setupError = true;

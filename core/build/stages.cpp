@@ -3,6 +3,7 @@
 #include "core/build/demangle.h"
 #include "core/build/failure_kind.h"
 #include "core/build/lifetime.h"
+#include "core/build/option_safety.h"
 #include "core/build/process.h"
 #include "core/parse/cuda_elf.h"
 #include "core/parse/diagnostics.h"
@@ -95,6 +96,20 @@ void compilerFailed(BuildResult& result, const char* tool, const ProcessResult& 
     result.error = what;
 }
 
+// `text` with every occurrence of `from` replaced by `to`.
+void replaceAll(std::string& text, const std::string& from, const std::string& to) {
+    if (from.empty()) return;
+    for (size_t p = 0; (p = text.find(from, p)) != std::string::npos; p += to.size()) text.replace(p, from.size(), to);
+}
+
+// A file name made of the characters nvcc's shell leaves alone ("k$(id).cu" → "k__id_.cu").
+std::string safeFileName(const std::string& name) {
+    std::string out;
+    for (char c : name) out.push_back(isShellSafePath(std::string(1, c)) && c != '/' ? c : '_');
+    if (out.empty() || out.front() == '-' || out.front() == '.') out.insert(0, "source");
+    return out;
+}
+
 Resources mergeResources(const Resources* ptxas, const Resources* cuobj) {
     // ptxas -v is authoritative for what it reports (its smem excludes the 1 KiB the driver
     // reserves per block on sm_80+, which cuobjdump's SHARED includes on some archs); cuobjdump
@@ -119,7 +134,9 @@ Resources mergeResources(const Resources* ptxas, const Resources* cuobj) {
 TempDir::TempDir() {
     std::error_code ec;
     fs::path base = fs::temp_directory_path(ec);
-    if (ec) base = "/tmp";
+    // nvcc pastes this folder into its shell command lines (-o, -keep-dir, TMPDIR): it must be
+    // shell-safe itself (option_safety.h).
+    if (ec || !isShellSafePath(fs::absolute(base, ec).string())) base = "/tmp";
     std::string tmpl = (base / "lowerscope-build-XXXXXX").string();
     if (!::mkdtemp(tmpl.data())) return;
     m_path = tmpl;
@@ -137,7 +154,45 @@ TempDir::~TempDir() {
 bool compileCuda(StageContext& ctx, const std::string& sourcePath, const BuildOptions& options, CompiledCubin& out) {
     BuildResult& result = ctx.result;
     std::error_code ec;
-    const std::string stem = fs::path(sourcePath).stem().string();
+    // nvcc hands its input's path to the shell it runs its steps through (in double quotes, where
+    // $ and ` are live): a path with anything but safe characters is built from a copy with a safe
+    // name. `#line` keeps the real path in diagnostics, line info and __FILE__, and the real folder
+    // comes first on the include path through a safe-named link, so "..." includes still resolve;
+    // what still names the link or the copy is mapped back below.
+    std::string nvccSource = sourcePath;
+    BuildOptions nvccOptions = options;
+    std::vector<std::pair<std::string, std::string>> pathMap; // temp prefix -> real
+    if (!isShellSafePath(sourcePath)) {
+        const fs::path real(sourcePath);
+        std::string text;
+        if (!readFile(sourcePath, text)) {
+            result.error = "cannot read source file " + sourcePath;
+            result.setupError = true;
+            return false;
+        }
+        fs::create_directories(ctx.tempDir + "/in", ec);
+        nvccSource = ctx.tempDir + "/in/" + safeFileName(real.filename().string());
+        const std::string link = ctx.tempDir + "/srcdir";
+        fs::create_directory_symlink(fs::absolute(real.parent_path(), ec), link, ec);
+        nvccOptions.includeDirs.insert(nvccOptions.includeDirs.begin(), link);
+        // A quote or backslash in the name would survive into PTX's `.file` directive unescaped,
+        // which ptxas then refuses: such names (and control bytes) get no #line, and the mapping
+        // below names the real path instead of the copy.
+        const bool lineDirective = std::none_of(sourcePath.begin(), sourcePath.end(), [](char c) {
+            return static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '"' || c == '\\';
+        });
+        std::ofstream copy(nvccSource, std::ios::binary | std::ios::trunc);
+        if (lineDirective) copy << "#line 1 \"" << sourcePath << "\"\n";
+        copy << text;
+        copy.flush();
+        if (!copy) {
+            result.error = "cannot write " + nvccSource;
+            result.setupError = true;
+            return false;
+        }
+        pathMap = {{link + "/", real.parent_path().string() + "/"}, {nvccSource, sourcePath}};
+    }
+    const std::string stem = fs::path(nvccSource).stem().string();
     const std::string keepDir = ctx.tempDir + "/keep";
     out.cubinPath = ctx.tempDir + "/" + stem + ".cubin";
     fs::create_directories(keepDir, ec);
@@ -146,12 +201,12 @@ bool compileCuda(StageContext& ctx, const std::string& sourcePath, const BuildOp
     // to `nvcc -ptx` with the same options, and the PTX that `nvdisasm -gp` line numbers refer to),
     // so the front end does not run twice. Measured in docs/PERFORMANCE.md ("Build pipeline").
     ProcessSpec compile = toolSpec(ctx, {ctx.toolchain.nvcc.path});
-    for (auto& a : toNvccArgs(options)) compile.argv.push_back(std::move(a));
+    for (auto& a : toNvccArgs(nvccOptions)) compile.argv.push_back(std::move(a));
     for (const char* a : {"-cubin", "-Xptxas", "-v", "-keep", "-keep-dir"}) compile.argv.push_back(a);
     compile.argv.push_back(keepDir);
     compile.argv.push_back("-o");
     compile.argv.push_back(out.cubinPath);
-    compile.argv.push_back(sourcePath);
+    compile.argv.push_back(nvccSource);
     auto tCompile = Clock::now();
     ProcessResult cr = runProcess(compile);
     result.timingsMs["compile"] = msSince(tCompile);
@@ -174,6 +229,11 @@ bool compileCuda(StageContext& ctx, const std::string& sourcePath, const BuildOp
         }
         readFile(ptxPath, result.ptx);
     }
+    for (const auto& [from, to] : pathMap) {
+        for (auto& d : result.diagnostics) replaceAll(d.file, from, to);
+        replaceAll(result.ptx, from, to);
+    }
+    ctx.pathMap.insert(ctx.pathMap.end(), pathMap.begin(), pathMap.end());
     if (!cr.ok()) {
         compilerFailed(result, "nvcc", cr, "compilation failed");
         return false;
@@ -186,6 +246,12 @@ bool compileCuda(StageContext& ctx, const std::string& sourcePath, const BuildOp
     result.cubin.assign(cubin.begin(), cubin.end());
     out.ptxasReport = parsePtxasVerbose(cr.stderrText);
     return true;
+}
+
+void applyPathMap(StageContext& ctx) {
+    for (const auto& [from, to] : ctx.pathMap)
+        for (auto& k : ctx.result.kernels)
+            for (std::string* text : {&k.ptx, &k.sass, &k.sassPtxLines}) replaceAll(*text, from, to);
 }
 
 bool assemblePtx(StageContext& ctx, const std::string& ptxPath, const std::string& arch, const BuildOptions& options,

@@ -24,6 +24,10 @@ struct StageContext {
     const BuildControl& control;
     std::string tempDir;
     BuildResult& result;
+    // Temporary path → the real one, for texts that name a safe-named copy instead of the input
+    // (compileCuda builds a path nvcc's shell would interpret from such a copy); applyPathMap maps
+    // the kernels' texts once they exist.
+    std::vector<std::pair<std::string, std::string>> pathMap = {};
 };
 
 // A private directory for intermediate files, removed with everything in it on scope exit.
@@ -84,6 +88,10 @@ struct Disassembly {
 // in result.diagnostics says what is missing and the build goes on. `haveCompilerReport`: resources also come from ptxas -v (compile, assemble), so a failing
 // cuobjdump loses less; only the wording of the warning depends on it.
 bool disassembleCubin(StageContext& ctx, const std::string& cubinPath, bool haveCompilerReport, Disassembly& out);
+
+// Applies ctx.pathMap to the kernels' PTX and SASS texts (compileCuda has mapped the diagnostics and
+// the module PTX already).
+void applyPathMap(StageContext& ctx);
 
 // One KernelArtifacts per `.entry` of result.ptx (in PTX order; without PTX, per kernel of the
 // disassembly), with its SASS texts and resources (ptxas -v first, cuobjdump filling the rest).

@@ -224,8 +224,10 @@ private:
         if (!readInt(v, index)) return;
         const size_t q = v.find('"');
         if (q == std::string_view::npos) return;
-        const size_t q2 = v.find('"', q + 1);
-        if (q2 == std::string_view::npos) return;
+        // The last quote: a file name may hold one (Lowerscope maps a safe-named copy's path back to
+        // the real one, quotes and all); what may follow the name (", timestamp, size") has none.
+        const size_t q2 = v.rfind('"');
+        if (q2 == std::string_view::npos || q2 <= q) return;
         m_out.files[index] = std::string(v.substr(q + 1, q2 - q - 1));
     }
 

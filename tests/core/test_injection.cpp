@@ -295,3 +295,45 @@ TEST(Injection, FromJsonSourcePathsStayInTheChosenFolders) {
         }
     }
 }
+
+// A source whose path (folder and name) holds shell syntax is built from a copy with a safe name:
+// nothing runs, its "..." includes still resolve, and diagnostics and line info name the real path.
+TEST(Injection, SourcePathsWithShellSyntax) {
+    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    Scratch s;
+    const std::vector<std::string> names = {"$(touch CANARY)", "`touch CANARY`", "it's a;touch CANARY", "a b\"c"};
+    int n = 0;
+    for (const auto& name : names) {
+        const std::string canaryDir = (s.dir / ("canary-dir-" + std::to_string(n))).string();
+        const std::string canaryFile = (s.dir / ("canary-file-" + std::to_string(n))).string();
+        ++n;
+        auto subst = [](std::string text, const std::string& canary) {
+            if (size_t p = text.find("CANARY"); p != std::string::npos) text.replace(p, 6, canary);
+            return text;
+        };
+        const std::string dirName = subst(name, fs::path(canaryDir).filename().string());
+        const std::string fileName = subst(name, fs::path(canaryFile).filename().string());
+        const fs::path dir = s.dir / ("d" + dirName);
+        fs::create_directories(dir);
+        std::ofstream(dir / "scale.h") << "#define SCALE 2.0f\n";
+        const fs::path src = dir / ("k" + fileName + ".cu");
+        std::ofstream(src) << "#include \"scale.h\"\n__global__ void k(float* p) { p[threadIdx.x] *= SCALE; }\n";
+        // The shell would run "touch canary-..." relative to nvcc's working directory: run there.
+        ProcessResult r = cli({"build", src.string(), "--no-cache", "--json", "-"}, s.dir / "cache", s.dir.string());
+        EXPECT_FALSE(fs::exists(canaryDir) || fs::exists(canaryFile)) << "a command ran from the path " << src;
+        ASSERT_EQ(r.exitCode, 0) << src << "\n" << r.stderrText;
+        const json doc = json::parse(r.stdoutText);
+        ASSERT_FALSE(doc["kernels"].empty());
+        EXPECT_NE(doc["kernels"][0]["sass"].get<std::string>().find(src.string()), std::string::npos)
+            << "line info does not name " << src;
+        // What the user reads names the real file, never the copy (the command records do name the
+        // build's temporary folder: they are what ran).
+        for (const char* key : {"kernels", "ptx", "diagnostics"})
+            EXPECT_EQ(doc[key].dump().find("lowerscope-build-"), std::string::npos) << "a temporary path leaked into " << key;
+        // A compile error names the real file.
+        std::ofstream(src) << "#include \"scale.h\"\n__global__ void k(float* p) { p[0] = undefined_name; }\n";
+        ProcessResult bad = cli({"build", src.string(), "--no-cache"}, s.dir / "cache", s.dir.string());
+        EXPECT_EQ(bad.exitCode, 1);
+        EXPECT_NE(bad.stderrText.find(src.filename().string() + ":2"), std::string::npos) << bad.stderrText;
+    }
+}

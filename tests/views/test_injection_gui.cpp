@@ -152,6 +152,37 @@ private slots:
         QVERIFY(!reported.isEmpty());
     }
 
+    // A session whose source name (file and folder) holds shell syntax: opened inside the session's
+    // folder, built from a safe-named copy, nothing runs.
+    void sessionSourceNameWithShellSyntaxNeverRuns() {
+        if (!haveNvcc()) QSKIP("nvcc/nvdisasm not found");
+        QTemporaryDir dir;
+        Workspace a;
+        a.setDocument(QStringLiteral("mine.cu"), QStringLiteral("// mine\n"));
+        ExperimentController controller(&a, nullptr, nullptr, nullptr, nullptr);
+        controller.setUseSettings(false);
+        QStringList reported;
+        controller.setErrorReporter([&reported](const QString& t) { reported << t; });
+        controller.setTrustPrompt([](const QString&, const QStringList&) { return true; });
+        int n = 0;
+        for (const QString& payload : kPayloads) {
+            const QString canary = QStringLiteral("canary-n%1").arg(n++);
+            QString text = payload;
+            // Relative: nvcc's steps run in the GUI's working directory, which is the test's.
+            text.replace(QStringLiteral("CANARY"), canary);
+            ExperimentData theirs;
+            theirs.sourceName = QStringLiteral("d%1/k%1.cu").arg(text);
+            theirs.sourceText = saxpyText();
+            const QString path = dir.filePath(QStringLiteral("theirs.lowerscope"));
+            QString error;
+            QVERIFY(saveExperiment(theirs, path, error));
+            QVERIFY2(controller.openSession(path), qPrintable(reported.isEmpty() ? QString() : reported.last()));
+            QVERIFY(waitForBuild(a));
+            QVERIFY2(!QFile::exists(canary) && !QFile::exists(dir.filePath(canary)), qPrintable(text));
+            QVERIFY2(a.lastAttempt() && a.lastAttempt()->result.ok, qPrintable(a.lastAttempt()->error));
+        }
+    }
+
     // A session naming its source outside the session's folder and the current directory is refused
     // (nothing read or written there later: Save, sidecars, the build's include path).
     void sessionSourceOutsideTheFoldersIsRefused() {
