@@ -54,49 +54,6 @@ void addBuildOptionFlags(CLI::App& cmd, BuildOptions& o) {
         ->type_name("F");
 }
 
-std::vector<std::string> splitShellWords(const std::string& text) {
-    std::vector<std::string> words;
-    std::string cur;
-    bool inWord = false;
-    char quote = 0;
-    for (size_t i = 0; i < text.size(); ++i) {
-        char c = text[i];
-        if (quote == '\'') {
-            if (c == '\'') quote = 0;
-            else cur.push_back(c);
-            continue;
-        }
-        if (quote == '"') {
-            if (c == '"') {
-                quote = 0;
-            } else if (c == '\\' && i + 1 < text.size() && (text[i + 1] == '"' || text[i + 1] == '\\')) {
-                cur.push_back(text[++i]);
-            } else {
-                cur.push_back(c);
-            }
-            continue;
-        }
-        if (c == '\'' || c == '"') {
-            quote = c;
-            inWord = true;
-        } else if (c == '\\') {
-            if (i + 1 >= text.size()) throw std::invalid_argument("trailing backslash in \"" + text + "\"");
-            cur.push_back(text[++i]);
-            inWord = true;
-        } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-            if (inWord) words.push_back(std::move(cur));
-            cur.clear();
-            inWord = false;
-        } else {
-            cur.push_back(c);
-            inWord = true;
-        }
-    }
-    if (quote) throw std::invalid_argument(std::string("unterminated ") + quote + " quote in \"" + text + "\"");
-    if (inWord) words.push_back(std::move(cur));
-    return words;
-}
-
 void addInputFlags(CLI::App& cmd, InputFlags& f) {
     cmd.add_option("--project", f.project,
                    "compile_commands.json (or its folder): the file's include dirs, defines, -std, archs and nvcc "

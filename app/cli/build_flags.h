@@ -3,6 +3,7 @@
 
 #include "core/build/build.h"
 #include "core/build/compile_db.h"
+#include "core/build/process.h"
 
 #include <CLI/CLI.hpp>
 
@@ -53,8 +54,7 @@ struct ResolvedInputs {
 ResolvedInputs resolveInputs(const CLI::App& cmd, const std::string& file, const BuildOptions& parsed,
                              const InputFlags& flags);
 
-// Splits `text` into words like a shell would (quotes, backslashes; no expansion). Throws
-// std::invalid_argument on an unterminated quote or a trailing backslash.
-std::vector<std::string> splitShellWords(const std::string& text);
+// splitShellWords (core/build/process.h) is the word-splitting rule for flag lists.
+using lowerscope::splitShellWords;
 
 } // namespace lowerscope::cli

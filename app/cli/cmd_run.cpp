@@ -41,7 +41,8 @@ struct RunArgs {
 };
 
 
-// Exit codes (commands.h): 0 ok, 1 kernel or build error, 2 usage / missing tool / no GPU.
+// Exit codes (commands.h): 0 ok, 1 kernel or build error, 2 usage / missing tool / no GPU / runner
+// protocol error.
 constexpr int kOk = 0, kKernelError = 1, kUsage = 2;
 
 using Failure = CliFailure;
@@ -249,6 +250,10 @@ std::unique_ptr<ProcessRunner> makeRunner(const LaunchArgs& a) {
         }
     }
     c.deadline = std::chrono::milliseconds(static_cast<long long>(a.timeoutS * 1000));
+    // --timeout bounds the start-up too, and the whole request is bounded (runner_client.h): a
+    // runner that never says hello or keeps sending progress cannot keep the CLI waiting.
+    c.startTimeout = c.deadline;
+    c.limitRequestTime = true;
     return std::make_unique<ProcessRunner>(c);
 }
 
@@ -296,7 +301,9 @@ MeasurementRecord execute(ProcessRunner& runner, const std::vector<PreparedSide>
         if (!e.stage.empty()) {
             msg += " (stage " + e.stage + (e.variant.empty() ? "" : ", variant " + e.variant) + ")";
         }
-        throw Failure{isSetupError(e.kind) ? kUsage : kKernelError, msg};
+        // A runner that breaks the protocol is a setup problem (the wrong program, a broken link),
+        // not the kernel's: exit 2 like a missing runner.
+        throw Failure{isSetupError(e.kind) || e.kind == RunErrorKind::Protocol ? kUsage : kKernelError, escapeControl(msg)};
     }
     return rec;
 }
@@ -517,7 +524,9 @@ void addLaunchFlags(CLI::App& cmd, LaunchArgs& a, bool compare) {
         ->check(CLI::PositiveNumber)
         ->type_name("S");
     cmd.add_option("--timeout", a.timeoutS,
-                   "deadline: the runner is killed when it reports nothing for S seconds (a hung kernel; default 10)")
+                   "deadline: the runner is killed when it reports nothing for S seconds (a hung kernel; default 10); "
+                   "it also bounds the runner's start-up, and the whole run is stopped --max-time + 3 x --timeout "
+                   "after start-up")
         ->check(CLI::PositiveNumber)
         ->type_name("S");
     cmd.add_flag("--graph", a.graph, "also measure CUDA graph costs in cold mode (always done in hot mode)");
@@ -527,7 +536,8 @@ void addLaunchFlags(CLI::App& cmd, LaunchArgs& a, bool compare) {
         ->type_name("DIR");
     cmd.add_option("--runner", a.runner,
                    "command line that starts the runner, e.g. 'ssh gpu1 lowerscope-runner' (default: "
-                   "$LOWERSCOPE_RUNNER or lowerscope-runner next to this program)")
+                   "$LOWERSCOPE_RUNNER or lowerscope-runner next to this program); both are split into words like a "
+                   "shell would (quotes, backslashes), with nothing expanded or run by a shell")
         ->type_name("CMD");
     cmd.add_option("--json", a.jsonOut, "write the JSON document to OUT ('-' = stdout)")->type_name("OUT");
     if (!compare) {
@@ -559,7 +569,8 @@ void registerRunCommands(CLI::App& app, int& exitCode) {
     CLI::App* run = app.add_subcommand(
         "run", "Build a kernel and time it on the GPU through lowerscope-runner (cold: L2 flushed, events behind a "
                "spin gate; hot: CUDA graph replays). Without --kernel/--grid/--arg the sidecar FILE.json is used.\n"
-               "Exit: 0 measured, 1 build error or kernel fault/timeout, 2 usage error, missing tool or no GPU.");
+               "Exit: 0 measured, 1 build error or kernel fault/timeout, 2 usage error, missing tool, no GPU or a "
+               "runner that broke the protocol.");
     run->add_option("file", runArgs->file, "CUDA source file")->required()->type_name("FILE.cu");
     addBuildOptionFlags(*run, runArgs->options);
     auto runProject = std::make_shared<std::string>();
@@ -583,7 +594,8 @@ void registerRunCommands(CLI::App& app, int& exitCode) {
     CLI::App* cmp = app.add_subcommand(
         "compare", "Time two builds (or two files / kernels) interleaved A B A B and report the ratio B/A with its "
                    "95% interval, whether the difference is significant, and whether the outputs agree.\n"
-                   "Exit: 0 compared, 1 build error or kernel fault/timeout, 2 usage error, missing tool or no GPU.");
+                   "Exit: 0 compared, 1 build error or kernel fault/timeout, 2 usage error, missing tool, no GPU or a runner "
+                   "that broke the protocol.");
     cmp->add_option("file", cmpArgs->file, "CUDA source file (A)")->required()->type_name("FILE.cu");
     cmp->add_option("file_b", cmpArgs->fileB, "CUDA source file for B (default: the same file)")->type_name("FILE_B.cu");
     cmp->add_option("--file-b", cmpArgs->fileB, "CUDA source file for B")->type_name("FILE.cu");

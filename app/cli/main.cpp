@@ -2,6 +2,7 @@
 #include "app/cli/commands.h"
 
 #include "core/build/lifetime.h"
+#include "core/untrusted.h"
 
 #include <CLI/CLI.hpp>
 
@@ -27,6 +28,11 @@ int main(int argc, char** argv) {
         int rc = app.exit(e);
         // Usage errors are exit code 2 (documented); --help/--version exit 0.
         return rc == 0 ? 0 : 2;
+    } catch (const std::exception& e) {
+        // Never abort(): whatever a command did not expect (a malformed document or answer that slipped
+        // past its checks) ends as an error with a message, exit 2.
+        std::cerr << "lowerscope-cli: " << lowerscope::escapeControl(e.what()) << '\n';
+        return lowerscope::interruptSignal() ? 128 + lowerscope::interruptSignal() : 2;
     }
     if (int sig = lowerscope::interruptSignal()) {
         std::cerr << "lowerscope-cli: interrupted (signal " << sig << "); every tool it started was stopped\n";

@@ -10,6 +10,7 @@
 #include <optional>
 #include <poll.h>
 #include <pthread.h>
+#include <stdexcept>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <thread>
@@ -82,14 +83,16 @@ ssize_t writeNoSigpipe(int fd, const char* data, size_t size) {
     return n;
 }
 
-// Reads what is available from a non-blocking fd into `out`. Returns false at EOF or error (the
-// caller closes the fd).
-bool drainFd(int fd, std::string& out, size_t cap = 0) {
+// Reads what is available from a non-blocking fd into `out` (keeping its newest `cap` bytes when
+// cap != 0), at most `maxRead` bytes in this call when maxRead != 0 (a child that writes faster
+// than we read must not keep us here). Returns false at EOF or error (the caller closes the fd).
+bool drainFd(int fd, std::string& out, size_t cap = 0, size_t maxRead = 0) {
     char buf[65536];
-    for (;;) {
+    for (size_t got = 0; maxRead == 0 || got < maxRead;) {
         ssize_t n = ::read(fd, buf, sizeof buf);
         if (n > 0) {
             out.append(buf, static_cast<size_t>(n));
+            got += static_cast<size_t>(n);
             if (cap && out.size() > cap) out.erase(0, out.size() - cap);
             continue;
         }
@@ -97,6 +100,7 @@ bool drainFd(int fd, std::string& out, size_t cap = 0) {
         if (errno == EINTR) continue;
         return errno == EAGAIN || errno == EWOULDBLOCK;
     }
+    return true;
 }
 
 struct Spawned {
@@ -336,6 +340,49 @@ ProcessResult runProcess(const ProcessSpec& spec) {
     return r;
 }
 
+std::vector<std::string> splitShellWords(const std::string& text) {
+    std::vector<std::string> words;
+    std::string cur;
+    bool inWord = false;
+    char quote = 0;
+    for (size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (quote == '\'') {
+            if (c == '\'') quote = 0;
+            else cur.push_back(c);
+            continue;
+        }
+        if (quote == '"') {
+            if (c == '"') {
+                quote = 0;
+            } else if (c == '\\' && i + 1 < text.size() && (text[i + 1] == '"' || text[i + 1] == '\\')) {
+                cur.push_back(text[++i]);
+            } else {
+                cur.push_back(c);
+            }
+            continue;
+        }
+        if (c == '\'' || c == '"') {
+            quote = c;
+            inWord = true;
+        } else if (c == '\\') {
+            if (i + 1 >= text.size()) throw std::invalid_argument("trailing backslash in \"" + text + "\"");
+            cur.push_back(text[++i]);
+            inWord = true;
+        } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            if (inWord) words.push_back(std::move(cur));
+            cur.clear();
+            inWord = false;
+        } else {
+            cur.push_back(c);
+            inWord = true;
+        }
+    }
+    if (quote) throw std::invalid_argument(std::string("unterminated ") + quote + " quote in \"" + text + "\"");
+    if (inWord) words.push_back(std::move(cur));
+    return words;
+}
+
 std::vector<ProcessResult> runProcessesParallel(const std::vector<ProcessSpec>& specs) {
     std::vector<ProcessResult> results(specs.size());
     if (specs.size() == 1) {
@@ -359,6 +406,7 @@ void InteractiveProcess::closeFd(int& fd) { closeQuietly(fd); }
 bool InteractiveProcess::start(const ProcessSpec& spec) {
     kill();
     m_outBuf.clear();
+    m_scanned = 0;
     m_stderr.clear();
     m_startError.clear();
     m_killed = false;
@@ -402,14 +450,18 @@ bool InteractiveProcess::pump(int waitMs, bool wantWrite, bool* writable) {
     if (writable) *writable = false;
     pollfd fds[3];
     int n = 0, outIdx = -1, errIdx = -1, inIdx = -1;
-    if (m_out >= 0) outIdx = n, fds[n++] = {m_out, POLLIN, 0};
+    // stdout: not read while a line is over the limit (readLine reports it), and at most 1 MiB per
+    // turn: the buffer stays bounded whatever the child writes.
+    const bool full = m_maxLine && m_outBuf.size() > m_maxLine;
+    if (m_out >= 0 && !full) outIdx = n, fds[n++] = {m_out, POLLIN, 0};
     if (m_err >= 0) errIdx = n, fds[n++] = {m_err, POLLIN, 0};
     if (wantWrite && m_in >= 0) inIdx = n, fds[n++] = {m_in, POLLOUT, 0};
     if (n == 0) return false;
     int pr = ::poll(fds, static_cast<nfds_t>(n), std::max(0, waitMs));
     if (pr <= 0) return true;
-    if (outIdx >= 0 && fds[outIdx].revents && !drainFd(m_out, m_outBuf)) closeFd(m_out);
-    if (errIdx >= 0 && fds[errIdx].revents && !drainFd(m_err, m_stderr, kInteractiveStderrCap)) closeFd(m_err);
+    if (outIdx >= 0 && fds[outIdx].revents && !drainFd(m_out, m_outBuf, 0, size_t(1) << 20)) closeFd(m_out);
+    if (errIdx >= 0 && fds[errIdx].revents && !drainFd(m_err, m_stderr, kInteractiveStderrCap, size_t(1) << 20))
+        closeFd(m_err);
     if (inIdx >= 0 && fds[inIdx].revents) {
         if (fds[inIdx].revents & (POLLERR | POLLHUP)) closeFd(m_in);
         else if (writable) *writable = true;
@@ -449,13 +501,20 @@ InteractiveProcess::ReadStatus InteractiveProcess::readLine(std::string& line, s
     if (m_pid < 0) return ReadStatus::NotRunning;
     auto deadline = Clock::now() + timeout;
     for (;;) {
-        size_t nl = m_outBuf.find('\n');
+        // Scanned once: a long line arriving in pieces costs linear time, not quadratic.
+        size_t nl = m_outBuf.find('\n', m_scanned);
+        if ((nl != std::string::npos && m_maxLine && nl > m_maxLine) ||
+            (nl == std::string::npos && m_maxLine && m_outBuf.size() > m_maxLine))
+            return ReadStatus::TooLong;
         if (nl != std::string::npos) {
             line = m_outBuf.substr(0, nl);
             m_outBuf.erase(0, nl + 1);
+            m_scanned = 0;
             return ReadStatus::Line;
         }
+        m_scanned = m_outBuf.size();
         if (m_out < 0) {
+            m_scanned = 0;
             if (!m_outBuf.empty()) {
                 line = std::move(m_outBuf);
                 m_outBuf.clear();

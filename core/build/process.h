@@ -58,6 +58,14 @@ struct ProcessResult {
 // never deadlock. Thread-safe: may be called from several threads at once.
 ProcessResult runProcess(const ProcessSpec& spec);
 
+// Splits `text` into words as a POSIX shell would split a simple command line: blanks separate
+// words; '...' keeps everything literally; "..." keeps everything except that \" and \\ stand for
+// " and \; outside quotes a backslash keeps the next character. Nothing is expanded ($, `, ~, *
+// stay literal) and nothing is executed. The one rule for every command line Lowerscope takes as
+// text (--runner, $LOWERSCOPE_RUNNER, --xcompiler-style flag lists). Throws std::invalid_argument on
+// an unterminated quote or a trailing backslash.
+std::vector<std::string> splitShellWords(const std::string& text);
+
 // Runs all specs at the same time (one thread each) and returns their results in spec order.
 std::vector<ProcessResult> runProcessesParallel(const std::vector<ProcessSpec>& specs);
 
@@ -78,7 +86,9 @@ public:
         Eof,       // the child closed stdout (usually: it exited); a last partial line is returned
                    // as Line first
         Cancelled, // the cancel flag became true
-        NotRunning // start() was not called or failed
+        NotRunning,// start() was not called or failed
+        TooLong    // the next line is longer than setMaxLineBytes() allows (nothing is returned;
+                   // the caller should kill the child: the stream cannot be resynchronised)
     };
 
     InteractiveProcess() = default;
@@ -97,6 +107,9 @@ public:
     // Writes `line` + '\n'. False when stdin is closed, the child is gone, or the write did not
     // complete within `timeout` (the child is not reading).
     bool writeLine(const std::string& line, std::chrono::milliseconds timeout);
+    // The longest line readLine() accepts, bytes without the '\n' (0 = no limit, the default). What
+    // is buffered of stdout stays within about this plus 1 MiB, however the child writes.
+    void setMaxLineBytes(size_t bytes) { m_maxLine = bytes; }
     // Reads one line from stdout, waiting at most `timeout`.
     ReadStatus readLine(std::string& line, std::chrono::milliseconds timeout,
                         std::atomic<bool>* cancel = nullptr);
@@ -121,6 +134,8 @@ private:
     pid_t m_pid = -1;
     int m_in = -1, m_out = -1, m_err = -1;
     std::string m_outBuf;
+    size_t m_scanned = 0; // bytes of m_outBuf known to hold no '\n'
+    size_t m_maxLine = 0;
     std::string m_stderr;
     std::string m_startError;
     bool m_reaped = true;

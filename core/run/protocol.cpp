@@ -919,10 +919,12 @@ std::string errorLine(const RunError& e, const std::string& id) {
 
 std::string progressLine(const RunProgress& p) { return dumpLine(json{{"progress", toJson(p)}, {"id", p.id}}); }
 
-RunnerMessage parseRunnerMessage(const std::string& line) {
+RunnerMessage parseRunnerMessage(const std::string& line, const JsonLimits& limits) {
     json j;
     try {
-        j = json::parse(line);
+        j = parseJsonBounded(line, limits);
+    } catch (const JsonLimitError& e) {
+        throw ProtocolError(std::string("runner sent a line over a limit: ") + e.what());
     } catch (const json::exception& e) {
         throw ProtocolError(std::string("runner sent a line that is not JSON: ") + e.what());
     }

@@ -14,6 +14,7 @@
 // Every struct round-trips through JSON (toJson/fromJson); fromJson throws ProtocolError with a
 // message naming the missing or malformed field.
 
+#include "core/bounded_json.h"
 #include "core/run/argspec.h"
 #include "core/run/profile_data.h"
 #include "core/run/stats.h"
@@ -359,7 +360,8 @@ struct RunnerMessage {
     RunResult result;
     RunError error;
 };
-// Throws ProtocolError when the line is not JSON or not a known message.
-RunnerMessage parseRunnerMessage(const std::string& line);
+// Throws ProtocolError when the line is not JSON, passes `limits` (bounded_json.h; the message
+// names the limit) or is not a known message.
+RunnerMessage parseRunnerMessage(const std::string& line, const JsonLimits& limits = kRunnerMessageLimits);
 
 } // namespace lowerscope

@@ -1,21 +1,99 @@
 // Runner client: starts lowerscope-runner, speaks the JSON line protocol, enforces the deadline.
 #include "core/run/runner_client.h"
 
+#include "core/untrusted.h"
+
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <stdexcept>
 #include <unistd.h>
 
 namespace lowerscope {
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
 std::string tail(const std::string& s, size_t n = 4000) { return s.size() <= n ? s : s.substr(s.size() - n); }
+
+// Runner text in our messages: bounded and with control bytes escaped (it may come from anywhere).
+std::string quoteRunner(const std::string& s, size_t n = 200) {
+    return escapeControl(s.size() <= n ? s : s.substr(0, n) + "...");
+}
+
+std::chrono::milliseconds leftUntil(Clock::time_point end) {
+    return std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now()));
+}
+
+std::string seconds(std::chrono::milliseconds ms) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", ms.count() / 1000.0);
+    return buf;
+}
 
 } // namespace
 
-std::vector<std::string> defaultRunnerCommand() {
+std::chrono::milliseconds requestTimeLimit(const RunRequest& request, std::chrono::milliseconds deadline) {
+    if (request.profileLaunches > 0) return deadline * (static_cast<long long>(request.profileLaunches) + 3);
+    const double loopS = std::isfinite(request.stop.wallLimitS) ? std::clamp(request.stop.wallLimitS, 0.0, 1e7) : 1e7;
+    return std::chrono::milliseconds(static_cast<long long>(loopS * 1000)) + 3 * deadline;
+}
+
+JsonLimits resultLimits(const RunRequest& request) {
+    JsonLimits l = kRunnerMessageLimits;
+    // Samples: up to five series per variant (samples_ms, three clocks, the SM clock estimates) of
+    // at most 32 bytes per number in the text.
+    const size_t samples = std::min<size_t>(request.stop.maxSamples, 10'000'000) * std::max<size_t>(1, request.variants.size());
+    l.maxValues += 5 * samples;
+    l.maxBytes += 5 * 32 * samples;
+    if (request.returnOutputs) {
+        for (const LaunchVariant& v : request.variants)
+            for (const BufferSpec& b : v.buffers)
+                if (b.output && b.count > 0) l.maxBytes += (static_cast<size_t>(b.count) * elemSize(b.type) + 2) / 3 * 4 + 64;
+    }
+    return l;
+}
+
+std::string checkResult(const RunRequest& request, const RunResult& result) {
+    if (result.variants.size() != request.variants.size()) {
+        return "the runner's result has " + std::to_string(result.variants.size()) + " variant(s) for a request of " +
+               std::to_string(request.variants.size());
+    }
+    for (size_t i = 0; i < result.variants.size(); ++i) {
+        const VariantResult& v = result.variants[i];
+        const std::string which = "variant " + std::to_string(i + 1) + (request.variants[i].label.empty() ? "" : " (" + request.variants[i].label + ")");
+        for (const OutputReport& o : v.outputs)
+            if (!o.data.empty() && (o.count < 0 || o.data.size() != static_cast<uint64_t>(o.count) * elemSize(o.type)))
+                return "the runner's output " + quoteRunner(o.name) + " of " + which + " holds " +
+                       std::to_string(o.data.size()) + " bytes, not " + std::to_string(o.count) + " elements";
+        if (request.profile != ProfileCollection::None) continue; // a profile carries no samples
+        if (v.samplesMs.empty()) return "the runner's result has no samples for " + which;
+        auto bad = [](const std::vector<double>& series) {
+            return std::find_if(series.begin(), series.end(), [](double x) { return !std::isfinite(x) || x <= 0; });
+        };
+        if (auto it = bad(v.samplesMs); it != v.samplesMs.end())
+            return "the runner's result has an invalid sample for " + which + " (" + std::to_string(*it) +
+                   " ms: samples are finite and positive)";
+        for (const auto& [clock, series] : v.samplesByClock)
+            if (auto it = bad(series); it != series.end())
+                return "the runner's result has an invalid " + quoteRunner(clock) + " sample for " + which + " (" +
+                       std::to_string(*it) + " ms)";
+    }
+    return "";
+}
+
+std::vector<std::string> defaultRunnerCommand(std::string* error) {
     if (const char* env = std::getenv("LOWERSCOPE_RUNNER"); env && *env) {
-        return {env};
+        try {
+            std::vector<std::string> words = splitShellWords(env);
+            if (!words.empty()) return words;
+            if (error) *error = "LOWERSCOPE_RUNNER holds no command";
+        } catch (const std::invalid_argument& e) {
+            if (error) *error = std::string("LOWERSCOPE_RUNNER: ") + e.what();
+        }
+        return {};
     }
     std::error_code ec;
     auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -41,7 +119,7 @@ std::vector<std::string> sshRunnerCommand(const std::string& host, const std::st
 
 ProcessRunner::ProcessRunner(RunnerConfig config) : m_config(std::move(config)) {
     if (m_config.command.empty()) {
-        m_config.command = defaultRunnerCommand();
+        m_config.command = defaultRunnerCommand(&m_commandError);
     }
 }
 
@@ -70,7 +148,8 @@ void ProcessRunner::endProcess(RunError* describe, bool killed) {
     if (describe) {
         describe->kind = RunErrorKind::RunnerExited;
         describe->message = "the runner ended without an answer (" + r.describe() + ")";
-        std::string err = tail(m_proc.stderrText().empty() ? r.stderrText : m_proc.stderrText(), 1000);
+        std::string err =
+            escapeControl(tail(m_proc.stderrText().empty() ? r.stderrText : m_proc.stderrText(), 1000), true);
         if (!err.empty()) {
             describe->message += ": " + err;
         }
@@ -78,12 +157,17 @@ void ProcessRunner::endProcess(RunError* describe, bool killed) {
     }
 }
 
-bool ProcessRunner::ensureStarted(RunError& error) {
+bool ProcessRunner::ensureStarted(RunError& error, Clock::time_point end) {
     if (m_running && m_proc.running()) {
         return true;
     }
     m_proc.kill();
     m_running = false;
+    if (m_config.command.empty()) {
+        error = RunError{RunErrorKind::RunnerStart, m_commandError.empty() ? "no runner command" : m_commandError, "", 0,
+                         "start", "", true};
+        return false;
+    }
     ProcessSpec spec;
     spec.argv = m_config.command;
     spec.env = m_config.env;
@@ -95,14 +179,34 @@ bool ProcessRunner::ensureStarted(RunError& error) {
         return false;
     }
     ++m_starts;
+    // Before hello only short lines are expected (ssh banners, the hello itself).
+    m_proc.setMaxLineBytes(kRunnerMessageLimits.maxBytes);
+    const Clock::time_point helloBy = std::min(end, Clock::now() + m_config.startTimeout);
     std::string line;
     int junk = 0;
     for (;;) {
-        auto st = m_proc.readLine(line, m_config.startTimeout);
+        auto st = m_proc.readLine(line, leftUntil(helloBy));
         if (st == InteractiveProcess::ReadStatus::Timeout) {
-            error = RunError{RunErrorKind::RunnerStart, "the runner did not say hello within " +
-                                                 std::to_string(m_config.startTimeout.count() / 1000) + " s",
+            error = RunError{RunErrorKind::RunnerStart,
+                             "the runner did not say hello within " + seconds(m_config.startTimeout) + " s; it was killed",
                              "", 0, "start", "", true};
+            m_running = true;
+            endProcess(nullptr, true);
+            return false;
+        }
+        if (st == InteractiveProcess::ReadStatus::TooLong) {
+            error = RunError{RunErrorKind::Protocol,
+                             "the runner sent a line longer than " + std::to_string(kRunnerMessageLimits.maxBytes) +
+                                 " bytes before its hello; it was killed",
+                             "", 0, "start", "", true};
+            m_running = true;
+            endProcess(nullptr, true);
+            return false;
+        }
+        if (st == InteractiveProcess::ReadStatus::Cancelled) {
+            error = RunError{RunErrorKind::Cancelled, "interrupted while the runner started; it was killed", "", 0,
+                             "start", "", true};
+            m_running = true;
             endProcess(nullptr, true);
             return false;
         }
@@ -121,8 +225,8 @@ bool ProcessRunner::ensureStarted(RunError& error) {
         } catch (const ProtocolError&) {
             // ssh banners and the like before hello are skipped, but only a few of them.
             if (++junk > 100) {
-                error = RunError{RunErrorKind::Protocol, "the runner printed no hello line: " + tail(line, 200), "", 0, "start", "",
-                                 true};
+                error = RunError{RunErrorKind::Protocol, "the runner printed no hello line: " + quoteRunner(line), "",
+                                 0, "start", "", true};
                 m_running = true;
                 endProcess(nullptr, true);
                 return false;
@@ -156,7 +260,7 @@ bool ProcessRunner::ensureStarted(RunError& error) {
 }
 
 bool ProcessRunner::device(DeviceInfo& out, RunError& error) {
-    if (!ensureStarted(error)) {
+    if (!ensureStarted(error, Clock::now() + m_config.startTimeout)) {
         return false;
     }
     out = m_device;
@@ -165,13 +269,23 @@ bool ProcessRunner::device(DeviceInfo& out, RunError& error) {
 
 RunOutcome ProcessRunner::run(RunRequest request, const RunProgressFn& progress, std::atomic<bool>* cancel) {
     RunOutcome out;
-    if (!ensureStarted(out.error)) {
+    // The whole request, start-up included, within startTimeout + requestTimeLimit when asked.
+    const auto limit = m_config.startTimeout + requestTimeLimit(request, m_config.deadline);
+    const Clock::time_point end = m_config.limitRequestTime ? Clock::now() + limit : Clock::time_point::max();
+    if (!ensureStarted(out.error, end)) {
         out.runnerStderr = m_proc.stderrText();
         return out;
     }
     if (request.id.empty()) {
         request.id = std::to_string(m_nextId++);
     }
+    const JsonLimits limits = resultLimits(request);
+    m_proc.setMaxLineBytes(limits.maxBytes);
+    auto protocolError = [&](const std::string& message) {
+        out.error = RunError{RunErrorKind::Protocol, message + "; the runner was killed", "", 0, "", "", true};
+        endProcess(nullptr, true);
+    };
+    int ignored = 0;
     // The runner's own watchdog stays behind the client's deadline, so the client is the one
     // that stops a hung kernel (and can report it as such).
     double deadlineS = m_config.deadline.count() / 1000.0;
@@ -187,13 +301,28 @@ RunOutcome ProcessRunner::run(RunRequest request, const RunProgressFn& progress,
     }
     std::string reply;
     for (;;) {
-        auto st = m_proc.readLine(reply, m_config.deadline, cancel);
+        const bool overall = leftUntil(end) < m_config.deadline;
+        auto st = m_proc.readLine(reply, std::min(m_config.deadline, leftUntil(end)), cancel);
+        if (st == InteractiveProcess::ReadStatus::Timeout && overall) {
+            out.error = RunError{RunErrorKind::Deadline,
+                                 "the runner had no answer " + seconds(limit) +
+                                     " s after the request began (the measuring loop's limit, start-up and three "
+                                     "deadlines); it was killed",
+                                 "", 0, "", "", true};
+            endProcess(nullptr, true);
+            break;
+        }
         if (st == InteractiveProcess::ReadStatus::Timeout) {
             out.error = RunError{RunErrorKind::Deadline,
-                                 "the runner sent nothing for " + std::to_string(m_config.deadline.count() / 1000.0) +
+                                 "the runner sent nothing for " + seconds(m_config.deadline) +
                                      " s (a kernel ran past the deadline?); it was killed",
                                  "", 0, "", "", true};
             endProcess(nullptr, true);
+            break;
+        }
+        if (st == InteractiveProcess::ReadStatus::TooLong) {
+            protocolError("the runner sent a line longer than " + std::to_string(limits.maxBytes) +
+                          " bytes (the most this request's answer can take)");
             break;
         }
         if (st == InteractiveProcess::ReadStatus::Cancelled) {
@@ -205,19 +334,27 @@ RunOutcome ProcessRunner::run(RunRequest request, const RunProgressFn& progress,
             endProcess(&out.error, false);
             break;
         }
+        // Lines that answer nothing (blank, for another request, a second hello): a few are
+        // tolerated, a runner that sends nothing else is broken.
+        auto ignore = [&](const std::string& what) {
+            if (++ignored <= 1000) return true;
+            protocolError("the runner sent over 1000 lines that answer nothing (" + what + ")");
+            return false;
+        };
         if (reply.find_first_not_of(" \t\r") == std::string::npos) {
-            continue;
+            if (ignore("blank lines")) continue;
+            break;
         }
         RunnerMessage m;
         try {
-            m = parseRunnerMessage(reply);
+            m = parseRunnerMessage(reply, limits);
         } catch (const ProtocolError& e) {
-            out.error = RunError{RunErrorKind::Protocol, e.what(), "", 0, "", "", true};
-            endProcess(nullptr, true);
+            protocolError(escapeControl(e.what()));
             break;
         }
         if (!m.id.empty() && m.id != request.id) {
-            continue;  // a stale line from an earlier request
+            if (ignore("lines for request \"" + quoteRunner(m.id) + "\"")) continue; // stale: an earlier request's
+            break;
         }
         if (m.kind == RunnerMessage::Kind::Progress) {
             if (progress) {
@@ -226,6 +363,10 @@ RunOutcome ProcessRunner::run(RunRequest request, const RunProgressFn& progress,
             continue;
         }
         if (m.kind == RunnerMessage::Kind::Result) {
+            if (const std::string wrong = checkResult(request, m.result); !wrong.empty()) {
+                protocolError(wrong);
+                break;
+            }
             out.ok = true;
             out.result = std::move(m.result);
             if (out.result.runnerExits) {
@@ -242,6 +383,7 @@ RunOutcome ProcessRunner::run(RunRequest request, const RunProgressFn& progress,
             }
             break;
         }
+        if (!ignore("hello or info messages")) break;
     }
     out.runnerStderr = m_proc.stderrText();
     return out;

@@ -6,7 +6,15 @@
 //
 // Deadline: the runner reports progress at least every ~0.25 s while it measures; when it sends
 // nothing for `deadline` (a kernel that does not finish), the client kills the runner's process
-// group and reports kind "deadline". The CLI/GUI process never loads the CUDA driver.
+// group and reports kind "deadline". With RunnerConfig::limitRequestTime the whole request is
+// bounded too (a runner that keeps sending progress is stopped). The CLI/GUI process never loads
+// the CUDA driver.
+//
+// The runner may sit on another host and is not trusted: a line longer than the request allows
+// (resultLimits), a message that is not JSON or over the JSON limits, and a result that does not
+// answer the request (checkResult: the wrong number of variants, no samples, non-finite or
+// non-positive samples) are protocol errors (kind "protocol"); the runner is killed and the next
+// request starts a fresh one. Nothing here throws.
 
 #include "core/build/process.h"
 #include "core/run/protocol.h"
@@ -51,11 +59,33 @@ struct RunnerConfig {
     std::chrono::milliseconds deadline{10000};       // longest silence while a request runs
     std::chrono::milliseconds startTimeout{60000};   // for the hello line (driver init, ssh login)
     std::map<std::string, std::string> env;          // extra environment for the runner
+    // When true, run() as a whole (start-up included) may take at most startTimeout +
+    // requestTimeLimit(request, deadline); past it the runner is killed (kind "deadline").
+    bool limitRequestTime = false;
 };
 
-// $LOWERSCOPE_RUNNER if set; else lowerscope-runner next to the running executable if it exists;
-// else "lowerscope-runner" (searched on PATH).
-std::vector<std::string> defaultRunnerCommand();
+// How long the runner may take for `request` once started, silence deadline `deadline` (see
+// RunnerConfig::deadline): a timing request its measuring loop (stop.wallLimitS) plus three
+// deadlines (module load and first launch, warm-up, graph costs and outputs); plain launches for an
+// external profiler (profileLaunches) one deadline each plus three; a profile collection the same
+// as a timing request.
+std::chrono::milliseconds requestTimeLimit(const RunRequest& request, std::chrono::milliseconds deadline);
+
+// The JSON limits for the runner's answers to `request`: kRunnerMessageLimits, widened by what the
+// request can legitimately produce (up to stop.maxSamples samples on five clocks per variant; with
+// returnOutputs, every output buffer base64-encoded). Its maxBytes is also the longest line read.
+JsonLimits resultLimits(const RunRequest& request);
+
+// "" when `result` answers `request`; else one sentence saying what is wrong: a variant count that
+// differs from the request's, a timing variant without samples, a sample (on any clock) that is
+// not finite or not positive, or returned output bytes that do not match the output's count.
+std::string checkResult(const RunRequest& request, const RunResult& result);
+
+// $LOWERSCOPE_RUNNER if set, split into words by splitShellWords (core/build/process.h), the same
+// rule as `--runner`; else lowerscope-runner next to the running executable if it exists; else
+// "lowerscope-runner" (searched on PATH). When $LOWERSCOPE_RUNNER cannot be split (a quote that
+// does not close): {} and `error` (when given) says why; ProcessRunner reports it as runner_start.
+std::vector<std::string> defaultRunnerCommand(std::string* error = nullptr);
 
 // {"ssh", "-o", "BatchMode=yes", host, remoteCommand}: the same protocol through ssh.
 std::vector<std::string> sshRunnerCommand(const std::string& host,
@@ -76,13 +106,15 @@ public:
     const std::string& runnerVersion() const { return m_version; }
 
 private:
-    // Starts the runner if it is not running and reads its hello line.
-    bool ensureStarted(RunError& error);
+    // Starts the runner if it is not running and reads its hello line, waiting at most
+    // min(startTimeout, until `end`).
+    bool ensureStarted(RunError& error, std::chrono::steady_clock::time_point end);
     // Ends the runner (killed, or given a moment to exit) and, when `describe` is given, fills it as
     // a runner_exited error saying how the process ended.
     void endProcess(RunError* describe, bool killed);
 
     RunnerConfig m_config;
+    std::string m_commandError; // why the default command could not be made ($LOWERSCOPE_RUNNER)
     InteractiveProcess m_proc;
     bool m_running = false;
     int m_starts = 0;

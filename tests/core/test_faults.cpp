@@ -10,6 +10,8 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -250,4 +252,103 @@ TEST(Faults, ControlBytesAreEscapedInTerminalOutput) {
     EXPECT_NE(real.exitCode, 0);
     EXPECT_EQ(real.stderrText.find('\x1b'), std::string::npos) << real.stderrText;
     EXPECT_EQ(real.stderrText.find('\x07'), std::string::npos);
+}
+
+// ------------------------------------------------------------------------------------------------
+// The runner link through the CLI (issue 13, item 4): a runner that breaks the protocol ends the
+// command with exit 2 and a clear message, is killed, and never makes the CLI abort; --timeout
+// bounds the start-up and --max-time/--timeout the whole request; --runner and $LOWERSCOPE_RUNNER
+// split words by one rule. The fake runner is tests/core/run_fakes/fake_runner.cpp.
+
+namespace {
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+pid_t pidIn(const fs::path& file) {
+    std::istringstream in(readFile(file));
+    pid_t pid = -1;
+    in >> pid;
+    return pid;
+}
+
+} // namespace
+
+TEST(RunnerLinkCli, ABrokenAnswerIsAProtocolErrorWithExit2) {
+    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    Bench b;
+    const std::string saxpy = std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/saxpy.cu";
+    int cases = 0;
+    for (const char* mode : {"short", "empty", "negative", "endless", "stale"}) {
+        for (const char* command : {"run", "compare"}) {
+            const fs::path mark = b.dir / (std::string(mode) + "-" + command + ".pid");
+            const std::string runner = quoted(FAKE_RUNNER) + " --mode " + mode + " --mark " + quoted(mark.string());
+            std::vector<std::string> args = {command, saxpy, "--runner", runner, "--timeout", "5"};
+            if (std::string(command) == "compare") args.insert(args.end(), {"--a", "--opt 3", "--b", "--fast-math"});
+            ProcessResult r = b.cli(args, "pass");
+            ++cases;
+            EXPECT_EQ(r.exitCode, 2) << command << " " << mode << ": " << r.describe() << "\n" << r.stderrText;
+            EXPECT_NE(r.stderrText.find("protocol"), std::string::npos) << mode << ": " << r.stderrText;
+            EXPECT_TRUE(waitGone(pidIn(mark), std::chrono::seconds(5))) << mode << ": the runner was left running";
+        }
+    }
+    std::cout << cases << " broken answers, all exit 2\n";
+}
+
+TEST(RunnerLinkCli, RunnerTextIsEscaped) {
+    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    Bench b;
+    ProcessResult r = b.cli({"run", std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/saxpy.cu", "--runner",
+                             quoted(FAKE_RUNNER) + " --mode control"},
+                            "pass");
+    EXPECT_EQ(r.exitCode, 1) << r.stderrText; // a kernel fault
+    EXPECT_EQ(r.stderrText.find('\x1b'), std::string::npos) << r.stderrText;
+    EXPECT_EQ(r.stderrText.find('\x07'), std::string::npos);
+    EXPECT_NE(r.stderrText.find("\\x1b"), std::string::npos) << r.stderrText;
+}
+
+TEST(RunnerLinkCli, TimeoutBoundsStartUpAndTheWholeRequest) {
+    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    Bench b;
+    const std::string saxpy = std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/saxpy.cu";
+    // Build once, so that the timed runs below are the runner's time only.
+    ASSERT_EQ(b.cli({"build", saxpy}, "pass").exitCode, 0);
+    // A runner that never says hello: --timeout 1, not a fixed minute.
+    const fs::path silent = b.dir / "silent.pid";
+    ProcessResult r = b.cli({"run", saxpy, "--runner", quoted(FAKE_RUNNER) + " --silent --mark " + quoted(silent.string()),
+                             "--timeout", "1"},
+                            "pass");
+    EXPECT_EQ(r.exitCode, 2) << r.stderrText;
+    EXPECT_NE(r.stderrText.find("did not say hello within 1 s"), std::string::npos) << r.stderrText;
+    EXPECT_LT(r.wallMs, 15000) << "start-up took " << r.wallMs << " ms with --timeout 1";
+    EXPECT_TRUE(waitGone(pidIn(silent), std::chrono::seconds(5)));
+    // A runner that keeps sending progress: stopped after --max-time + 3 x --timeout.
+    const fs::path chatty = b.dir / "chatty.pid";
+    r = b.cli({"run", saxpy, "--runner", quoted(FAKE_RUNNER) + " --mode chatty --mark " + quoted(chatty.string()),
+               "--timeout", "1", "--max-time", "1"},
+              "pass");
+    EXPECT_EQ(r.exitCode, 1) << r.stderrText; // a deadline, as for a hung kernel
+    EXPECT_NE(r.stderrText.find("no answer"), std::string::npos) << r.stderrText;
+    EXPECT_LT(r.wallMs, 20000) << "the request took " << r.wallMs << " ms with --max-time 1 --timeout 1";
+    EXPECT_TRUE(waitGone(pidIn(chatty), std::chrono::seconds(5)));
+}
+
+TEST(RunnerLinkCli, RunnerFlagAndEnvironmentSplitAlike) {
+    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    Bench b;
+    const std::string saxpy = std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/saxpy.cu";
+    const std::string command = quoted(FAKE_RUNNER) + " --mode \"sh\"ort";
+    ProcessResult viaFlag = b.cli({"run", saxpy, "--runner", command}, "pass");
+    ProcessSpec s = b.spec({"run", saxpy}, "pass");
+    s.env["LOWERSCOPE_RUNNER"] = command;
+    ProcessResult viaEnv = runProcess(s);
+    // Both started the fake runner with "--mode short" (its short answer is the protocol error); the
+    // whole text taken as one program name would say "cannot start the runner" instead.
+    for (const ProcessResult* r : {&viaFlag, &viaEnv}) {
+        EXPECT_EQ(r->exitCode, 2) << r->stderrText;
+        EXPECT_NE(r->stderrText.find("variant(s) for a request of 1"), std::string::npos) << r->stderrText;
+    }
+    s.env["LOWERSCOPE_RUNNER"] = "'unterminated";
+    ProcessResult bad = runProcess(s);
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.stderrText.find("LOWERSCOPE_RUNNER: unterminated"), std::string::npos) << bad.stderrText;
 }

@@ -206,6 +206,32 @@ TEST(InteractiveProcess, StartFailureAndPartialLastLine) {
     p.kill(); // after exit: harmless
 }
 
+// A line limit: lines up to it pass, a longer one is TooLong without being buffered whole, also
+// when it never ends (a runner is not trusted).
+TEST(InteractiveProcess, LineLimit) {
+    InteractiveProcess p;
+    ProcessSpec spec;
+    spec.argv = {"/bin/sh", "-c", "printf '12345678\\n'; printf '123456789\\n'; sleep 5"};
+    ASSERT_TRUE(p.start(spec));
+    p.setMaxLineBytes(8);
+    std::string line;
+    ASSERT_EQ(p.readLine(line, 5s), InteractiveProcess::ReadStatus::Line);
+    EXPECT_EQ(line, "12345678");
+    EXPECT_EQ(p.readLine(line, 5s), InteractiveProcess::ReadStatus::TooLong);
+    p.kill();
+
+    InteractiveProcess endless;
+    spec.argv = {"/bin/sh", "-c", "exec tr '\\0' x < /dev/zero"};
+    ASSERT_TRUE(endless.start(spec));
+    endless.setMaxLineBytes(4 << 20);
+    auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(endless.readLine(line, 10s), InteractiveProcess::ReadStatus::TooLong);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+    // Nothing more is read once the limit is passed: still TooLong, nothing buffered beyond it.
+    EXPECT_EQ(endless.readLine(line, 100ms), InteractiveProcess::ReadStatus::TooLong);
+    endless.kill();
+}
+
 TEST(InteractiveProcess, DestructorKillsRunningChild) {
     pid_t pid;
     {

@@ -7,7 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <limits>
+#include <signal.h>
+#include <thread>
+#include <unistd.h>
 
 using namespace lowerscope;
 using Clock = std::chrono::steady_clock;
@@ -198,4 +204,190 @@ TEST(RealRunner, UsageAndVersion) {
     spec.argv = {RUNNER_BIN, "--bogus"};
     r = runProcess(spec);
     EXPECT_EQ(r.exitCode, 2);
+}
+
+// ------------------------------------------------------------------------------------------------
+// The runner is not trusted (issue 13, item 4): a misbehaving one is a protocol error, it is killed,
+// and the client neither waits forever nor runs out of memory.
+
+namespace {
+
+std::string tempFile(const std::string& stem) {
+    return (std::filesystem::temp_directory_path() / (stem + "-" + std::to_string(::getpid()))).string();
+}
+
+// The pid the fake runner wrote with --mark.
+pid_t markedPid(const std::string& file) {
+    std::ifstream in(file);
+    pid_t pid = -1;
+    in >> pid;
+    return pid;
+}
+
+bool gone(pid_t pid) {
+    for (int i = 0; i < 250; ++i) {
+        if (::kill(pid, 0) != 0) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+}
+
+// Peak resident memory of this process, KiB.
+long peakRssKiB() {
+    std::ifstream in("/proc/self/status");
+    std::string key;
+    long value = -1;
+    while (in >> key) {
+        if (key == "VmHWM:") {
+            in >> value;
+            return value;
+        }
+        in.ignore(1 << 20, '\n');
+    }
+    return -1;
+}
+
+} // namespace
+
+TEST(RunnerLink, AnEndlessLineIsAProtocolErrorWithBoundedMemory) {
+    const std::string mark = tempFile("fake-runner-endless");
+    RunnerConfig c = fakeConfig(std::chrono::milliseconds(5000));
+    c.command = {FAKE_RUNNER, "--mark", mark};
+    ProcessRunner runner(c);
+    RunRequest req = request("endless");
+    auto t0 = Clock::now();
+    RunOutcome o = runner.run(req);
+    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    ASSERT_FALSE(o.ok);
+    EXPECT_EQ(o.error.kind, RunErrorKind::Protocol) << o.error.message;
+    EXPECT_NE(o.error.message.find("longer than " + std::to_string(resultLimits(req).maxBytes)), std::string::npos)
+        << o.error.message;
+    EXPECT_LT(s, 5.0) << "the line is refused when it passes the limit, not at a deadline";
+    EXPECT_TRUE(gone(markedPid(mark))) << "the runner was not killed";
+    // What was buffered stays near the limit (tens of MiB), not the gigabytes an endless line brings.
+    EXPECT_LT(peakRssKiB(), 512 * 1024);
+    std::filesystem::remove(mark);
+    EXPECT_TRUE(runner.run(request("ok")).ok) << "the next request starts a fresh runner";
+}
+
+TEST(RunnerLink, ProgressForeverIsStoppedByTheRequestLimit) {
+    const std::string mark = tempFile("fake-runner-chatty");
+    RunnerConfig c = fakeConfig(std::chrono::milliseconds(500));
+    c.command = {FAKE_RUNNER, "--mark", mark};
+    c.startTimeout = std::chrono::milliseconds(2000);
+    c.limitRequestTime = true;
+    ProcessRunner runner(c);
+    RunRequest req = request("chatty");
+    req.stop.wallLimitS = 1;
+    EXPECT_EQ(requestTimeLimit(req, c.deadline), std::chrono::milliseconds(2500));
+    auto t0 = Clock::now();
+    RunOutcome o = runner.run(req);
+    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    ASSERT_FALSE(o.ok);
+    EXPECT_EQ(o.error.kind, RunErrorKind::Deadline) << o.error.message;
+    EXPECT_NE(o.error.message.find("no answer"), std::string::npos) << o.error.message;
+    // The limit is start-up (2 s) + loop (1 s) + 3 deadlines (1.5 s); start-up took a moment only.
+    EXPECT_GE(s, 2.4);
+    EXPECT_LT(s, 7.0);
+    EXPECT_TRUE(gone(markedPid(mark)));
+    std::filesystem::remove(mark);
+    // Plain launches for an external profiler: one deadline each, plus three.
+    RunRequest plain = request("ok");
+    plain.profileLaunches = 20;
+    EXPECT_EQ(requestTimeLimit(plain, std::chrono::milliseconds(1000)), std::chrono::milliseconds(23000));
+}
+
+TEST(RunnerLink, StartUpIsBoundedByTheStartTimeout) {
+    RunnerConfig c = fakeConfig();
+    c.command = {FAKE_RUNNER, "--silent"};
+    c.startTimeout = std::chrono::milliseconds(500);
+    ProcessRunner runner(c);
+    auto t0 = Clock::now();
+    RunOutcome o = runner.run(request("ok"));
+    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    EXPECT_EQ(o.error.kind, RunErrorKind::RunnerStart) << o.error.message;
+    EXPECT_NE(o.error.message.find("did not say hello within 0.5 s"), std::string::npos) << o.error.message;
+    EXPECT_LT(s, 2.0);
+}
+
+TEST(RunnerLink, ResultsThatDoNotAnswerTheRequestAreProtocolErrors) {
+    for (const char* mode : {"short", "empty", "negative"}) {
+        for (size_t variants : {1u, 2u}) {
+            const std::string mark = tempFile(std::string("fake-runner-") + mode);
+            RunnerConfig c = fakeConfig();
+            c.command = {FAKE_RUNNER, "--mark", mark};
+            ProcessRunner runner(c);
+            RunRequest req = request(mode);
+            if (variants == 2) {
+                req.variants[0].label = "A";
+                req.variants.push_back(req.variants[0]);
+                req.variants[1].label = "B";
+            }
+            RunOutcome o = runner.run(req);
+            ASSERT_FALSE(o.ok) << mode;
+            EXPECT_EQ(o.error.kind, RunErrorKind::Protocol) << mode << ": " << o.error.message;
+            EXPECT_NE(o.error.message.find("killed"), std::string::npos) << o.error.message;
+            EXPECT_TRUE(gone(markedPid(mark))) << mode << ": the runner was not killed";
+            std::filesystem::remove(mark);
+        }
+    }
+    // Endless answers to another request: refused after 1000.
+    ProcessRunner stale(fakeConfig());
+    RunOutcome o = stale.run(request("stale"));
+    EXPECT_EQ(o.error.kind, RunErrorKind::Protocol) << o.error.message;
+    EXPECT_NE(o.error.message.find("answer nothing"), std::string::npos) << o.error.message;
+}
+
+TEST(RunnerLink, CheckResult) {
+    RunRequest req = request("k");
+    req.variants.push_back(req.variants[0]);
+    RunResult r;
+    r.variants.resize(2);
+    r.variants[0].samplesMs = {1.0, 2.0};
+    r.variants[1].samplesMs = {1.5};
+    EXPECT_EQ(checkResult(req, r), "");
+    r.variants[1].samplesByClock["kernel_timestamps"] = {1.4};
+    EXPECT_EQ(checkResult(req, r), "");
+    for (double bad : {0.0, -1.0, std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()}) {
+        RunResult x = r;
+        x.variants[0].samplesMs[1] = bad;
+        EXPECT_NE(checkResult(req, x), "") << bad;
+        x = r;
+        x.variants[1].samplesByClock["kernel_timestamps"][0] = bad;
+        EXPECT_NE(checkResult(req, x), "") << bad;
+    }
+    RunResult one = r;
+    one.variants.pop_back();
+    EXPECT_NE(checkResult(req, one).find("1 variant(s) for a request of 2"), std::string::npos);
+    RunResult none = r;
+    none.variants[1].samplesMs.clear();
+    EXPECT_NE(checkResult(req, none).find("no samples for variant 2"), std::string::npos);
+    // A profile collection carries no samples.
+    RunRequest profile = req;
+    profile.profile = ProfileCollection::Kernel;
+    EXPECT_EQ(checkResult(profile, none), "");
+}
+
+TEST(RunnerLink, OneWordSplittingRuleForTheRunnerCommand) {
+    const char* old = std::getenv("LOWERSCOPE_RUNNER");
+    const std::string saved = old ? old : "";
+    const std::string text = std::string("'") + FAKE_RUNNER + "' --mode \"sh\"ort  x\\ y";
+    ::setenv("LOWERSCOPE_RUNNER", text.c_str(), 1);
+    const std::vector<std::string> expected = {FAKE_RUNNER, "--mode", "short", "x y"};
+    EXPECT_EQ(defaultRunnerCommand(), expected);
+    EXPECT_EQ(splitShellWords(text), expected); // what --runner uses
+    // Nothing is expanded or run.
+    ::setenv("LOWERSCOPE_RUNNER", "runner $(touch x) `y` ~ *", 1);
+    EXPECT_EQ(defaultRunnerCommand(), (std::vector<std::string>{"runner", "$(touch", "x)", "`y`", "~", "*"}));
+    // A quote that does not close: a clear start error, nothing run.
+    ::setenv("LOWERSCOPE_RUNNER", "'unterminated", 1);
+    std::string error;
+    EXPECT_TRUE(defaultRunnerCommand(&error).empty());
+    EXPECT_NE(error.find("LOWERSCOPE_RUNNER"), std::string::npos) << error;
+    ProcessRunner bad{RunnerConfig{}};
+    RunOutcome o = bad.run(request("ok"));
+    EXPECT_EQ(o.error.kind, RunErrorKind::RunnerStart);
+    EXPECT_NE(o.error.message.find("unterminated"), std::string::npos) << o.error.message;
+    if (old) ::setenv("LOWERSCOPE_RUNNER", saved.c_str(), 1);
+    else ::unsetenv("LOWERSCOPE_RUNNER");
 }

@@ -6,11 +6,26 @@
 //   "fault"     a fatal kernel_fault error, then exits 5 (like a poisoned context)
 //   "crash"     exits 9 without answering
 //   "soft"      a non-fatal error (kernel_not_found) and keeps running
-// argv[1] == "--no-driver": prints the no_driver error line and exits 3 (as the real runner does).
+// Misbehaving modes (issue 13: the runner is not trusted), same selection:
+//   "short"     a result with one variant fewer than requested
+//   "empty"     a result without samples
+//   "negative"  a result with a negative sample
+//   "endless"   one line that never ends (bytes without a newline, as fast as the pipe takes them)
+//   "chatty"    progress every 50 ms, forever
+//   "stale"     results for another request id, forever
+//   "control"   a fatal error whose message holds terminal escape sequences
+//   "names"     a good result whose outputs have hostile names ("../../escaped", "/abs", "..", "")
+// Arguments (any order, so that tests can pass them through --runner / $LOWERSCOPE_RUNNER):
+//   --no-driver    prints the no_driver error line and exits 3 (as the real runner does)
+//   --mode M       behave as mode M whatever the kernel is called (for the CLI, whose kernels
+//                  have real names)
+//   --silent       never says hello (sleeps)
+//   --mark FILE    writes its pid to FILE first (tests check it was killed)
 #include "core/run/protocol.h"
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <thread>
 #include <unistd.h>
@@ -26,9 +41,20 @@ void out(const std::string& s) {
 } // namespace
 
 int main(int argc, char** argv) {
-    if (argc > 1 && std::string(argv[1]) == "--no-driver") {
-        out(errorLine(RunError{RunErrorKind::NoDriver, "no CUDA driver found (fake)", "", 0, "", "", true}));
-        return 3;
+    std::string forcedMode;
+    bool silent = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--no-driver") {
+            out(errorLine(RunError{RunErrorKind::NoDriver, "no CUDA driver found (fake)", "", 0, "", "", true}));
+            return 3;
+        }
+        if (a == "--silent") silent = true;
+        if (a == "--mode" && i + 1 < argc) forcedMode = argv[++i];
+        if (a == "--mark" && i + 1 < argc) std::ofstream(argv[++i]) << ::getpid() << "\n";
+    }
+    if (silent) {
+        std::this_thread::sleep_for(std::chrono::hours(1));
     }
     DeviceInfo d;
     d.name = "Fake GPU";
@@ -51,7 +77,19 @@ int main(int argc, char** argv) {
             out(errorLine(RunError{RunErrorKind::BadRequest, e.what(), "", 0, "", "", false}, j.value("id", "")));
             continue;
         }
-        const std::string kernel = req.variants[0].kernel;
+        const std::string kernel = forcedMode.empty() ? req.variants[0].kernel : forcedMode;
+        if (kernel == "endless") {
+            const std::string chunk(65536, 'x');
+            for (;;) std::fwrite(chunk.data(), 1, chunk.size(), stdout);
+        } else if (kernel == "chatty") {
+            for (size_t i = 0;; ++i) {
+                out(progressLine(RunProgress{req.id, "measure", "", i, 0.01, i * 0.05}));
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            }
+        } else if (kernel == "control") {
+            out(errorLine(RunError{RunErrorKind::KernelFault, "fault \x1b[2J\x1b]0;pwned\x07 here", "", 0, "", "", true}, req.id));
+            _exit(5);
+        }
         if (kernel == "hang") {
             std::this_thread::sleep_for(std::chrono::hours(1));
         } else if (kernel == "crash") {
@@ -76,13 +114,35 @@ int main(int argc, char** argv) {
         RunResult r;
         r.id = req.id;
         r.device = d;
-        VariantResult v;
-        v.kernel = kernel;
-        v.mode = "cold";
-        v.samplesMs = {1.0, 1.1, 0.9};
-        // Echo what the runner received, so tests can check what the client sent.
-        v.stopReason = "timeout=" + std::to_string(static_cast<int>(req.kernelTimeoutS));
-        r.variants.push_back(v);
+        for (const LaunchVariant& lv : req.variants) {
+            VariantResult v;
+            v.kernel = lv.kernel;
+            v.label = lv.label;
+            v.mode = "cold";
+            v.samplesMs = {1.0, 1.1, 0.9};
+            if (kernel == "empty") v.samplesMs.clear();
+            if (kernel == "negative") v.samplesMs[1] = -1.0;
+            // Echo what the runner received, so tests can check what the client sent.
+            v.stopReason = "timeout=" + std::to_string(static_cast<int>(req.kernelTimeoutS));
+            r.variants.push_back(v);
+        }
+        if (kernel == "short") r.variants.pop_back();
+        if (kernel == "names") {
+            for (const char* name : {"../../escaped", "/tmp/abs", "..", "", "a/b", "a_b"}) {
+                OutputReport o;
+                o.name = name;
+                o.type = ElemType::F32;
+                o.count = 2;
+                o.digest = "0";
+                o.fullyWritten = true;
+                if (req.returnOutputs) o.data = {0, 0, 128, 63, 0, 0, 0, 64}; // 1.0f, 2.0f
+                r.variants[0].outputs.push_back(o);
+            }
+        }
+        if (kernel == "stale") {
+            r.id = req.id + "-old";
+            for (;;) out(resultLine(r));
+        }
         out(resultLine(r));
     }
     return 0;
