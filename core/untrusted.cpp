@@ -76,6 +76,18 @@ std::string escapeControl(std::string_view text, bool keepNewlines) {
     return out;
 }
 
+std::string safeBaseName(std::string_view name) {
+    std::string out;
+    for (char c : name.substr(0, 100)) {
+        const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                          c == '_' || c == '-' || c == '+';
+        out.push_back(keep ? c : '_');
+    }
+    if (out.empty()) return "output";
+    if (out.front() == '.') out.front() = '_'; // no hidden file, no "." or ".."
+    return out;
+}
+
 bool resolveDocumentPath(const std::string& name, const std::vector<std::string>& roots,
                          const std::string& what, std::string& resolved, std::string& error) {
     auto refuse = [&](const std::string& why) {

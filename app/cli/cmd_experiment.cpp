@@ -289,21 +289,15 @@ int runExperiment(const ExperimentArgs& a) {
         // The card text first: a bad card file should fail before minutes of measuring.
         ExperimentCard card;
         if (!a.cardFile.empty()) {
-            json c = readJsonFile(a.cardFile, "card file");
-            if (c.contains("card") && c["card"].is_object()) {
-                c = c["card"];  // a whole session file works too
+            try {
+                // Only the text: measurement and result are written from the numbers below.
+                const ExperimentCard c = cardFromJson(readJsonFile(a.cardFile, "card file"));
+                card.hypothesis = c.hypothesis;
+                card.implementation = c.implementation;
+                card.interpretation = c.interpretation;
+            } catch (const SessionError& e) {
+                throw CliFailure{kUsage, a.cardFile + ": " + e.what()};
             }
-            auto field = [&](const char* key, std::string& into) {
-                if (c.contains(key)) {
-                    if (!c[key].is_string()) {
-                        throw CliFailure{kUsage, a.cardFile + ": \"" + key + "\" is not a string"};
-                    }
-                    into = c[key].get<std::string>();
-                }
-            };
-            field("hypothesis", card.hypothesis);
-            field("implementation", card.implementation);
-            field("interpretation", card.interpretation);
         }
         if (!a.hypothesis.empty()) card.hypothesis = a.hypothesis;
         if (!a.implementation.empty()) card.implementation = a.implementation;

@@ -1,5 +1,7 @@
 #include "core/build/compile_db.h"
 
+#include "core/bounded_json.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -327,8 +329,18 @@ ProjectOptions projectOptions(const std::string& databasePath, const std::string
     if (!in) throw std::runtime_error("cannot read the compile database " + dbPath.string());
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (text.size() > kMaxDatabaseBytes) throw std::runtime_error(dbPath.string() + " is too large for a compile database");
-    nlohmann::json db = nlohmann::json::parse(text, nullptr, false);
-    if (db.is_discarded() || !db.is_array())
+    // Bounded like every document (core/bounded_json.h): a project folder is someone else's.
+    JsonLimits limits;
+    limits.maxBytes = kMaxDatabaseBytes;
+    nlohmann::json db;
+    try {
+        db = parseJsonBounded(text, limits);
+    } catch (const JsonLimitError& e) {
+        throw std::runtime_error(dbPath.string() + ": " + e.what());
+    } catch (const nlohmann::json::exception&) {
+        db = nullptr; // reported below
+    }
+    if (!db.is_array())
         throw std::runtime_error(dbPath.string() + " is not a compile database (expected a JSON array of entries)");
 
     const std::string wanted = canonicalString(fs::absolute(sourcePath, ec));

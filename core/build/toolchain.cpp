@@ -1,5 +1,7 @@
 #include "core/build/toolchain.h"
 
+#include "core/bounded_json.h"
+
 #include "core/build/build.h"
 #include "core/build/process.h"
 
@@ -173,14 +175,12 @@ std::string fileIdentity(const std::string& path) {
 }
 
 nlohmann::json readMemo(const std::string& file) {
-    try {
-        std::ifstream in(file);
-        if (!in) return nlohmann::json::object();
-        nlohmann::json j = nlohmann::json::parse(in);
-        return j.is_object() ? j : nlohmann::json::object();
-    } catch (const std::exception&) {
-        return nlohmann::json::object(); // corrupt: start over
-    }
+    // Bounded like every document (core/bounded_json.h): the cache folder may be shared or damaged.
+    JsonLimits limits;
+    limits.maxBytes = size_t(1) << 20;
+    std::string error;
+    auto j = readJsonFileBounded(file, error, limits);
+    return j && j->is_object() ? *j : nlohmann::json::object(); // absent or corrupt: start over
 }
 
 void writeMemo(const std::string& file, const nlohmann::json& j) {

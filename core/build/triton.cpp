@@ -1,5 +1,7 @@
 #include "core/build/triton.h"
 
+#include "core/bounded_json.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -66,9 +68,14 @@ TritonKernel readTritonKernel(const std::string& folderPath) {
                                  " has no kernel metadata (<name>.json); is it a kernel's folder of a Triton cache?");
     const fs::path meta = metas.front();
     if (fs::file_size(meta, ec) > kMaxMetadataBytes) throw std::runtime_error(meta.string() + " is too large for Triton metadata");
-    std::ifstream in(meta, std::ios::binary);
-    nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) throw std::runtime_error(meta.string() + " is not valid JSON metadata");
+    // Bounded (core/bounded_json.h): a Triton cache may be anyone's.
+    JsonLimits limits;
+    limits.maxBytes = kMaxMetadataBytes;
+    std::string jsonError;
+    const std::optional<nlohmann::json> parsed = readJsonFileBounded(meta.string(), jsonError, limits);
+    if (!parsed || !parsed->is_object())
+        throw std::runtime_error(meta.string() + " is not valid JSON metadata" + (parsed ? "" : " (" + jsonError + ")"));
+    const nlohmann::json& j = *parsed;
 
     TritonKernel k;
     k.folder = folder.string();

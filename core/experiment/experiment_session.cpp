@@ -195,6 +195,30 @@ ExperimentSession sessionFromJson(const json& j) {
     return s;
 }
 
+ExperimentCard cardFromJson(const json& j) {
+    if (!j.is_object())
+        throw SessionError(SessionError::Kind::Corrupt, std::string("a card is a JSON object, not ") + j.type_name());
+    const json* c = &j;
+    std::string path;
+    if (auto it = j.find("card"); it != j.end() && it->is_object()) {
+        c = &*it; // a whole session works too
+        path = "card";
+    }
+    ExperimentCard card;
+    auto field = [&](const char* key, std::string& into) {
+        auto it = c->find(key);
+        if (it == c->end()) return;
+        if (!it->is_string()) wrongType(join(path, key), "a string", *it);
+        into = it->get<std::string>();
+    };
+    field("hypothesis", card.hypothesis);
+    field("implementation", card.implementation);
+    field("measurement", card.measurement);
+    field("result", card.result);
+    field("interpretation", card.interpretation);
+    return card;
+}
+
 void saveSession(const ExperimentSession& session, const std::string& path) {
     namespace fs = std::filesystem;
     const std::string text = sessionToJson(session).dump(2) + "\n";

@@ -108,6 +108,12 @@ private:
     Kind m_kind;
 };
 
+// An experiment card file (`lowerscope-cli experiment --card`): a JSON object with any of
+// "hypothesis", "implementation", "measurement", "result", "interpretation" (strings; absent keys
+// stay ""), or a whole session whose "card" object is used. Throws SessionError(WrongType /
+// Corrupt) naming the key; nothing else of the document is used (its options never are).
+ExperimentCard cardFromJson(const nlohmann::json& json);
+
 // ExperimentSession ↔ JSON. fromJson throws SessionError (never nlohmann exceptions).
 nlohmann::json sessionToJson(const ExperimentSession& session);
 ExperimentSession sessionFromJson(const nlohmann::json& json);

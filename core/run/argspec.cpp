@@ -1,6 +1,8 @@
 // Argument specs: parsing `name=...`, sidecar files, and matching against PTX parameters.
 #include "core/run/argspec.h"
 
+#include "core/bounded_json.h"
+
 #include "core/run/buffer_data.h"
 
 #include <nlohmann/json.hpp>
@@ -276,7 +278,9 @@ std::string exprField(const nlohmann::json& k, const char* key, const std::strin
 std::vector<LaunchSpec> parseSidecar(const std::string& jsonText) {
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(jsonText);
+        j = parseJsonBounded(jsonText); // sidecars come with other people's kernels
+    } catch (const JsonLimitError& e) {
+        throw ArgSpecError(std::string("sidecar refused: ") + e.what());
     } catch (const nlohmann::json::exception& e) {
         throw ArgSpecError(std::string("sidecar is not valid JSON: ") + e.what());
     }

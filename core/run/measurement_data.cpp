@@ -1,5 +1,7 @@
 #include "core/run/measurement_data.h"
 
+#include "core/bounded_json.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -69,9 +71,10 @@ std::string fmt(const char* format, double v) {
 Measurement parseMeasurement(const json& document) { return summarise(readMeasurement(document), document); }
 
 Measurement parseMeasurementText(const std::string& text) {
-    json j = json::parse(text, nullptr, false);
-    if (j.is_discarded()) throw MeasurementError("not a JSON document");
-    return parseMeasurement(j);
+    std::string error;
+    std::optional<json> j = parseJsonBounded(text, error); // core/bounded_json.h
+    if (!j) throw MeasurementError("not a JSON document: " + error);
+    return parseMeasurement(*j);
 }
 
 Measurement loadMeasurementFile(const std::string& path) {

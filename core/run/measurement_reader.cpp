@@ -5,6 +5,8 @@
 // read with a typed getter, so a mangled document ends as a MeasurementError naming the field.
 #include "core/run/measurement.h"
 
+#include "core/bounded_json.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -213,10 +215,15 @@ std::vector<OutputAgreement> readAgreement(const json& list) {
     return out;
 }
 
-// The samples of one launch: present, non-empty, finite (numbers() checks finiteness).
+// The samples of one launch: present, non-empty, finite (numbers() checks finiteness) and positive
+// (a duration of zero or less is no measurement).
 std::vector<double> samplesOf(const json& v, const std::string& w) {
     std::vector<double> s = numbers(v, "samples_ms", w);
     if (s.empty()) throw MeasurementError(w + "samples_ms is missing or empty");
+    for (size_t i = 0; i < s.size(); ++i)
+        if (!(s[i] > 0))
+            throw MeasurementError(w + "samples_ms[" + std::to_string(i) + "] is " + std::to_string(s[i]) +
+                                   ": samples are durations, positive");
     return s;
 }
 
@@ -440,18 +447,20 @@ MeasurementRecord readMeasurement(const json& document) {
 }
 
 MeasurementRecord readMeasurementText(const std::string& text) {
-    json j = json::parse(text, nullptr, false);
-    if (j.is_discarded()) throw MeasurementError("not a JSON document");
-    return readMeasurement(j);
+    // Bounded (core/bounded_json.h): a document may come from anyone.
+    std::string error;
+    std::optional<json> j = parseJsonBounded(text, error);
+    if (!j) throw MeasurementError("not a JSON document: " + error);
+    return readMeasurement(*j);
 }
 
 MeasurementRecord loadMeasurementRecord(const std::string& path, json* document) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw MeasurementError("cannot open " + path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    json j = json::parse(ss.str(), nullptr, false);
-    if (j.is_discarded()) throw MeasurementError(path + ": not a JSON document");
+    std::string text, error;
+    // Directories and devices say what they are; a file over the size limit is not read whole.
+    if (!readFileBounded(path, text, error)) throw MeasurementError(error);
+    std::optional<json> parsed = parseJsonBounded(text, error);
+    if (!parsed) throw MeasurementError(path + ": not a JSON document: " + error);
+    json j = std::move(*parsed);
     try {
         MeasurementRecord r = readMeasurement(j);
         if (document) *document = std::move(j);

@@ -352,3 +352,87 @@ TEST(RunnerLinkCli, RunnerFlagAndEnvironmentSplitAlike) {
     EXPECT_EQ(bad.exitCode, 2);
     EXPECT_NE(bad.stderrText.find("LOWERSCOPE_RUNNER: unterminated"), std::string::npos) << bad.stderrText;
 }
+
+// Outputs named by the runner become files only inside --keep-outputs DIR (issue 13, item 2).
+TEST(RunnerLinkCli, OutputNamesStayInsideTheKeepFolder) {
+    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    Bench b;
+    const fs::path keep = b.dir / "deep" / "er" / "keep";
+    ProcessResult r = b.cli({"run", std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/saxpy.cu", "--runner",
+                             quoted(FAKE_RUNNER) + " --mode names", "--keep-outputs", keep.string()},
+                            "pass");
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    EXPECT_FALSE(fs::exists(b.dir / "deep" / "escaped.bin"));
+    EXPECT_FALSE(fs::exists("/tmp/abs.bin"));
+    std::set<std::string> files;
+    for (const auto& e : fs::recursive_directory_iterator(b.dir / "deep")) {
+        if (e.is_regular_file()) {
+            EXPECT_EQ(e.path().parent_path(), keep) << e.path() << " was written outside " << keep;
+            files.insert(e.path().filename().string());
+        }
+    }
+    EXPECT_EQ(files, (std::set<std::string>{"outputs.json", "_._.._escaped.bin", "_tmp_abs.bin", "_..bin", "output.bin",
+                                            "a_b.bin", "a_b-2.bin"}));
+    // ...and compare-outputs reads them back (to itself: all agree).
+    ProcessResult same = b.cli({"compare-outputs", keep.string(), keep.string()}, "pass");
+    EXPECT_EQ(same.exitCode, 0) << same.stdoutText << same.stderrText;
+}
+
+// compare-outputs on folders someone else wrote (issue 13, item 6): missing outputs never agree,
+// and outputs.json cannot make it read outside the folder. No nvcc needed.
+TEST(CompareOutputs, MissingOrForeignFilesNeverAgree) {
+    Bench b;
+    auto folder = [&](const std::string& name, const json& outputs, const std::map<std::string, std::string>& bins) {
+        const fs::path d = b.dir / name;
+        fs::create_directories(d);
+        std::ofstream(d / "outputs.json") << json{{"schema", "lowerscope.outputs/1"}, {"outputs", outputs}}.dump();
+        for (const auto& [file, bytes] : bins) std::ofstream(d / file, std::ios::binary) << bytes;
+        return d.string();
+    };
+    const std::string two(8, '\0');
+    const json y = json::array({json{{"name", "y"}, {"type", "f32"}, {"count", 2}, {"file", "y.bin"}}});
+    const std::string good = folder("good", y, {{"y.bin", two}});
+    struct Case {
+        const char* what;
+        std::string dir;
+        int exitCode;
+    };
+    std::ofstream(b.dir / "secret.bin", std::ios::binary) << two;
+    const std::vector<Case> cases = {
+        {"both .bin files missing", folder("nobin", y, {}), 2},
+        {"a file outside the folder",
+         folder("outside", json::array({json{{"name", "y"}, {"type", "f32"}, {"count", 2}, {"file", "../secret.bin"}}}),
+                {}),
+         2},
+        {"an absolute file",
+         folder("absolute",
+                json::array({json{{"name", "y"}, {"type", "f32"}, {"count", 2}, {"file", (b.dir / "secret.bin").string()}}}),
+                {}),
+         2},
+        {"a size that is not the count", folder("short", y, {{"y.bin", std::string(4, '\0')}}), 2},
+        {"no outputs at all", folder("empty", json::array(), {}), 2},
+        {"an output only the other side has",
+         folder("other", json::array({json{{"name", "z"}, {"type", "f32"}, {"count", 2}, {"file", "z.bin"}}}),
+                {{"z.bin", two}}),
+         1},
+    };
+    for (const auto& c : cases) {
+        const std::string other = std::string(c.what) == "no outputs at all" ? c.dir : good;
+        ProcessResult r = b.cli({"compare-outputs", other, c.dir}, "pass");
+        EXPECT_EQ(r.exitCode, c.exitCode) << c.what << "\n" << r.stdoutText << r.stderrText;
+        EXPECT_EQ(r.stdoutText.find(": agree"), std::string::npos) << c.what << "\n" << r.stdoutText;
+        if (c.exitCode == 2) EXPECT_FALSE(r.stderrText.empty()) << c.what;
+    }
+    // A folder that is a directory's name for outputs.json, and a deeply nested outputs.json.
+    fs::create_directories(b.dir / "dirjson" / "outputs.json");
+    ProcessResult dir = b.cli({"compare-outputs", good, (b.dir / "dirjson").string()}, "pass");
+    EXPECT_EQ(dir.exitCode, 2);
+    EXPECT_NE(dir.stderrText.find("directory"), std::string::npos) << dir.stderrText;
+    fs::create_directories(b.dir / "deep");
+    std::ofstream(b.dir / "deep" / "outputs.json") << std::string(100000, '[') << std::string(100000, ']');
+    ProcessResult deep = b.cli({"compare-outputs", good, (b.dir / "deep").string()}, "pass");
+    EXPECT_EQ(deep.exitCode, 2);
+    EXPECT_NE(deep.stderrText.find("too deep"), std::string::npos) << deep.stderrText;
+    // The good folder against itself agrees.
+    EXPECT_EQ(b.cli({"compare-outputs", good, good}, "pass").exitCode, 0);
+}

@@ -4,9 +4,13 @@
 // allowed sets are safe is in test_nvcc_shell.cpp; the entry points in test_injection.cpp.
 #include "core/bounded_json.h"
 #include "core/build/build.h"
+#include "core/build/compile_db.h"
 #include "core/build/failure_kind.h"
 #include "core/build/option_safety.h"
 #include "core/parse/diagnostics.h"
+#include "core/experiment/experiment_session.h"
+#include "core/run/argspec.h"
+#include "core/run/measurement.h"
 #include "core/untrusted.h"
 
 #include <algorithm>
@@ -263,5 +267,85 @@ TEST(FailureKind, OnlyTheCompilersVerdictIsCacheable) {
                              "k.cu:1:10: fatal error: k.h: Input/output error", "sh: line 1: 123 Killed ptxas",
                              "Segmentation fault (core dumped)", "cicc: out of memory", "Disk quota exceeded"}) {
         EXPECT_NE(reason([&](ProcessResult& r) { r.stderrText = text; }), "") << text;
+    }
+}
+
+// Every reader of a document someone else wrote goes through the bounded reader (issue 13 item 6):
+// a deeply nested document is refused naming the limit, by each entry point's own error type.
+TEST(DocumentLimits, EveryReaderIsBounded) {
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    auto refusedTooDeep = [](auto&& read) {
+        try {
+            read();
+        } catch (const std::exception& e) {
+            return std::string(e.what()).find("too deep") != std::string::npos;
+        }
+        return false;
+    };
+    EXPECT_TRUE(refusedTooDeep([&] { parseSidecar(deep); })) << "sidecar";
+    EXPECT_TRUE(refusedTooDeep([&] { readMeasurementText(deep); })) << "measurement text";
+    const fs::path dir = fs::temp_directory_path() / ("lowerscope-limits-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    std::ofstream(dir / "deep.json") << deep;
+    EXPECT_TRUE(refusedTooDeep([&] { loadMeasurementRecord((dir / "deep.json").string()); })) << "measurement file";
+    std::ofstream(dir / "compile_commands.json") << deep;
+    EXPECT_TRUE(refusedTooDeep([&] { projectOptions(dir.string(), (dir / "k.cu").string()); })) << "compile database";
+    // A directory or a device given as a document says what it is.
+    try {
+        loadMeasurementRecord(dir.string());
+        ADD_FAILURE() << "a directory read as a measurement";
+    } catch (const MeasurementError& e) {
+        EXPECT_NE(std::string(e.what()).find("directory"), std::string::npos) << e.what();
+    }
+    try {
+        loadMeasurementRecord("/dev/null");
+        ADD_FAILURE() << "/dev/null read as a measurement";
+    } catch (const MeasurementError& e) {
+        EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+    }
+    fs::remove_all(dir);
+}
+
+// A measurement document without samples, or with one that is no duration, is an error.
+TEST(DocumentLimits, SamplesAreFinitePositiveDurations) {
+    EXPECT_NO_THROW(readMeasurementText(R"({"samples_ms": [1.0, 2.5]})"));
+    for (const char* bad : {R"({"samples_ms": []})", R"({"samples_ms": [1.0, -2.0]})", R"({"samples_ms": [0]})",
+                            R"({"samples_ms": [1.0, "x"]})", R"({"samples_ms": [1e400]})"}) {
+        EXPECT_THROW(readMeasurementText(bad), MeasurementError) << bad;
+    }
+    try {
+        readMeasurementText(R"({"samples_ms": [1.0, -2.0]})");
+    } catch (const MeasurementError& e) {
+        EXPECT_NE(std::string(e.what()).find("samples_ms[1]"), std::string::npos) << e.what();
+    }
+}
+
+TEST(DocumentLimits, CardsAreReadByKeyAndType) {
+    const ExperimentCard c = cardFromJson(nlohmann::json{{"hypothesis", "h"}, {"interpretation", "i"}, {"other", 1}});
+    EXPECT_EQ(c.hypothesis, "h");
+    EXPECT_EQ(c.interpretation, "i");
+    EXPECT_EQ(cardFromJson(nlohmann::json{{"card", {{"hypothesis", "from a session"}}}}).hypothesis, "from a session");
+    try {
+        cardFromJson(nlohmann::json{{"hypothesis", 3}});
+        ADD_FAILURE() << "a number taken as text";
+    } catch (const SessionError& e) {
+        EXPECT_NE(std::string(e.what()).find("hypothesis"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(cardFromJson(nlohmann::json::array()), SessionError);
+}
+
+TEST(SafeBaseName, NamesNeverLeaveTheFolder) {
+    EXPECT_EQ(safeBaseName("out_y"), "out_y");
+    EXPECT_EQ(safeBaseName("../../etc/passwd"), "_._.._etc_passwd");
+    EXPECT_EQ(safeBaseName("/abs"), "_abs");
+    EXPECT_EQ(safeBaseName(".."), "_.");
+    EXPECT_EQ(safeBaseName("."), "_");
+    EXPECT_EQ(safeBaseName(""), "output");
+    EXPECT_EQ(safeBaseName("a b$(x)\x1b"), "a_b__x__");
+    EXPECT_EQ(safeBaseName(std::string(300, 'a')).size(), 100u);
+    for (const std::string n : std::vector<std::string>{"a/b", "..", "../x", std::string("\0x", 3), "\n"}) {
+        const std::string b = safeBaseName(n);
+        EXPECT_EQ(b.find('/'), std::string::npos) << n;
+        EXPECT_NE(b.front(), '.') << n;
     }
 }
