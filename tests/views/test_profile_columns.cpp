@@ -3,6 +3,7 @@
 // (columns hidden, the reason said) for another build, and still fits a build whose cubin differs
 // only outside the kernel's machine code (the GUI compiles a copy of the editor text, so its line
 // info names another path than `lowerscope-cli profile` did). Needs nvcc and nvdisasm.
+#include "window_fixture.h"
 #include "views/build_job.h"
 #include "views/main_window.h"
 #include "views/sass_model.h"
@@ -27,14 +28,7 @@ class ProfileColumnsTest : public QObject {
 
     Workspace* ws() { return m_w->session(); }
     SassPane* pane() { return m_w->sassPane(); }
-    bool waitForBuild() {
-        QSignalSpy done(ws(), &Workspace::buildFinished);
-        if (!ws()->isBuilding()) ws()->build();
-        if (!done.wait(240000)) return false;
-        while (ws()->isBuilding())
-            if (!done.wait(240000)) return false;
-        return ws()->lastAttempt() && ws()->lastAttempt()->ok();
-    }
+    bool waitForBuild() { return testutil::waitForBuilds(ws()); }
 
     // A document as `lowerscope-cli profile` writes it, for the shown kernel: row i executed
     // 100 * (i + 1) times, and the rows 1 and 2 carry stall samples.
@@ -72,12 +66,7 @@ private slots:
         qputenv("LOWERSCOPE_CACHE_DIR", m_tmp.filePath(QStringLiteral("cache")).toLocal8Bit());
         const Toolchain& tc = cachedToolchain();
         if (!tc.nvcc.found() || !tc.nvdisasm.found()) QSKIP("nvcc/nvdisasm not found (run scripts/bootstrap)");
-        MainWindow::Options o;
-        o.useSettings = false;
-        o.offerRecovery = false;
-        m_w = std::make_unique<MainWindow>(o);
-        m_w->setAutoBuild(false);
-        m_w->show();
+        m_w = testutil::makeTestWindow();
         QVERIFY(m_w->openFile(QStringLiteral(LOWERSCOPE_SOURCE_DIR "/kernels/saxpy.cu")));
         QVERIFY(waitForBuild());
     }

@@ -3,6 +3,7 @@
 // MainWindow::openFile / openProject as a user would, checked in the panes: SASS rows, the source
 // the line info names (read-only), SASS → source linking, the Input box and the options' origins.
 // Inputs are made with the real toolchain; skips when it is missing.
+#include "window_fixture.h"
 #include "views/build_job.h"
 #include "views/build_options_pane.h"
 #include "views/code_editor.h"
@@ -31,14 +32,7 @@ class InputsTest : public QObject {
     Workspace* ws() { return m_w->session(); }
 
     // Waits for the build that an open / a variant switch started; true when it succeeded.
-    bool waitForBuild() {
-        QSignalSpy done(ws(), &Workspace::buildFinished);
-        if (!ws()->isBuilding()) ws()->build();
-        if (!done.wait(240000)) return false;
-        while (ws()->isBuilding())
-            if (!done.wait(240000)) return false;
-        return ws()->lastAttempt() && ws()->lastAttempt()->ok();
-    }
+    bool waitForBuild() { return testutil::waitForBuilds(ws()); }
     QString lastError() { return ws()->lastAttempt() ? ws()->lastAttempt()->error : QStringLiteral("no build"); }
 
     bool openAndBuild(const QString& path) {
@@ -77,12 +71,7 @@ private slots:
         const Toolchain& tc = cachedToolchain();
         if (!tc.nvcc.found() || !tc.nvdisasm.found() || !tc.ptxas.found() || !tc.cuobjdump.found())
             QSKIP("the CUDA tools are not all found (run scripts/bootstrap)");
-        MainWindow::Options o;
-        o.useSettings = false;
-        o.offerRecovery = false;
-        m_w = std::make_unique<MainWindow>(o);
-        m_w->setAutoBuild(false);
-        m_w->show();
+        m_w = testutil::makeTestWindow();
     }
 
     void tritonCacheShowsPythonSource() {

@@ -1,6 +1,7 @@
 // Linked panes over a real build of kernels/reduction.cu: what each pane highlights must be
 // exactly what the core's Correlation says, in every direction; a compile error annotates the
 // right line; an edit makes the listing stale. Skips when nvcc/nvdisasm are missing.
+#include "window_fixture.h"
 #include "views/build_job.h"
 #include "views/build_output_pane.h"
 #include "views/cfg_view.h"
@@ -70,12 +71,7 @@ private slots:
         qputenv("LOWERSCOPE_AUTOSAVE_DIR", m_tmp.filePath(QStringLiteral("autosave")).toLocal8Bit());
         const Toolchain& tc = cachedToolchain();
         if (!tc.nvcc.found() || !tc.nvdisasm.found()) QSKIP("nvcc or nvdisasm not found (run scripts/bootstrap)");
-        MainWindow::Options o;
-        o.useSettings = false;
-        o.offerRecovery = false;
-        m_w = std::make_unique<MainWindow>(o);
-        m_w->setAutoBuild(false);
-        m_w->show();
+        m_w = testutil::makeTestWindow();
         QSignalSpy done(session(), &Workspace::buildFinished);
         QVERIFY(m_w->openFile(kernelPath()));
         QVERIFY(done.wait(180000));

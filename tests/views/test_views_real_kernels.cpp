@@ -3,6 +3,7 @@
 // resources and measure panes; SASS and PTX selections that follow the source line across a
 // rebuild that shifts every address; a templated kernel family defined in headers, whose headers
 // the Source pane opens at the line of the SASS row clicked.
+#include "window_fixture.h"
 #include "views/code_editor.h"
 #include "views/main_window.h"
 #include "views/measure_pane.h"
@@ -71,14 +72,7 @@ class RealKernelsTest : public QObject {
     }
 
     // Waits for the build that an open / a rebuild started; true when it succeeded.
-    bool waitForBuild() {
-        QSignalSpy done(ws(), &Workspace::buildFinished);
-        if (!ws()->isBuilding()) ws()->build();
-        if (!done.wait(240000)) return false;
-        while (ws()->isBuilding())
-            if (!done.wait(240000)) return false;
-        return ws()->lastAttempt() && ws()->lastAttempt()->ok() && ws()->kernel();
-    }
+    bool waitForBuild() { return testutil::waitForBuilds(ws()) && ws()->kernel(); }
 
     bool openAndBuild(const QString& path) {
         QSignalSpy done(ws(), &Workspace::buildFinished);
@@ -102,12 +96,7 @@ private slots:
         qputenv("LOWERSCOPE_AUTOSAVE_DIR", m_tmp.filePath(QStringLiteral("autosave")).toLocal8Bit());
         const Toolchain& tc = cachedToolchain();
         if (!tc.nvcc.found() || !tc.nvdisasm.found()) QSKIP("nvcc or nvdisasm not found (run scripts/bootstrap)");
-        MainWindow::Options o;
-        o.useSettings = false;
-        o.offerRecovery = false;
-        m_w = std::make_unique<MainWindow>(o);
-        m_w->setAutoBuild(false);
-        m_w->show();
+        m_w = testutil::makeTestWindow();
     }
 
     // A kernel compiled with __launch_bounds__(128) and no launch sidecar: the resources pane

@@ -1,0 +1,35 @@
+#pragma once
+// The main window as the Qt tests drive it, in one place: no saved settings, no recovery dialog,
+// no auto-build (each test builds when it means to), shown; and waiting for builds.
+
+#include "views/main_window.h"
+#include "views/workspace.h"
+
+#include <QSignalSpy>
+
+#include <memory>
+
+namespace lowerscope::testutil {
+
+inline std::unique_ptr<MainWindow> makeTestWindow() {
+    MainWindow::Options o;
+    o.useSettings = false;
+    o.offerRecovery = false;
+    auto w = std::make_unique<MainWindow>(o);
+    w->setAutoBuild(false);
+    w->show();
+    return w;
+}
+
+// Waits for the build that is running (or starts one) and any that follows it; true when the last
+// one succeeded.
+inline bool waitForBuilds(Workspace* ws, int timeoutMs = 240000) {
+    QSignalSpy done(ws, &Workspace::buildFinished);
+    if (!ws->isBuilding()) ws->build();
+    if (!done.wait(timeoutMs)) return false;
+    while (ws->isBuilding())
+        if (!done.wait(timeoutMs)) return false;
+    return ws->lastAttempt() && ws->lastAttempt()->ok();
+}
+
+} // namespace lowerscope::testutil
