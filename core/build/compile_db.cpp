@@ -1,5 +1,7 @@
 #include "core/build/compile_db.h"
 
+#include "core/build/process.h"
+
 #include "core/bounded_json.h"
 
 #include <nlohmann/json.hpp>
@@ -140,38 +142,11 @@ bool hostFlagWithValue(const std::string& a) {
 } // namespace
 
 std::vector<std::string> splitCommandLine(const std::string& text) {
-    std::vector<std::string> words;
-    std::string cur;
-    bool inWord = false;
-    char quote = 0;
-    for (size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (quote == '\'') {
-            if (c == '\'') quote = 0;
-            else cur.push_back(c);
-        } else if (quote == '"') {
-            if (c == '"') quote = 0;
-            else if (c == '\\' && i + 1 < text.size() && std::string_view("\"\\$`").find(text[i + 1]) != std::string_view::npos)
-                cur.push_back(text[++i]);
-            else cur.push_back(c);
-        } else if (c == '\'' || c == '"') {
-            quote = c;
-            inWord = true;
-        } else if (c == '\\' && i + 1 < text.size()) {
-            cur.push_back(text[++i]);
-            inWord = true;
-        } else if (std::isspace(static_cast<unsigned char>(c))) {
-            if (inWord) words.push_back(std::move(cur));
-            cur.clear();
-            inWord = false;
-        } else {
-            cur.push_back(c);
-            inWord = true;
-        }
+    try {
+        return splitShellWords(text);
+    } catch (const std::invalid_argument& e) {
+        throw std::runtime_error(std::string(e.what()) + " in the compile command");
     }
-    if (quote) throw std::runtime_error(std::string("unterminated ") + quote + " quote in the compile command");
-    if (inWord) words.push_back(std::move(cur));
-    return words;
 }
 
 void applyCompileCommand(const std::vector<std::string>& givenArgv, const std::string& directory, ProjectOptions& out) {

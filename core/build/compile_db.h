@@ -44,8 +44,9 @@ nlohmann::json projectJson(const ProjectOptions& project);
 // Maps one compile command (argv, the compiler first) onto `out`. Exposed for tests; never throws.
 void applyCompileCommand(const std::vector<std::string>& argv, const std::string& directory, ProjectOptions& out);
 
-// Splits a "command" string the way the database's writers quote it (POSIX shell words: quotes
-// and backslashes, nothing expanded). Throws std::runtime_error on an unterminated quote.
+// Splits a "command" string the way the database's writers quote it: splitShellWords
+// (core/build/process.h), the one rule. Throws std::runtime_error on an unterminated quote or a
+// trailing backslash.
 std::vector<std::string> splitCommandLine(const std::string& command);
 
 } // namespace lowerscope

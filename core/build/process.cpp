@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <string_view>
 #include <thread>
 #include <unistd.h>
 
@@ -355,7 +356,8 @@ std::vector<std::string> splitShellWords(const std::string& text) {
         if (quote == '"') {
             if (c == '"') {
                 quote = 0;
-            } else if (c == '\\' && i + 1 < text.size() && (text[i + 1] == '"' || text[i + 1] == '\\')) {
+            } else if (c == '\\' && i + 1 < text.size() &&
+                       std::string_view("\"\\$`").find(text[i + 1]) != std::string_view::npos) {
                 cur.push_back(text[++i]);
             } else {
                 cur.push_back(c);

@@ -59,11 +59,11 @@ struct ProcessResult {
 ProcessResult runProcess(const ProcessSpec& spec);
 
 // Splits `text` into words as a POSIX shell would split a simple command line: blanks separate
-// words; '...' keeps everything literally; "..." keeps everything except that \" and \\ stand for
-// " and \; outside quotes a backslash keeps the next character. Nothing is expanded ($, `, ~, *
-// stay literal) and nothing is executed. The one rule for every command line Lowerscope takes as
-// text (--runner, $LOWERSCOPE_RUNNER, --xcompiler-style flag lists). Throws std::invalid_argument on
-// an unterminated quote or a trailing backslash.
+// words; '...' keeps everything literally; "..." keeps everything except that \", \\, \$ and \`
+// stand for ", \, $ and `; outside quotes a backslash keeps the next character. Nothing is expanded
+// ($, `, ~, * stay literal) and nothing is executed. The one rule for every command line Lowerscope
+// takes as text (--runner, $LOWERSCOPE_RUNNER, --xcompiler-style flag lists, a compile database's
+// "command"). Throws std::invalid_argument on an unterminated quote or a trailing backslash.
 std::vector<std::string> splitShellWords(const std::string& text);
 
 // Runs all specs at the same time (one thread each) and returns their results in spec order.

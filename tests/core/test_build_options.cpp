@@ -231,6 +231,10 @@ TEST(BuildFlags, QuotesGroupWords) {
     EXPECT_EQ(o.includeDirs, (std::vector<std::string>{"dir with space"}));
     EXPECT_EQ(cli::splitShellWords(R"(a "b \" c" 'd\e' f\ g "")"),
               (std::vector<std::string>{"a", "b \" c", "d\\e", "f g", ""}));
+    // Inside "...", \$ and \` are their characters, as in POSIX sh; other backslashes stay. The same
+    // rule splits a compile database's "command".
+    EXPECT_EQ(cli::splitShellWords(R"("\$HOME \`id\` \n")"), (std::vector<std::string>{"$HOME `id` \\n"}));
+    EXPECT_EQ(splitCommandLine(R"(nvcc "-DX=\$Y")"), (std::vector<std::string>{"nvcc", "-DX=$Y"}));
 }
 
 TEST(BuildFlags, BadInputThrowsInvalidArgument) {
