@@ -12,26 +12,6 @@
 
 namespace lowerscope {
 
-namespace {
-
-// A count as people read it: 524288 → "524.3k", 138412032 → "138.4M".
-QString shortCount(uint64_t v) {
-    if (v >= 1000000000ull) return QStringLiteral("%1G").arg(double(v) / 1e9, 0, 'f', 2);
-    if (v >= 1000000ull) return QStringLiteral("%1M").arg(double(v) / 1e6, 0, 'f', 1);
-    if (v >= 10000ull) return QStringLiteral("%1k").arg(double(v) / 1e3, 0, 'f', 1);
-    return QString::number(v);
-}
-
-// The row's stall reasons, most samples first, without the "_not_issued" subsets.
-std::vector<std::pair<std::string, uint64_t>> reasonsOf(const ProfileTotals& t) {
-    std::vector<std::pair<std::string, uint64_t>> out;
-    for (const auto& [r, n] : t.samples)
-        if (n > 0 && !(r.size() > 11 && r.compare(r.size() - 11, 11, "_not_issued") == 0)) out.emplace_back(r, n);
-    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-    return out;
-}
-
-} // namespace
 
 SassModel::SassModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -202,12 +182,12 @@ QVariant SassModel::data(const QModelIndex& index, int role) const {
         case LiveColumn: return ins.live.gpr >= 0 ? QVariant(ins.live.gpr) : QVariant(QString());
         case ExecutedColumn:
             if (m_profile.empty() || !m_profile[row].counts.count("smsp__sass_inst_executed")) return QString();
-            return shortCount(m_profile[row].count("smsp__sass_inst_executed"));
+            return QString::fromStdString(formatCount(m_profile[row].count("smsp__sass_inst_executed")));
         case StallsColumn: {
             if (m_profile.empty() || m_kernelSamples == 0) return QString();
             const uint64_t n = m_profile[row].sampleTotal();
             if (n == 0) return QString();
-            const auto reasons = reasonsOf(m_profile[row]);
+            const auto reasons = stallReasons(m_profile[row]);
             return QStringLiteral("%1% %2").arg(100.0 * double(n) / double(m_kernelSamples), 0, 'f', 1)
                 .arg(reasons.empty() ? QString() : QString::fromStdString(reasons.front().first));
         }
@@ -229,7 +209,7 @@ QVariant SassModel::data(const QModelIndex& index, int role) const {
             const uint64_t n = t.sampleTotal();
             if (n > 0) {
                 tip += tr("\nstall samples: %1").arg(n);
-                for (const auto& [r, k] : reasonsOf(t))
+                for (const auto& [r, k] : stallReasons(t))
                     tip += QStringLiteral("\n  %1  %2 (%3%)").arg(QString::fromStdString(r)).arg(k).arg(100.0 * double(k) / double(n), 0, 'f', 1);
             }
             return tip;
@@ -272,7 +252,7 @@ QVariant SassModel::data(const QModelIndex& index, int role) const {
     case StallSamplesRole: {
         QVariantList out;
         if (!m_profile.empty())
-            for (const auto& [r, k] : reasonsOf(m_profile[row]))
+            for (const auto& [r, k] : stallReasons(m_profile[row]))
                 out.push_back(QVariantList{QString::fromStdString(r), QVariant::fromValue(qulonglong(k))});
         return out;
     }

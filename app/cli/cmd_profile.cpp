@@ -78,19 +78,6 @@ json linesJson(const std::vector<ProfiledLine>& lines, bool withFile) {
     return out;
 }
 
-std::string formatCount(double v) {
-    char buf[32];
-    if (v >= 1e9) {
-        std::snprintf(buf, sizeof buf, "%.2fG", v / 1e9);
-    } else if (v >= 1e6) {
-        std::snprintf(buf, sizeof buf, "%.2fM", v / 1e6);
-    } else if (v >= 1e4) {
-        std::snprintf(buf, sizeof buf, "%.1fk", v / 1e3);
-    } else {
-        std::snprintf(buf, sizeof buf, "%.0f", v);
-    }
-    return buf;
-}
 
 std::string metricText(const ProfileMetric& m) {
     char buf[64];
@@ -113,18 +100,9 @@ std::string metricText(const ProfileMetric& m) {
 std::vector<std::pair<std::string, double>> topReasons(const ProfileTotals& t, size_t n) {
     std::vector<std::pair<std::string, double>> out;
     const double total = static_cast<double>(t.sampleTotal());
-    if (total <= 0) {
-        return out;
-    }
-    for (const auto& [reason, k] : t.samples) {
-        if (reason.size() > 11 && reason.compare(reason.size() - 11, 11, "_not_issued") == 0) {
-            continue;
-        }
+    for (const auto& [reason, k] : stallReasons(t)) {
+        if (out.size() == n || total <= 0) break;
         out.emplace_back(reason, static_cast<double>(k) / total);
-    }
-    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-    if (out.size() > n) {
-        out.resize(n);
     }
     return out;
 }
@@ -151,7 +129,7 @@ void printSummary(const json& doc, const ProfileJoin& join, const std::vector<Pr
     const uint64_t executed = join.kernel.count("smsp__sass_inst_executed");
     const uint64_t samples = join.kernel.sampleTotal();
     if (executed > 0) {
-        std::printf("  instructions executed (warp level): %s\n", formatCount(static_cast<double>(executed)).c_str());
+        std::printf("  instructions executed (warp level): %s\n", formatCount(executed).c_str());
     }
     if (samples > 0) {
         std::string reasons;
@@ -160,7 +138,7 @@ void printSummary(const json& doc, const ProfileJoin& join, const std::vector<Pr
             std::snprintf(buf, sizeof buf, "%s%s %.0f%%", reasons.empty() ? "" : ", ", r.c_str(), share * 100);
             reasons += buf;
         }
-        std::printf("  stall samples: %s (%s)\n", formatCount(static_cast<double>(samples)).c_str(), reasons.c_str());
+        std::printf("  stall samples: %s (%s)\n", formatCount(samples).c_str(), reasons.c_str());
     }
     // The hottest source lines: by samples when there are any, else by instructions executed.
     std::vector<const ProfiledLine*> lines;
@@ -185,7 +163,7 @@ void printSummary(const json& doc, const ProfileJoin& join, const std::vector<Pr
             }
             std::printf("    %5.1f%%  %s:%d  (%d SASS, %s executed%s%s)\n", 100.0 * weight(lines[i]) / all,
                         escapeControl(std::filesystem::path(l.file).filename().string()).c_str(), l.line,
-                        l.instructions, formatCount(static_cast<double>(l.totals.count("smsp__sass_inst_executed"))).c_str(),
+                        l.instructions, formatCount(l.totals.count("smsp__sass_inst_executed")).c_str(),
                         why.empty() ? "" : "; ", why.c_str());
         }
     }

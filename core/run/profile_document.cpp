@@ -15,12 +15,9 @@ constexpr size_t kMaxBytes = 64u << 20;
 constexpr int kMaxDepth = 32;
 
 const json& member(const json& j, const char* key, json::value_t type, const std::string& where) {
+    // Whole numbers that are not negative parse as number_unsigned: a negative one is refused.
     auto it = j.find(key);
-    if (it == j.end() || it->type() != type) {
-        // Numbers: unsigned and integer are both whole numbers.
-        const bool whole = type == json::value_t::number_unsigned && it != j.end() && it->is_number_integer();
-        if (!whole) throw ProfileDocumentError(where + key + ": missing or of the wrong type");
-    }
+    if (it == j.end() || it->type() != type) throw ProfileDocumentError(where + key + ": missing or of the wrong type");
     return *it;
 }
 

@@ -4,6 +4,7 @@
 #include "core/run/buffer_data.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <unordered_map>
 
 
@@ -31,6 +32,29 @@ uint64_t ProfileTotals::sampleTotal() const {
 uint64_t ProfileTotals::count(const std::string& name) const {
     auto it = counts.find(name);
     return it == counts.end() ? 0 : it->second;
+}
+
+std::vector<std::pair<std::string, uint64_t>> stallReasons(const ProfileTotals& t) {
+    std::vector<std::pair<std::string, uint64_t>> out;
+    for (const auto& [reason, n] : t.samples)
+        if (n > 0 && !isNotIssuedSubset(reason)) out.emplace_back(reason, n);
+    // std::map gives name order; a stable sort keeps it among equal counts.
+    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    return out;
+}
+
+std::string formatCount(uint64_t v) {
+    char buf[32];
+    if (v >= 1000000000ull) {
+        std::snprintf(buf, sizeof buf, "%.2fG", static_cast<double>(v) / 1e9);
+    } else if (v >= 1000000ull) {
+        std::snprintf(buf, sizeof buf, "%.2fM", static_cast<double>(v) / 1e6);
+    } else if (v >= 10000ull) {
+        std::snprintf(buf, sizeof buf, "%.1fk", static_cast<double>(v) / 1e3);
+    } else {
+        std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(v));
+    }
+    return buf;
 }
 
 void ProfileTotals::add(const ProfileTotals& other) {

@@ -16,6 +16,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lowerscope {
@@ -31,6 +32,13 @@ struct ProfileTotals {
     void add(const ProfileTotals& other);
     bool operator==(const ProfileTotals&) const = default;
 };
+
+// The stall reasons of `t`, most samples first (ties by name), without the "_not_issued" subsets
+// (they are counted within their reason).
+std::vector<std::pair<std::string, uint64_t>> stallReasons(const ProfileTotals& t);
+
+// A count as people read it: 9000 → "9000", 524288 → "524.3k", 138412032 → "138.41M", "1.23G".
+std::string formatCount(uint64_t count);
 
 // One SASS instruction of the function with what the profiles say of it.
 struct ProfiledRow {

@@ -193,6 +193,17 @@ TEST(ProfileJoin, NotIssuedSubsetsAreNotCountedTwice) {
     ProfileTotals t;
     t.samples = {{"long_scoreboard", 10}, {"long_scoreboard_not_issued", 8}, {"selected", 3}};
     EXPECT_EQ(t.sampleTotal(), 13u);
+    // Most first, the subsets left out; ties in name order.
+    t.samples["wait"] = 3;
+    EXPECT_EQ(stallReasons(t), (std::vector<std::pair<std::string, uint64_t>>{
+                                   {"long_scoreboard", 10}, {"selected", 3}, {"wait", 3}}));
+}
+
+TEST(ProfileJoin, CountsAreFormattedForReading) {
+    EXPECT_EQ(formatCount(9000), "9000");
+    EXPECT_EQ(formatCount(524288), "524.3k");
+    EXPECT_EQ(formatCount(138412032), "138.41M");
+    EXPECT_EQ(formatCount(1234567890), "1.23G");
 }
 
 } // namespace
@@ -239,5 +250,9 @@ TEST(ProfileDocument, UntrustedDocumentsAreRefusedWithTheReason) {
     EXPECT_NE(error(R"({"schema": "lowerscope.profile/1", "kernel": "k", "cubin_digest": "d",
                         "instructions": [{"address": 0, "counts": {"smsp__sass_inst_executed": -5}}]})")
                   .find("not a count"),
+              std::string::npos);
+    EXPECT_NE(error(R"({"schema": "lowerscope.profile/1", "kernel": "k", "cubin_digest": "d",
+                        "instructions": [{"address": -16}]})")
+                  .find("instructions[0].address: missing or of the wrong type"),
               std::string::npos);
 }
