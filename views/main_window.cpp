@@ -3,6 +3,7 @@
 // settings, status bar and automation dump they share; each part is a short section below.
 #include "views/main_window.h"
 
+#include "core/bounded_json.h"
 #include "core/run/profile_document.h"
 
 #include "core/build/compile_db.h"
@@ -743,14 +744,13 @@ bool MainWindow::openFile(const QString& path) {
 }
 
 bool MainWindow::openProfile(const QString& path, QString* error) {
-    QFile f(path);
-    constexpr qint64 kMaxBytes = 64ll << 20;
-    if (!f.open(QIODevice::ReadOnly) || f.size() > kMaxBytes) {
-        if (error) *error = tr("cannot read %1%2").arg(path, f.size() > kMaxBytes ? tr(" (larger than 64 MiB)") : QString());
+    std::string text, why;
+    if (!readFileBounded(path.toStdString(), text, why)) { // at most 64 MiB, regular files only
+        if (error) *error = QString::fromStdString(why);
         return false;
     }
     try {
-        auto doc = std::make_shared<ProfileDocument>(readProfileDocument(f.readAll().toStdString()));
+        auto doc = std::make_shared<ProfileDocument>(readProfileDocument(text));
         const QString note = m_sass->setProfile(std::move(doc));
         if (error) *error = note.isEmpty() ? QString() : tr("The profile is not shown: %1").arg(note);
         // Before the first build there is nothing to check it against yet: it shows when the build

@@ -183,7 +183,7 @@ int main(int argc, char** argv) {
     if (!args.profile.empty()) {
         // Shown once the build it belongs to is there (the SASS pane checks the cubin digest).
         QString error;
-        if (!window.openProfile(QString::fromStdString(args.profile), &error) ) {
+        if (!window.openProfile(QString::fromStdString(args.profile), &error)) {
             std::fprintf(stderr, "lowerscope: --profile: %s\n", error.toUtf8().constData());
             return 2;
         }

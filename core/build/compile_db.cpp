@@ -1,8 +1,8 @@
 #include "core/build/compile_db.h"
 
-#include "core/build/process.h"
-
 #include "core/bounded_json.h"
+#include "core/build/process.h"
+#include "core/untrusted.h"
 
 #include <nlohmann/json.hpp>
 
@@ -64,25 +64,22 @@ std::vector<std::string> expandOptionsFiles(const std::vector<std::string>& argv
             continue;
         }
         const std::string flag = "--options-file " + file;
-        fs::path p(file);
-        if (p.is_relative() && !directory.empty()) p = fs::path(directory) / p;
-        const std::string real = canonicalString(p), root = canonicalString(directory.empty() ? "." : directory);
-        const fs::path rel = fs::path(real).lexically_relative(root);
-        if (directory.empty() || rel.empty() || *rel.begin() == "..") {
+        // The document-path rule (core/untrusted.h): lexically and with symlinks resolved, inside
+        // the entry's directory.
+        std::string real, why;
+        if (directory.empty() || !resolveDocumentPath(file, {directory}, "an options file", real, why)) {
             dropped.push_back(flag + " (outside the entry's directory)");
             continue;
         }
-        std::error_code ec;
         std::string text;
-        if (!fs::is_regular_file(real, ec) || fs::file_size(real, ec) > kMaxOptionsFileBytes) {
-            dropped.push_back(flag + " (not a readable options file)");
+        JsonLimits limits;
+        limits.maxBytes = kMaxOptionsFileBytes;
+        if (!readFileBounded(real, text, why, limits)) {
+            dropped.push_back(flag + " (not a readable options file: " + why + ")");
             continue;
         }
-        std::ifstream in(real, std::ios::binary);
-        std::ostringstream ss;
-        ss << in.rdbuf();
         try {
-            const std::vector<std::string> words = splitCommandLine(ss.str());
+            const std::vector<std::string> words = splitCommandLine(text);
             for (size_t k = 0; k < words.size(); ++k) {
                 const std::string& w = words[k];
                 if (w == "--options-file" || w == "-optf") {

@@ -3,6 +3,8 @@
 
 #include "core/run/profile_join.h"
 
+#include "core/bounded_json.h"
+
 #include <nlohmann/json.hpp>
 
 namespace lowerscope {
@@ -25,7 +27,7 @@ std::map<std::string, uint64_t> countMap(const json& j, const std::string& where
     if (!j.is_object()) throw ProfileDocumentError(where + ": expected an object of counts");
     std::map<std::string, uint64_t> out;
     for (auto it = j.begin(); it != j.end(); ++it) {
-        if (!it.value().is_number_unsigned() && !(it.value().is_number_integer() && it.value().get<int64_t>() >= 0))
+        if (!it.value().is_number_unsigned()) // non-negative whole numbers parse as unsigned
             throw ProfileDocumentError(where + "." + it.key() + ": not a count");
         out[it.key()] = it.value().get<uint64_t>();
     }
@@ -35,17 +37,12 @@ std::map<std::string, uint64_t> countMap(const json& j, const std::string& where
 } // namespace
 
 ProfileDocument readProfileDocument(const std::string& text) {
-    if (text.size() > kMaxBytes) throw ProfileDocumentError("the document is larger than 64 MiB");
-    bool tooDeep = false;
-    json j = json::parse(
-        text,
-        [&](int depth, json::parse_event_t, json&) {
-            if (depth > kMaxDepth) tooDeep = true;
-            return !tooDeep;
-        },
-        false);
-    if (tooDeep) throw ProfileDocumentError("the document nests deeper than 32 levels");
-    if (j.is_discarded() || !j.is_object()) throw ProfileDocumentError("not a JSON document");
+    // The one bounded reader (core/bounded_json.h): size, depth and value count checked first.
+    std::string error;
+    const std::optional<json> parsed = parseJsonBounded(text, error, JsonLimits{kMaxBytes, kMaxDepth, 4'000'000});
+    if (!parsed) throw ProfileDocumentError("not a readable JSON document: " + error);
+    const json& j = *parsed;
+    if (!j.is_object()) throw ProfileDocumentError("not a JSON document");
     const auto schema = j.find("schema");
     if (schema == j.end() || !schema->is_string() || *schema != "lowerscope.profile/1")
         throw ProfileDocumentError(schema != j.end() && schema->is_string() &&

@@ -33,8 +33,9 @@ struct ProfileDocument {
 std::optional<std::string> profileDocumentMismatch(const ProfileDocument& doc, const std::string& cubinDigest,
                                                    const SassFunction& function, const std::string& mangled);
 
-// Parses `text`. Throws ProfileDocumentError naming the problem: not JSON, too large (> 64 MiB)
-// or too deep (> 32 levels), another schema, a field of the wrong type.
+// Parses `text` with the bounded reader (core/bounded_json.h: at most 64 MiB, 32 levels). Throws
+// ProfileDocumentError naming the problem: not JSON or past a limit (the limit named), another
+// schema, a field of the wrong type.
 ProfileDocument readProfileDocument(const std::string& text);
 
 } // namespace lowerscope
