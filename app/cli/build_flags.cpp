@@ -1,6 +1,7 @@
 #include "app/cli/build_flags.h"
 
 #include <algorithm>
+#include <iostream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -153,6 +154,17 @@ BuildOptions parseBuildOptionString(const std::string& flags, const BuildOptions
     if (std::string bad = checkBuildOptions(options); !bad.empty())
         throw std::invalid_argument("bad build options \"" + flags + "\": " + bad);
     return options;
+}
+
+bool applyProjectFlag(const CLI::App& cmd, const std::string& project, const std::string& file, BuildOptions& options,
+                      const char* prefix) {
+    try {
+        options = overlayGivenFlags(cmd, projectOptions(project, file).options, options);
+        return true;
+    } catch (const std::exception& e) {
+        std::cerr << prefix << ": --project: " << e.what() << '\n';
+        return false;
+    }
 }
 
 } // namespace lowerscope::cli

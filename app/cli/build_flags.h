@@ -42,6 +42,12 @@ void addInputFlags(CLI::App& cmd, InputFlags& flags);
 BuildOptions overlayGivenFlags(const CLI::App& cmd, const BuildOptions& base, const BuildOptions& given,
                                std::set<std::string>* givenKeys = nullptr);
 
+// --project on `run` and `profile`: `options` becomes the project's options for `file` under the
+// flags given on `cmd`. False, with the reason on stderr after `prefix` ("lowerscope-cli run"),
+// when the database cannot be read or has no entry for the file; `options` is then unchanged.
+bool applyProjectFlag(const CLI::App& cmd, const std::string& project, const std::string& file, BuildOptions& options,
+                      const char* prefix);
+
 // What to build for `file`: its kind (input.h), the project's options (when --project) under the
 // flags the user gave, one input per architecture when --arch lists several (sm_80,sm_90) or the
 // project builds several and --arch was not given. Without --arch, a PTX input keeps its .target

@@ -333,14 +333,7 @@ void registerProfileCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--project", a->project, "compile_commands.json (or its folder): the file's project flags")
         ->type_name("PATH");
     LaunchArgs& l = a->launch;
-    cmd->add_option("--kernel", l.kernel, "kernel name (plain or mangled); default: the sidecar's first kernel")
-        ->type_name("NAME");
-    cmd->add_option("--grid", l.grid, "grid: an expression or x,y,z expressions, e.g. 'ceil(n/256)'")->type_name("G");
-    cmd->add_option("--block", l.block, "block: an expression or x,y,z expressions")->type_name("B");
-    cmd->add_option("--shared", l.shared, "dynamic shared memory, bytes (expression)")->type_name("BYTES");
-    cmd->add_option("--arg", l.args, "kernel argument NAME=VALUE or NAME=TYPE[N]:INIT (repeatable; overrides the "
-                                     "sidecar's by name)")
-        ->type_name("SPEC");
+    addLaunchSpecFlags(*cmd, l);
     cmd->add_option("--metrics", a->collect,
                     "what to collect, comma-separated: kernel (counters), instructions (per-instruction counts), "
                     "samples (stall samples); default all three")
@@ -351,20 +344,14 @@ void registerProfileCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--timeout", l.timeoutS, "deadline of each collection, seconds (default 60)")
         ->type_name("S")
         ->check(CLI::PositiveNumber);
-    cmd->add_option("--runner", l.runner, "runner command (default: lowerscope-runner next to this program)")
-        ->type_name("CMD");
+    addRunnerFlag(*cmd, l);
     cmd->add_option("--json", l.jsonOut, "write the lowerscope.profile/1 document to OUT ('-' = stdout)")
         ->type_name("OUT");
     l.timeoutS = 60; // a kernel collection replays the launch once per pass
     cmd->callback([cmd, a, &exitCode] {
-        if (!a->project.empty()) {
-            try {
-                a->options = overlayGivenFlags(*cmd, projectOptions(a->project, a->file).options, a->options);
-            } catch (const std::exception& e) {
-                std::cerr << "lowerscope-cli profile: --project: " << e.what() << '\n';
-                exitCode = kUsage;
-                return;
-            }
+        if (!a->project.empty() && !applyProjectFlag(*cmd, a->project, a->file, a->options, "lowerscope-cli profile")) {
+            exitCode = kUsage;
+            return;
         }
         exitCode = runProfile(*a);
     });

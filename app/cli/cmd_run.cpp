@@ -497,15 +497,7 @@ int runCompare(const CompareArgs& a) {
 }
 
 void addLaunchFlags(CLI::App& cmd, LaunchArgs& a, bool compare) {
-    cmd.add_option("--kernel", a.kernel, "kernel name (plain or mangled); default: the sidecar's first kernel")
-        ->type_name("NAME");
-    cmd.add_option("--grid", a.grid, "grid: an expression or x,y,z expressions, e.g. 'ceil(n/256)'")->type_name("G");
-    cmd.add_option("--block", a.block, "block: an expression or x,y,z expressions")->type_name("B");
-    cmd.add_option("--shared", a.shared, "dynamic shared memory, bytes (expression)")->type_name("BYTES");
-    cmd.add_option("--arg", a.args,
-                   "argument in parameter order: n=1<<20, a=2.5, x=f32[n]:random(seed=7)|zeros|ones|iota|const(V) "
-                   "(repeatable; with a sidecar, overrides its argument of that name)")
-        ->type_name("SPEC");
+    addLaunchSpecFlags(cmd, a);
     cmd.add_option("--output", a.outputs, "output buffer name (repeatable; default: non-const pointers)")
         ->type_name("NAME");
     cmd.add_option("--bytes", a.bytes, "bytes moved per launch (expression), for GB/s")->type_name("EXPR");
@@ -534,11 +526,7 @@ void addLaunchFlags(CLI::App& cmd, LaunchArgs& a, bool compare) {
                    compare ? "save outputs to DIR/a and DIR/b (<name>.bin + outputs.json)"
                            : "save outputs to DIR (<name>.bin + outputs.json) for compare-outputs")
         ->type_name("DIR");
-    cmd.add_option("--runner", a.runner,
-                   "command line that starts the runner, e.g. 'ssh gpu1 lowerscope-runner' (default: "
-                   "$LOWERSCOPE_RUNNER or lowerscope-runner next to this program); both are split into words like a "
-                   "shell would (quotes, backslashes), with nothing expanded or run by a shell")
-        ->type_name("CMD");
+    addRunnerFlag(cmd, a);
     cmd.add_option("--json", a.jsonOut, "write the JSON document to OUT ('-' = stdout)")->type_name("OUT");
     if (!compare) {
         cmd.add_option("--profile-launches", a.profileLaunches,
@@ -564,6 +552,26 @@ void printCompareSummary(const nlohmann::json& compareDoc) { printCompare(compar
 
 void addLaunchFlagsTo(CLI::App& cmd, LaunchArgs& args, bool compare) { addLaunchFlags(cmd, args, compare); }
 
+void addLaunchSpecFlags(CLI::App& cmd, LaunchArgs& a) {
+    cmd.add_option("--kernel", a.kernel, "kernel name (plain or mangled); default: the sidecar's first kernel")
+        ->type_name("NAME");
+    cmd.add_option("--grid", a.grid, "grid: an expression or x,y,z expressions, e.g. 'ceil(n/256)'")->type_name("G");
+    cmd.add_option("--block", a.block, "block: an expression or x,y,z expressions")->type_name("B");
+    cmd.add_option("--shared", a.shared, "dynamic shared memory, bytes (expression)")->type_name("BYTES");
+    cmd.add_option("--arg", a.args,
+                   "argument in parameter order: n=1<<20, a=2.5, x=f32[n]:random(seed=7)|zeros|ones|iota|const(V) "
+                   "(repeatable; with a sidecar, overrides its argument of that name)")
+        ->type_name("SPEC");
+}
+
+void addRunnerFlag(CLI::App& cmd, LaunchArgs& a) {
+    cmd.add_option("--runner", a.runner,
+                   "command line that starts the runner, e.g. 'ssh gpu1 lowerscope-runner' (default: "
+                   "$LOWERSCOPE_RUNNER or lowerscope-runner next to this program); both are split into words like a "
+                   "shell would (quotes, backslashes), with nothing expanded or run by a shell")
+        ->type_name("CMD");
+}
+
 void registerRunCommands(CLI::App& app, int& exitCode) {
     auto runArgs = std::make_shared<RunArgs>();
     CLI::App* run = app.add_subcommand(
@@ -578,14 +586,10 @@ void registerRunCommands(CLI::App& app, int& exitCode) {
         ->type_name("PATH");
     addLaunchFlags(*run, runArgs->launch, false);
     run->callback([run, runArgs, runProject, &exitCode] {
-        if (!runProject->empty()) {
-            try {
-                runArgs->options = overlayGivenFlags(*run, projectOptions(*runProject, runArgs->file).options, runArgs->options);
-            } catch (const std::exception& e) {
-                std::cerr << "lowerscope-cli run: --project: " << e.what() << '\n';
-                exitCode = kUsage;
-                return;
-            }
+        if (!runProject->empty() &&
+            !applyProjectFlag(*run, *runProject, runArgs->file, runArgs->options, "lowerscope-cli run")) {
+            exitCode = kUsage;
+            return;
         }
         exitCode = runRun(*runArgs);
     });

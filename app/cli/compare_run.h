@@ -88,5 +88,9 @@ void printCompareSummary(const nlohmann::json& compareDoc);
 
 // Adds the launch/measurement flags (--kernel, --grid, ..., --json; --atol/--rtol when compare).
 void addLaunchFlagsTo(CLI::App& cmd, LaunchArgs& args, bool compare);
+// The launch alone: --kernel, --grid, --block, --shared, --arg (also used by profile).
+void addLaunchSpecFlags(CLI::App& cmd, LaunchArgs& args);
+// --runner: the command line that starts the runner.
+void addRunnerFlag(CLI::App& cmd, LaunchArgs& args);
 
 } // namespace lowerscope::cli
