@@ -49,6 +49,9 @@ void SassModel::clear() { setFunction(nullptr, nullptr, {}); }
 
 void SassModel::setProfile(std::vector<ProfileTotals> rows, uint64_t kernelSamples) {
     if (rows.size() != size_t(rowCount())) rows.clear();
+    // The pane clears on every reload: without a profile before or after, nothing changes (and a
+    // 100k-row listing's first paint gets no extra signal).
+    if (rows.empty() && m_profile.empty()) return;
     m_profile = std::move(rows);
     m_kernelSamples = m_profile.empty() ? 0 : kernelSamples;
     m_maxRowSamples = 0;
