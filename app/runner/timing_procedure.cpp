@@ -177,6 +177,8 @@ void TimingProcedure::nodeTimestamps(RequestContext& rc, const std::vector<Loade
     for (LoadedVariant* v : vars) {
         std::vector<double> series;
         const size_t replays = std::min(kNodeReplays, v->result.samplesMs.size());
+        // These replays are not samples: a gate that timed out here is not the samples' business.
+        const int gateTimeouts = v->result.gateTimeouts;
         for (size_t i = 0; i < replays; ++i) {
             hotSample(ctx, *v, "node_timestamps");
             const double ms = clocks.graphNodeMedianMs();
@@ -184,6 +186,7 @@ void TimingProcedure::nodeTimestamps(RequestContext& rc, const std::vector<Loade
                 series.push_back(ms);
             }
         }
+        v->result.gateTimeouts = gateTimeouts;
         if (series.empty()) {
             v->result.clockNote = "CUPTI delivered no records for the graph's kernel nodes";
         } else {
