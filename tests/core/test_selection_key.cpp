@@ -18,21 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kSource = R"(__device__ __forceinline__ float helper(float x) { return x * x + 1.0f; }
-
-__global__ void shifted(const float* in, float* out, int n)
-{
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-#ifdef EXTRA
-    if (i == 0) out[n] = in[n] * 3.0f + in[n + 1] / in[n + 2];
-#endif
-    if (i < n) {
-        float v = in[i];
-        v = helper(v) * in[i + n];
-        out[i] = v + 2.0f;
-    }
-}
-)";
 
 struct Builds {
     LoweringModel a, b; // without and with -DEXTRA
@@ -50,7 +35,9 @@ std::optional<Builds> buildTwice(std::string& why) {
     const fs::path dir = fs::temp_directory_path() / ("ls_selkey_" + std::to_string(::getpid()));
     fs::create_directories(dir);
     const std::string file = (dir / "shifted.cu").string();
-    std::ofstream(file) << kSource;
+    // -DEXTRA adds code above the rest of the kernel: every later address and PTX line moves
+    // while the source lines stay (the GUI's rebuild test uses the same file).
+    fs::copy_file(fs::path(LOWERSCOPE_SOURCE_DIR) / "tests/data/rebuild/shifted.cu", file);
     BuildControl c;
     c.useCache = false;
     BuildOptions o;

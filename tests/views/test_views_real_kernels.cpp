@@ -31,24 +31,6 @@ using namespace lowerscope;
 
 namespace {
 
-// -DEXTRA adds code above the rest of the kernel: every later address and PTX line moves while the
-// source lines stay where they are.
-const char* kShifted = R"(__device__ __forceinline__ float helper(float x) { return x * x + 1.0f; }
-
-__global__ void shifted(const float* in, float* out, int n)
-{
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-#ifdef EXTRA
-    if (i == 0) out[n] = in[n] * 3.0f + in[n + 1] / in[n + 2];
-#endif
-    if (i < n) {
-        float v = in[i];
-        v = helper(v) * in[i + n];
-        out[i] = v + 2.0f;
-    }
-}
-)";
-
 QString readAll(const QString& path) {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
@@ -151,7 +133,11 @@ private slots:
     // A SASS selection is carried over by source position: after a rebuild that moves the code,
     // the same instruction of the same line is selected, not whatever is at the old address.
     void sassSelectionFollowsTheSourceLineAcrossARebuild() {
-        const QString path = write(QStringLiteral("shifted.cu"), kShifted);
+        // tests/data/rebuild/shifted.cu: -DEXTRA adds code above the rest of the kernel, so every later
+        // address and PTX line moves while the source lines stay where they are.
+        QFile shifted(QStringLiteral(LOWERSCOPE_SOURCE_DIR "/tests/data/rebuild/shifted.cu"));
+        QVERIFY(shifted.open(QIODevice::ReadOnly));
+        const QString path = write(QStringLiteral("shifted.cu"), shifted.readAll());
         QVERIFY(openAndBuild(path));
         ws()->setAttribution(InlineAttribution::CallSite);
         const KernelModel* before = ws()->kernel();
