@@ -263,6 +263,7 @@ TEST(ProjectFlags, DatabaseEntryMapsOntoOptions) {
 TEST(ProjectFlags, UntrustedValuesNeverReachTheCompiler) {
     ProjectOptions po;
     applyCompileCommand(splitCommandLine("nvcc '-DX=$(touch /tmp/pwned)' -DOK=1 \"-I/a dir/inc\" -I/b/inc "
+                                         "\"-DY=\\$(id)\" "
                                          "-Xptxas '-O3,`id`' -ccbin /evil/gcc -maxrregcount=64 --unknown-flag"),
                         "/project/dir", po);
     EXPECT_EQ(po.options.defines, std::vector<std::string>{"OK=1"});
@@ -273,7 +274,7 @@ TEST(ProjectFlags, UntrustedValuesNeverReachTheCompiler) {
     EXPECT_TRUE(po.options.extraNvccFlags.empty());
     std::string dropped;
     for (const auto& d : po.dropped) dropped += d + "|";
-    for (const char* x : {"$(touch", "/a dir/inc", "`id`", "-ccbin /evil/gcc", "--unknown-flag"})
+    for (const char* x : {"$(touch", "/a dir/inc", "`id`", "-DY=$(id)", "-ccbin /evil/gcc", "--unknown-flag"})
         EXPECT_NE(dropped.find(x), std::string::npos) << x << " in " << dropped;
     EXPECT_THROW(splitCommandLine("nvcc 'unterminated"), std::runtime_error);
     // A database that is not one.
