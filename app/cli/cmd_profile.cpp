@@ -27,6 +27,7 @@
 #include "core/analysis/lowering.h"
 #include "core/build/demangle.h"
 #include "core/run/buffer_data.h"
+#include "core/run/profile_collect.h"
 #include "core/run/profile_join.h"
 #include "core/run/protocol.h"
 #include "core/untrusted.h"
@@ -53,31 +54,6 @@ struct ProfileArgs {
     std::string collect = "kernel,instructions,samples";
     std::vector<std::string> kernelMetrics;
 };
-
-// Failures that say profiling is not available here (exit 2), as opposed to the kernel failing.
-bool profilingUnavailable(RunErrorKind k) {
-    return isSetupError(k) || k == RunErrorKind::NoCupti || k == RunErrorKind::ProfilingUnsupported ||
-           k == RunErrorKind::ProfilingNotPermitted || k == RunErrorKind::ProfilerBusy;
-}
-
-json totalsJson(const ProfileTotals& t) {
-    return json{{"counts", t.counts}, {"samples", t.samples}, {"sample_total", t.sampleTotal()}};
-}
-
-json linesJson(const std::vector<ProfiledLine>& lines, bool withFile) {
-    json out = json::array();
-    for (const auto& l : lines) {
-        json j = totalsJson(l.totals);
-        if (withFile) {
-            j["file"] = l.file;
-        }
-        j["line"] = l.line;
-        j["instructions"] = l.instructions;
-        out.push_back(std::move(j));
-    }
-    return out;
-}
-
 
 std::string metricText(const ProfileMetric& m) {
     char buf[64];
@@ -107,7 +83,30 @@ std::vector<std::pair<std::string, double>> topReasons(const ProfileTotals& t, s
     return out;
 }
 
-void printSummary(const json& doc, const ProfileJoin& join, const std::vector<ProfileMetric>& metrics) {
+} // namespace
+
+ProfileSide profileSide(const BuiltLaunch& b, const std::string& file, const BuildOptions& options) {
+    ProfileSide s;
+    s.model = std::make_unique<LoweringModel>(buildLoweringModel(b.build));
+    for (const auto& k : s.model->kernels) {
+        if (k.mangled == b.mangled) {
+            s.target.sass = &k.sass;
+        }
+    }
+    if (!s.target.sass) {
+        throw CliFailure{kKernelError, "kernel " + b.mangled + " has no SASS in this build"};
+    }
+    s.target.variant = b.side.variant;
+    s.target.mangled = b.mangled;
+    s.target.signature = b.side.launch.kernelName;
+    s.target.file = std::filesystem::path(file).filename().string();
+    s.target.arch = s.model->arch;
+    s.target.buildOptions = shellQuote(toNvccArgs(options));
+    s.target.args = b.spec.args;
+    return s;
+}
+
+void printProfileSummary(const json& doc, const ProfileJoin& join, const std::vector<ProfileMetric>& metrics) {
     std::printf("%s: profile of one launch (grid %s, block %s)\n", doc["signature"].get<std::string>().c_str(),
                 doc["launch"]["grid"].dump().c_str(), doc["launch"]["block"].dump().c_str());
     for (const auto& [name, c] : doc["collections"].items()) {
@@ -169,147 +168,32 @@ void printSummary(const json& doc, const ProfileJoin& join, const std::vector<Pr
     }
 }
 
+namespace {
+
 int runProfile(const ProfileArgs& a) {
-    std::vector<ProfileCollection> wanted;
-    {
-        std::stringstream ss(a.collect);
-        std::string item;
-        while (std::getline(ss, item, ',')) {
-            auto c = parseProfileCollection(item);
-            if (!c || *c == ProfileCollection::None) {
-                std::cerr << "lowerscope-cli profile: --metrics: unknown collection '" << escapeControl(item)
-                          << "' (kernel, instructions, samples)\n";
-                return kUsage;
-            }
-            if (std::find(wanted.begin(), wanted.end(), *c) == wanted.end()) {
-                wanted.push_back(*c);
-            }
-        }
-    }
-    if (wanted.empty()) {
-        std::cerr << "lowerscope-cli profile: --metrics names no collection\n";
+    ProfileCollectOptions opts;
+    std::string error;
+    if (!parseProfileCollections(a.collect, opts.collections, error)) {
+        std::cerr << "lowerscope-cli profile: --metrics: " << escapeControl(error) << '\n';
         return kUsage;
     }
+    opts.kernelMetrics = a.kernelMetrics;
     try {
         Toolchain tc = discoverToolchain();
         BuiltLaunch b = buildLaunch(tc, a.file, a.options, a.launch.kernel, a.launch);
-        const LoweringModel model = buildLoweringModel(b.build);
-        const KernelModel* kernel = nullptr;
-        for (const auto& k : model.kernels) {
-            if (k.mangled == b.mangled) {
-                kernel = &k;
-            }
-        }
-        if (!kernel) {
-            throw CliFailure{kKernelError, "kernel " + b.mangled + " has no SASS in this build"};
-        }
-        const std::vector<uint8_t>& cubin = b.side.variant.cubin;
-        const std::string digest = digestHex(cubin.data(), cubin.size());
         auto runner = makeRunner(a.launch);
-
-        json doc{{"schema", "lowerscope.profile/1"},
-                 {"file", std::filesystem::path(a.file).filename().string()},
-                 {"kernel", b.mangled},
-                 {"signature", b.side.launch.kernelName},
-                 {"arch", model.arch},
-                 {"build_options", shellQuote(toNvccArgs(a.options))},
-                 {"cubin_digest", digest},
-                 {"code_digest", sassCodeDigest(kernel->sass)},
-                 {"launch", {{"grid", b.side.variant.grid}, {"block", b.side.variant.block}, {"args", b.spec.args}}},
-                 {"collections", json::object()}};
-        DeviceInfo device;
-        RunError startError;
-        if (!runner->device(device, startError)) {
-            throw CliFailure{kUsage, std::string(runErrorKindName(startError.kind)) + ": " + startError.message};
+        ProfileSide side = profileSide(b, a.file, a.options);
+        ProfileCollectResult r = collectProfile(*runner, side.target, opts);
+        for (const auto& e : r.errors) {
+            std::cerr << "lowerscope-cli profile: " << escapeControl(e) << '\n';
         }
-        doc["device"] = toJson(device);
-
-        int rc = kOk;
-        std::vector<ProfileData> got;
-        for (ProfileCollection c : wanted) {
-            RunRequest req;
-            req.profile = c;
-            req.profileMetrics = c == ProfileCollection::Kernel ? a.kernelMetrics : std::vector<std::string>{};
-            req.variants.push_back(b.side.variant);
-            RunOutcome o = runner->run(req);
-            const std::string name = profileCollectionName(c);
-            if (!o.ok || o.result.variants.empty() || !o.result.variants[0].profile) {
-                RunError e = o.error;
-                if (o.ok) {
-                    e.kind = RunErrorKind::Protocol;
-                    e.message = "the runner answered without a profile";
-                }
-                doc["collections"][name] = {{"ok", false}, {"error", toJson(e)}};
-                std::cerr << "lowerscope-cli profile: " << name << ": " << runErrorKindName(e.kind) << ": "
-                          << escapeControl(e.message) << '\n';
-                rc = std::max(rc, profilingUnavailable(e.kind) ? kUsage : kKernelError);
-                continue;
-            }
-            ProfileData p = *o.result.variants[0].profile;
-            if (auto why = profileMismatch(p, digest, b.mangled)) {
-                doc["collections"][name] = {{"ok", false}, {"error", {{"kind", "protocol"}, {"message", *why}}}};
-                std::cerr << "lowerscope-cli profile: " << name << ": refused: " << escapeControl(*why) << '\n';
-                rc = std::max(rc, kKernelError);
-                continue;
-            }
-            doc["collections"][name] = {{"ok", true},       {"collect_ms", p.collectMs}, {"launches", p.launches},
-                                        {"passes", p.passes}, {"note", p.note},          {"chip", p.chip}};
-            got.push_back(std::move(p));
-        }
-
-        std::vector<const ProfileData*> rows;
-        std::vector<ProfileMetric> metrics;
-        doc["metrics"] = json::array();
-        for (const auto& p : got) {
-            if (p.collection == ProfileCollection::Kernel) {
-                metrics = p.metrics;
-                for (const auto& m : p.metrics) {
-                    doc["metrics"].push_back(toJson(m));
-                }
-                doc["invalid_metrics"] = p.invalidMetrics;
-            } else {
-                rows.push_back(&p);
-            }
-            if (p.collection == ProfileCollection::Samples) {
-                doc["samples"] = {{"total", p.totalSamples},
-                                  {"dropped", p.droppedSamples},
-                                  {"period_log2", p.samplingPeriodLog2}};
-            }
-        }
-        const ProfileJoin join = joinProfiles(kernel->sass, rows, InlineAttribution::CallSite);
-        if (!join.unmatchedOffsets.empty()) {
-            // The digest matched, so this is a runner (or CUPTI) answer that does not fit the code.
-            std::cerr << "lowerscope-cli profile: " << join.unmatchedOffsets.size()
-                      << " profiled offsets have no instruction in this build (left out)\n";
-            doc["unmatched_offsets"] = join.unmatchedOffsets;
-            rc = std::max(rc, kKernelError);
-        }
-        json instructions = json::array();
-        for (size_t i = 0; i < kernel->sass.instructions.size(); ++i) {
-            const SassInstruction& ins = kernel->sass.instructions[i];
-            const ProfiledRow& row = join.rows[i];
-            json j{{"address", ins.address}, {"opcode", ins.opcode}, {"ptx_line", ins.ptxLine},
-                   {"profiled", row.profiled}, {"counts", row.totals.counts}, {"samples", row.totals.samples}};
-            if (ins.source.valid()) {
-                j["file"] = ins.source.file;
-                j["line"] = ins.source.line;
-            }
-            instructions.push_back(std::move(j));
-        }
-        doc["instructions"] = std::move(instructions);
-        doc["kernel_totals"] = totalsJson(join.kernel);
-        doc["ptx_lines"] = linesJson(join.ptxLines, false);
-        doc["lines"] = linesJson(join.sourceLines, true);
-        doc["callee_lines"] =
-            linesJson(joinProfiles(kernel->sass, rows, InlineAttribution::Callee).sourceLines, true);
-
-        if (!a.launch.jsonOut.empty() && !writeJson(doc, a.launch.jsonOut)) {
+        if (!a.launch.jsonOut.empty() && !writeJson(r.document, a.launch.jsonOut)) {
             return kUsage;
         }
-        if (a.launch.jsonOut != "-") {
-            printSummary(doc, join, metrics);
+        if (a.launch.jsonOut != "-" && r.document.contains("device")) {
+            printProfileSummary(r.document, r.join, r.metrics);
         }
-        return rc;
+        return r.exitCode;
     } catch (const CliFailure& f) {
         std::cerr << "lowerscope-cli profile: " << f.message << '\n';
         return f.code;

@@ -6,6 +6,7 @@
 #include "app/cli/compare_run.h"
 #include "app/cli/kept_outputs.h"
 
+#include "core/analysis/diff.h"
 #include "core/build/build.h"
 #include "core/build/demangle.h"
 #include "core/parse/diagnostics.h"
@@ -13,13 +14,16 @@
 #include "core/run/argspec.h"
 #include "core/run/buffer_data.h"
 #include "core/run/measurement.h"
+#include "core/run/profile_collect.h"
 #include "core/run/protocol.h"
 #include "core/run/runner_client.h"
 #include "core/run/stats.h"
 #include "core/build/toolchain.h"
 #include "core/untrusted.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -423,6 +427,38 @@ int runRun(const RunArgs& a) {
 }
 
 // Builds, measures and writes the compare document (shared with `experiment` via compare_run.h).
+// compare --profile: each side's lowerscope.profile/1 document after the timing (so counters never
+// disturb it), the kernel metric deltas and, on the aligned SASS diff of A and B, per-row counts and
+// stall samples. A failed collection is recorded ("errors") and never fails the comparison.
+json profileBothSides(Runner& runner, const BuiltLaunch& ba, const BuiltLaunch& bb, const std::string& fileA,
+                      const std::string& fileB, const BuildOptions& optsA, const BuildOptions& optsB,
+                      const std::string& collect) {
+    ProfileCollectOptions opts;
+    std::string error;
+    if (!parseProfileCollections(collect, opts.collections, error)) {
+        throw Failure{kUsage, "--profile-metrics: " + error};
+    }
+    ProfileSide sa = profileSide(ba, fileA, optsA);
+    ProfileSide sb = profileSide(bb, fileB, optsB);
+    ProfileCollectResult ra = collectProfile(runner, sa.target, opts);
+    ProfileCollectResult rb = collectProfile(runner, sb.target, opts);
+    json errors = json::array();
+    for (const auto& e : ra.errors) errors.push_back("A: " + e);
+    for (const auto& e : rb.errors) errors.push_back("B: " + e);
+    for (const auto& e : errors) {
+        std::cerr << "lowerscope-cli: profile " << escapeControl(e.get<std::string>()) << '\n';
+    }
+    const SassDiff diff = diffSass(*sa.target.sass, *sb.target.sass,
+                                   DiffOptions{.mode = DiffMode::Full, .naming = RegisterNaming::PerAnchor});
+    return json{{"ok", ra.exitCode == 0 && rb.exitCode == 0},
+                {"errors", errors},
+                {"a", ra.document},
+                {"b", rb.document},
+                {"metric_deltas", profileMetricDeltas(ra.document, rb.document)},
+                {"rows", profileRowDeltasJson(profileRowDeltas(diff, ra.join, rb.join), *sa.target.sass,
+                                              *sb.target.sass)}};
+}
+
 CompareRun compareDocument(const CompareArgs& a) {
     BuildOptions optsA, optsB;
     try {
@@ -435,6 +471,13 @@ CompareRun compareDocument(const CompareArgs& a) {
     } catch (const std::runtime_error& e) {
         throw Failure{kUsage, std::string("--project: ") + e.what()};
     }
+    if (a.launch.profile) {
+        std::vector<ProfileCollection> wanted;
+        std::string error;
+        if (!parseProfileCollections(a.launch.profileCollect, wanted, error)) {
+            throw Failure{kUsage, "--profile-metrics: " + error};
+        }
+    }
     Toolchain tc = discoverToolchain();
     const std::string fileB = a.fileB.empty() ? a.file : a.fileB;
     const std::string kernelB = a.kernelB.empty() ? a.launch.kernel : a.kernelB;
@@ -446,6 +489,9 @@ CompareRun compareDocument(const CompareArgs& a) {
     rec.optionsA = a.optsA;
     rec.optionsB = a.optsB;
     json doc = writeMeasurement(rec);
+    if (a.launch.profile) {
+        doc["profile"] = profileBothSides(*runner, ba, bb, a.file, fileB, optsA, optsB, a.launch.profileCollect);
+    }
     if (!a.launch.keepOutputs.empty()) {
         keepOutputs((std::filesystem::path(a.launch.keepOutputs) / "a").string(), rec.result.variants.at(0));
         keepOutputs((std::filesystem::path(a.launch.keepOutputs) / "b").string(), rec.result.variants.at(1));
@@ -454,6 +500,48 @@ CompareRun compareDocument(const CompareArgs& a) {
         throw Failure{kUsage, "cannot write " + a.launch.jsonOut};
     }
     return CompareRun{std::move(doc), ba.spec, bb.spec};
+}
+
+// The counters part of a compare --profile document: kernel metrics A, B and B/A, then the SASS rows
+// whose executed counts or stall samples changed most.
+void printProfileDeltas(const json& p) {
+    const json metrics = p.value("metric_deltas", json::array());
+    if (metrics.is_array() && !metrics.empty()) {
+        std::printf("counters (one profiled launch each):\n");
+        for (const auto& m : metrics) {
+            if (!m.is_object() || !m.contains("a") || !m["a"].is_number() || !m["b"].is_number()) continue;
+            const double va = m["a"].get<double>(), vb = m["b"].get<double>();
+            char ratio[32] = "-";
+            if (va != 0) std::snprintf(ratio, sizeof ratio, "%.4fx", vb / va);
+            std::printf("  %-64s %14.6g %14.6g  %s\n", escapeControl(m.value("name", std::string())).c_str(), va, vb,
+                        ratio);
+        }
+    }
+    const json rows = p.value("rows", json::array());
+    if (rows.is_array() && !rows.empty()) {
+        std::vector<const json*> v;
+        for (const auto& r : rows) {
+            if (r.is_object() && r.contains("samples_delta") && r["samples_delta"].is_number_integer()) v.push_back(&r);
+        }
+        auto mag = [](const json* r, const char* k) { return std::llabs((*r)[k].get<long long>()); };
+        std::stable_sort(v.begin(), v.end(), [&](auto* x, auto* y) {
+            return mag(x, "samples_delta") + mag(x, "executed_delta") > mag(y, "samples_delta") + mag(y, "executed_delta");
+        });
+        std::printf("SASS rows that changed most (executed, stall samples; A -> B):\n");
+        for (size_t i = 0; i < v.size() && i < 8; ++i) {
+            const json& r = *v[i];
+            auto op = [&](const char* k) { return r.contains(k) && r[k].is_string() ? escapeControl(r[k].get<std::string>()) : std::string("-"); };
+            std::printf("  row %5d %-8s %-22s %-22s executed %s -> %s, samples %s -> %s\n", r.value("row", 0),
+                        escapeControl(r.value("status", std::string())).c_str(), op("opcode_a").c_str(), op("opcode_b").c_str(),
+                        formatCount(r.value("executed_a", uint64_t{0})).c_str(), formatCount(r.value("executed_b", uint64_t{0})).c_str(),
+                        formatCount(r.value("samples_a", uint64_t{0})).c_str(), formatCount(r.value("samples_b", uint64_t{0})).c_str());
+        }
+    }
+    if (auto e = p.find("errors"); e != p.end() && e->is_array()) {
+        for (const auto& x : *e) {
+            if (x.is_string()) std::printf("profile: %s\n", escapeControl(x.get<std::string>()).c_str());
+        }
+    }
 }
 
 // Prints from the document alone (through the one reader), so a saved document prints the same.
@@ -477,6 +565,9 @@ void printCompare(const json& doc) {
                     g.name.c_str(), g.sameDigest ? "identical" : g.agree ? "agree within tolerance" : "DIFFER",
                     g.maxAbsError, g.maxRelError, static_cast<long long>(g.mismatches),
                     static_cast<long long>(g.count), rec.atol, rec.rtol);
+    }
+    if (auto p = doc.find("profile"); p != doc.end() && p->is_object()) {
+        printProfileDeltas(*p);
     }
 }
 
@@ -538,6 +629,12 @@ void addLaunchFlags(CLI::App& cmd, LaunchArgs& a, bool compare) {
     if (compare) {
         cmd.add_option("--atol", a.atol, "absolute tolerance for output agreement (default 1e-5)");
         cmd.add_option("--rtol", a.rtol, "relative tolerance for output agreement (default 1e-4)");
+        cmd.add_flag("--profile", a.profile,
+                     "after timing, profile one launch of each side (kernel metrics, per-instruction counts, stall "
+                     "samples, as `profile`) and add the metric deltas and per-row deltas on the aligned SASS diff");
+        cmd.add_option("--profile-metrics", a.profileCollect,
+                       "with --profile: what to collect, comma-separated (kernel, instructions, samples)")
+            ->type_name("LIST");
         cmd.add_flag("--separate-buffers", a.separateBuffers,
                      "time A and B each on its own device buffers; by default both are timed on the same buffers "
                      "(when their arguments match), so where the buffers landed in memory cannot bias B/A");

@@ -5,7 +5,9 @@
 #include "core/build/build.h"
 #include "core/build/toolchain.h"
 #include "core/run/argspec.h"
+#include "core/analysis/lowering.h"
 #include "core/run/measurement.h"
+#include "core/run/profile_collect.h"
 #include "core/run/runner_client.h"
 
 #include <CLI/CLI.hpp>
@@ -38,6 +40,8 @@ struct LaunchArgs {
     double atol = 1e-5, rtol = 1e-4;
     int profileLaunches = 0;
     bool separateBuffers = false; // compare: time each side on its own buffers (the old way)
+    bool profile = false;         // compare/experiment --profile: counters on both sides after timing
+    std::string profileCollect = "kernel,instructions,samples"; // --profile-metrics
 };
 
 struct CompareArgs {
@@ -82,6 +86,17 @@ struct CompareRun {
 // Builds both sides, runs them interleaved through the runner, saves outputs when asked
 // (--keep-outputs) and writes the document to --json when given. Throws CliFailure.
 CompareRun runCompareDocument(const CompareArgs& args);
+
+// What `profile` (and compare/experiment --profile) needs of one built launch: the lowering model of
+// its build and the target pointing into it.
+struct ProfileSide {
+    std::unique_ptr<LoweringModel> model;
+    ProfileTarget target;
+};
+// Throws CliFailure (1) when the kernel has no SASS in the build.
+ProfileSide profileSide(const BuiltLaunch& built, const std::string& file, const BuildOptions& options);
+// The summary `profile` prints: collections, kernel metrics, stall reasons, the hottest lines.
+void printProfileSummary(const nlohmann::json& doc, const ProfileJoin& join, const std::vector<ProfileMetric>& metrics);
 
 // The human-readable summary `compare` prints (both variants, the ratio and output agreement).
 void printCompareSummary(const nlohmann::json& compareDoc);

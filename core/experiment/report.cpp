@@ -1,11 +1,15 @@
 #include "core/experiment/report.h"
 
+#include "core/run/profile_join.h"
+
 #include "core/run/protocol.h"
 #include "core/run/stats.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <sstream>
 
 namespace lowerscope {
@@ -71,6 +75,106 @@ std::string nvccLine(const ExperimentSession& s, const BuildConfig& c) {
     argv.push_back("-cubin");
     argv.push_back(s.sourceFor(c).name.empty() ? "kernel.cu" : s.sourceFor(c).name);
     return shellQuote(argv);
+}
+
+
+// compare --profile's counters ("profile" in the compare document; session documents are untrusted,
+// so every field is checked): kernel metrics A, B, B/A; each side's top stall reasons; the SASS rows
+// whose executed counts or samples changed most on the aligned diff.
+void writeCounters(std::ostringstream& md, const nlohmann::json& doc, const std::string& la, const std::string& lb) {
+    using nlohmann::json;
+    const auto p = doc.find("profile");
+    if (p == doc.end() || !p->is_object()) return;
+    md << "## Hardware counters\n\n";
+    md << "_One profiled launch per side after the timing (`compare --profile`: CUPTI Range Profiler, SASS "
+          "Metrics, PC Sampling)._\n\n";
+    // A count: a whole number that is not negative (parsed documents hold them as unsigned).
+    auto countOf = [](const json& j) -> std::optional<uint64_t> {
+        if (j.is_number_unsigned()) return j.get<uint64_t>();
+        if (j.is_number_integer() && j.get<int64_t>() >= 0) return static_cast<uint64_t>(j.get<int64_t>());
+        return std::nullopt;
+    };
+    auto num = [](const json& j, const char* k) -> std::optional<double> {
+        auto it = j.find(k);
+        if (it == j.end() || !it->is_number()) return std::nullopt;
+        return it->get<double>();
+    };
+    if (auto m = p->find("metric_deltas"); m != p->end() && m->is_array() && !m->empty()) {
+        md << "| metric | unit | " << cell(la) << " | " << cell(lb) << " | " << cell(lb) << "/" << cell(la) << " |\n";
+        md << "|---|---|---:|---:|---:|\n";
+        for (const json& x : *m) {
+            if (!x.is_object()) continue;
+            const auto va = num(x, "a"), vb = num(x, "b");
+            if (!va || !vb) continue;
+            const auto name = x.find("name");
+            const auto unit = x.find("unit");
+            md << "| " << cell(name != x.end() && name->is_string() ? name->get<std::string>() : "?") << " | "
+               << cell(unit != x.end() && unit->is_string() ? unit->get<std::string>() : "") << " | "
+               << fmt("%.6g", *va) << " | " << fmt("%.6g", *vb) << " | " << (*va != 0 ? fmt("%.3f", *vb / *va) : "–")
+               << " |\n";
+        }
+        md << "\n";
+    }
+    for (const auto& [key, label] : {std::pair{"a", la}, std::pair{"b", lb}}) {
+        const auto side = p->find(key);
+        if (side == p->end() || !side->is_object()) continue;
+        const auto totals = side->find("kernel_totals");
+        if (totals == side->end() || !totals->is_object()) continue;
+        const auto samples = totals->find("samples");
+        if (samples == totals->end() || !samples->is_object()) continue;
+        ProfileTotals t;
+        for (auto it = samples->begin(); it != samples->end(); ++it)
+            if (auto k = countOf(it.value())) t.samples[it.key()] = *k;
+        const uint64_t total = t.sampleTotal();
+        if (total == 0) continue;
+        md << "Stall samples of " << cell(label) << " (" << formatCount(total) << "): ";
+        int n = 0;
+        for (const auto& [reason, k] : stallReasons(t)) {
+            if (n++ == 4) break;
+            md << (n > 1 ? ", " : "") << cell(reason) << " " << fmt("%.1f %%", 100.0 * double(k) / double(total));
+        }
+        md << ".\n\n";
+    }
+    if (auto rows = p->find("rows"); rows != p->end() && rows->is_array() && !rows->empty()) {
+        std::vector<const json*> v;
+        for (const json& r : *rows)
+            if (r.is_object() && r.contains("executed_delta") && r["executed_delta"].is_number_integer() &&
+                r.contains("samples_delta") && r["samples_delta"].is_number_integer())
+                v.push_back(&r);
+        auto weight = [](const json* r) {
+            return std::llabs((*r)["executed_delta"].get<long long>()) + std::llabs((*r)["samples_delta"].get<long long>());
+        };
+        std::stable_sort(v.begin(), v.end(), [&](auto* x, auto* y) { return weight(x) > weight(y); });
+        if (!v.empty() && weight(v.front()) > 0) {
+            md << "SASS rows whose counts changed most (aligned diff):\n\n| row | status | " << cell(la) << " | "
+               << cell(lb) << " | executed " << cell(la) << " → " << cell(lb) << " | stall samples " << cell(la)
+               << " → " << cell(lb) << " |\n|---:|---|---|---|---|---|\n";
+            auto str = [](const json& r, const char* k) {
+                auto it = r.find(k);
+                return it != r.end() && it->is_string() ? it->get<std::string>() : std::string("–");
+            };
+            auto count = [&](const json& r, const char* k) {
+                auto it = r.find(k);
+                const auto c = it != r.end() ? countOf(*it) : std::nullopt;
+                return c ? formatCount(*c) : std::string("–");
+            };
+            for (size_t i = 0; i < v.size() && i < 8 && weight(v[i]) > 0; ++i) {
+                const json& r = *v[i];
+                const auto row = r.find("row");
+                md << "| " << (row != r.end() && row->is_number_integer() ? std::to_string(row->get<long long>()) : "?")
+                   << " | " << cell(str(r, "status")) << " | " << cell(str(r, "opcode_a")) << " | "
+                   << cell(str(r, "opcode_b")) << " | " << count(r, "executed_a") << " → " << count(r, "executed_b")
+                   << " | " << count(r, "samples_a") << " → " << count(r, "samples_b") << " |\n";
+            }
+            md << "\n";
+        }
+    }
+    if (auto e = p->find("errors"); e != p->end() && e->is_array() && !e->empty()) {
+        md << "Collections that did not come back:\n\n";
+        for (const json& x : *e)
+            if (x.is_string()) md << "- " << cell(x.get<std::string>()) << "\n";
+        md << "\n";
+    }
 }
 
 } // namespace
@@ -221,6 +325,9 @@ std::string renderMarkdownReport(const ReportInputs& in) {
         for (const auto& f : failures) md << "- " << f << "\n";
         md << "\n";
     }
+
+    // ------------------------------------------------------------------ counters
+    if (haveRun) writeCounters(md, s.measurements[chosen], s.a.label, s.hasB ? s.b.label : "B");
 
     // ------------------------------------------------------------------ SASS diff
     if (in.sassA && in.sassB) {

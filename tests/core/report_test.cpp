@@ -77,7 +77,42 @@ ExperimentSession syntheticSession() {
     return s;
 }
 
+// What `compare --profile` adds to a compare document (shape of core/run/profile_collect.h).
+nlohmann::json profileOfCompare() {
+    return {{"ok", false},
+            {"errors", {"B: samples: kernel_fault: illegal address"}},
+            {"a", {{"kernel_totals", {{"samples", {{"long_scoreboard", 300}, {"wait", 100}}}}}}},
+            {"b", {{"kernel_totals", {{"samples", {{"long_scoreboard", 100}, {"selected", 100}}}}}}},
+            {"metric_deltas", {{{"name", "dram__bytes_read.sum"}, {"unit", "byte"}, {"a", 4096}, {"b", 2048},
+                                {"delta", -2048}, {"ratio", 0.5}}}},
+            {"rows", {{{"row", 3}, {"status", "changed"}, {"opcode_a", "LDG.E"}, {"opcode_b", "LDG.E.128"},
+                       {"executed_a", 4000}, {"executed_b", 1000}, {"executed_delta", -3000},
+                       {"samples_a", 300}, {"samples_b", 90}, {"samples_delta", -210}},
+                      {{"row", 4}, {"status", "equal"}, {"opcode_a", "FFMA"}, {"opcode_b", "FFMA"},
+                       {"executed_a", 10}, {"executed_b", 10}, {"executed_delta", 0},
+                       {"samples_a", 0}, {"samples_b", 0}, {"samples_delta", 0}}}}};
+}
+
 } // namespace
+
+TEST(Report, CountersOfCompareProfileAreTabulated) {
+    ExperimentSession s = syntheticSession();
+    nlohmann::json doc = s.measurements.back();
+    doc["profile"] = profileOfCompare();
+    s.measurements.back() = doc;
+    ReportInputs in;
+    in.session = &s;
+    const std::string md = renderMarkdownReport(in);
+    EXPECT_NE(md.find("## Hardware counters"), std::string::npos) << md;
+    EXPECT_NE(md.find("| dram__bytes_read.sum | byte | 4096 | 2048 | 0.500 |"), std::string::npos) << md;
+    EXPECT_NE(md.find("Stall samples of A (400): long_scoreboard 75.0 %, wait 25.0 %."), std::string::npos) << md;
+    EXPECT_NE(md.find("| 3 | changed | LDG.E | LDG.E.128 | 4000 → 1000 | 300 → 90 |"), std::string::npos) << md;
+    EXPECT_EQ(md.find("| 4 | equal | FFMA"), std::string::npos) << "rows that did not change are left out";
+    EXPECT_NE(md.find("- B: samples: kernel_fault: illegal address"), std::string::npos) << md;
+    // Without a profile there is no such section.
+    s.measurements.back().erase("profile");
+    EXPECT_EQ(renderMarkdownReport(in).find("## Hardware counters"), std::string::npos);
+}
 
 TEST(Report, SyntheticSessionWithRealListings) {
     const ExperimentSession s = syntheticSession();
@@ -139,7 +174,11 @@ TEST(Report, MangledMeasurementsNeverThrow) {
                        {"a", {{"schema", "lowerscope.run/1"}, {"launch", {{"kernel", "k"}, {"registers", 8}}},
                               {"device", {{"compute_capability", "9.0"}}}, {"samples_ms", {1.0, 1.1}}}},
                        {"b", {{"schema", "lowerscope.run/1"}, {"launch", {{"kernel", "k"}}}, {"samples_ms", {0.5, 0.6}}}},
-                       {"agreement", nlohmann::json::array()}}};
+                       {"agreement", nlohmann::json::array()}},
+        nlohmann::json{{"schema", "lowerscope.compare/1"},
+                       {"a", {{"schema", "lowerscope.run/1"}, {"launch", {{"kernel", "k"}}}, {"samples_ms", {1.0, 1.1}}}},
+                       {"b", {{"schema", "lowerscope.run/1"}, {"launch", {{"kernel", "k"}}}, {"samples_ms", {0.5, 0.6}}}},
+                       {"profile", profileOfCompare()}}};
     const nlohmann::json replacements[] = {nullptr, 7, "x", nlohmann::json::array(), nlohmann::json::object()};
     ExperimentSession s;
     s.hasB = true;

@@ -23,7 +23,8 @@ struct ProfileRun {
     json doc;
 };
 
-ProfileRun profile(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+// `lowerscope-cli COMMAND kernels/saxpy.cu --runner RUNNER --json OUT ARGS...` against the fakes.
+ProfileRun cli(const std::string& command, std::vector<std::string> args, std::map<std::string, std::string> env) {
     const fs::path dir = fs::temp_directory_path() / ("lowerscope-profile-test-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     const fs::path out = dir / "profile.json";
@@ -32,7 +33,7 @@ ProfileRun profile(std::vector<std::string> args, std::map<std::string, std::str
     env.emplace("LOWERSCOPE_LIBCUDA", FAKE_GPU);
     env.emplace("LOWERSCOPE_LIBCUPTI", FAKE_GPU);
     ProcessSpec spec;
-    spec.argv = {LOWERSCOPE_CLI, "profile", std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/saxpy.cu", "--runner",
+    spec.argv = {LOWERSCOPE_CLI, command, std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/saxpy.cu", "--runner",
                  RUNNER_BIN, "--json", out.string()};
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     spec.env = std::move(env);
@@ -43,6 +44,18 @@ ProfileRun profile(std::vector<std::string> args, std::map<std::string, std::str
         r.doc = json::parse(in);
     }
     return r;
+}
+
+ProfileRun profile(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+    return cli("profile", std::move(args), std::move(env));
+}
+
+// compare A = defaults, B = an unused define (the same code), quick timing, with --profile.
+ProfileRun compareProfiled(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+    std::vector<std::string> all{"--b", "-DUNUSED_BY_SAXPY=1", "--profile", "--min-samples", "3", "--min-time", "0",
+                                 "--max-time", "5"};
+    all.insert(all.end(), args.begin(), args.end());
+    return cli("compare", std::move(all), std::move(env));
 }
 
 bool toolsPresent() {
@@ -121,4 +134,80 @@ TEST(CliProfile, UnknownCollectionIsAUsageError) {
     ProfileRun r = profile({"--metrics", "kernel,cycles"});
     EXPECT_EQ(r.process.exitCode, 2);
     EXPECT_NE(r.process.stderrText.find("unknown collection 'cycles'"), std::string::npos) << r.process.stderrText;
+}
+
+TEST(CliCompareProfile, BothSidesGetCountersMetricDeltasAndRowDeltasOnTheAlignedDiff) {
+    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    ProfileRun r = compareProfiled({});
+    ASSERT_EQ(r.process.exitCode, 0) << r.process.stderrText;
+    ASSERT_TRUE(r.doc.contains("profile")) << r.doc.dump().substr(0, 400);
+    const json& p = r.doc["profile"];
+    EXPECT_TRUE(p["ok"].get<bool>()) << p["errors"].dump();
+    EXPECT_EQ(p["a"]["schema"], "lowerscope.profile/1");
+    EXPECT_EQ(p["b"]["schema"], "lowerscope.profile/1");
+    EXPECT_EQ(p["a"]["kernel"], "_Z5saxpyifPKfPf");
+    // Both sides ran the same metrics on the fake: every metric has a delta row with B/A = 1.
+    ASSERT_FALSE(p["metric_deltas"].empty());
+    EXPECT_EQ(p["metric_deltas"].size(), p["a"]["metrics"].size());
+    for (const auto& m : p["metric_deltas"]) {
+        EXPECT_DOUBLE_EQ(m["delta"].get<double>(), 0.0) << m.dump();
+        if (!m["ratio"].is_null()) EXPECT_DOUBLE_EQ(m["ratio"].get<double>(), 1.0) << m.dump();
+    }
+    // The fake counts 1000 x (offset/16 + 1) at offsets 0..48: four executed rows per side, aligned
+    // equal (the define changes no code), so each row carries the same count on both sides.
+    ASSERT_EQ(p["rows"].size(), 4u) << p["rows"].dump();
+    for (const auto& row : p["rows"]) {
+        EXPECT_EQ(row["status"], "equal") << row.dump();
+        EXPECT_EQ(row["address_a"], row["address_b"]);
+        EXPECT_EQ(row["executed_a"].get<uint64_t>(), 1000u * (row["address_a"].get<uint64_t>() / 16 + 1)) << row.dump();
+        EXPECT_EQ(row["executed_delta"].get<int64_t>(), 0);
+    }
+    EXPECT_NE(r.process.stdoutText.find("counters (one profiled launch each)"), std::string::npos) << r.process.stdoutText;
+    EXPECT_NE(r.process.stdoutText.find("SASS rows that changed most"), std::string::npos);
+    // The timing part is what it always was.
+    EXPECT_EQ(r.doc["schema"], "lowerscope.compare/1");
+}
+
+TEST(CliCompareProfile, ProfilingUnavailableNeverBreaksTheTiming) {
+    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    ProfileRun r = compareProfiled({}, {{"LOWERSCOPE_LIBCUPTI", "libcupti-that-does-not-exist.so.13"}});
+    EXPECT_EQ(r.process.exitCode, 0) << r.process.stderrText;
+    ASSERT_TRUE(r.doc.contains("profile"));
+    EXPECT_FALSE(r.doc["profile"]["ok"].get<bool>());
+    EXPECT_NE(r.doc["profile"]["errors"].dump().find("no_cupti"), std::string::npos) << r.doc["profile"]["errors"];
+    EXPECT_NE(r.process.stderrText.find("no_cupti"), std::string::npos) << r.process.stderrText;
+    EXPECT_NE(r.process.stdoutText.find("B/A = "), std::string::npos) << "the comparison is still printed";
+}
+
+TEST(CliCompareProfile, UnknownCollectionIsRefusedBeforeAnythingRuns) {
+    ProfileRun r = compareProfiled({"--profile-metrics", "kernel,cycles"});
+    EXPECT_EQ(r.process.exitCode, 2);
+    EXPECT_NE(r.process.stderrText.find("unknown collection 'cycles'"), std::string::npos) << r.process.stderrText;
+    EXPECT_TRUE(r.doc.is_null()) << "nothing measured, nothing written";
+}
+
+TEST(CliCompareProfile, ExperimentReportShowsTheCountersOfBothSides) {
+    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    const fs::path dir = fs::temp_directory_path() / ("lowerscope-experiment-profile-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    ProcessSpec spec;
+    spec.argv = {LOWERSCOPE_CLI, "experiment", std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/saxpy.cu", "--runner",
+                 RUNNER_BIN, "--b", "-DUNUSED_BY_SAXPY=1", "--profile", "--min-samples", "3", "--min-time", "0",
+                 "--max-time", "5", "-o", (dir / "exp").string(), "--hypothesis", "an unused define changes nothing"};
+    spec.env = {{"LOWERSCOPE_CACHE_DIR", (dir / "cache").string()},
+                {"LOWERSCOPE_LIBCUDA", FAKE_GPU},
+                {"LOWERSCOPE_LIBCUPTI", FAKE_GPU}};
+    spec.timeout = std::chrono::seconds(300);
+    const ProcessResult r = runProcess(spec);
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    std::ifstream in(dir / "exp.md");
+    const std::string md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(md.find("## Hardware counters"), std::string::npos) << md;
+    EXPECT_NE(md.find("| dram__bytes_read.sum | byte | 8.38861e+06 | 8.38861e+06 | 1.000 |"), std::string::npos) << md;
+    EXPECT_NE(md.find("Stall samples of A"), std::string::npos) << md;
+    // The session keeps the whole compare document, counters included.
+    std::ifstream sin(dir / "exp.lowerscope");
+    const json session = json::parse(sin);
+    EXPECT_NE(session.dump().find("\"metric_deltas\""), std::string::npos);
+    fs::remove_all(dir);
 }
