@@ -11,6 +11,8 @@
 #include <QLineEdit>
 #include <QToolButton>
 
+#include <algorithm>
+
 namespace lowerscope {
 
 CodeEditor::CodeEditor(QWidget* parent) : QsciScintilla(parent) {
@@ -39,6 +41,10 @@ CodeEditor::CodeEditor(QWidget* parent) : QsciScintilla(parent) {
     markerDefine(QsciScintilla::Background, CurrentMarker);
     markerDefine(QsciScintilla::Circle, ErrorMarker);
     markerDefine(QsciScintilla::Circle, WarningMarker);
+    for (int m = HeatFirst; m <= HeatLast; ++m) markerDefine(QsciScintilla::FullRectangle, m);
+    setMarginType(kHeatMargin, QsciScintilla::SymbolMargin);
+    setMarginMarkerMask(kHeatMargin, ((1 << (HeatLast + 1)) - 1) & ~((1 << HeatFirst) - 1));
+    setMarginWidth(kHeatMargin, 0);
     CodeEditor::applyTheme();
     connect(this, &QsciScintilla::cursorPositionChanged, this, &CodeEditor::checkCursorLine);
 }
@@ -84,6 +90,38 @@ void CodeEditor::applyTheme() {
     setMarkerForegroundColor(QColor(160, 0, 0), ErrorMarker);
     setMarkerBackgroundColor(QColor(240, 180, 0), WarningMarker);
     setMarkerForegroundColor(QColor(160, 110, 0), WarningMarker);
+    for (int l = 1; l <= kHeatLevels; ++l) {
+        // Pale amber to deep red: readable on both themes, and unlike the source-line bands.
+        const QColor c = QColor::fromHsv(40 - 40 * (l - 1) / (kHeatLevels - 1), 60 + 195 * (l - 1) / (kHeatLevels - 1),
+                                         Theme::isDark() ? 200 + 11 * l : 250 - 12 * l);
+        setMarkerBackgroundColor(c, HeatFirst + l - 1);
+        setMarkerForegroundColor(c, HeatFirst + l - 1);
+    }
+}
+
+int CodeEditor::heatLevelOf(double weight) {
+    if (!(weight > 0)) return 0;
+    return std::clamp(1 + int(weight * kHeatLevels - 1e-9), 1, kHeatLevels);
+}
+
+void CodeEditor::setHeat(const std::vector<std::pair<int, double>>& lineAndWeight) {
+    for (int m = HeatFirst; m <= HeatLast; ++m) markerDeleteAll(m);
+    int shown = 0;
+    for (const auto& [line, weight] : lineAndWeight) {
+        const int level = heatLevelOf(weight);
+        if (line < 1 || level == 0 || line > lines()) continue;
+        markerAdd(line - 1, HeatFirst + level - 1);
+        ++shown;
+    }
+    setMarginWidth(kHeatMargin, shown ? 8 : 0);
+}
+
+int CodeEditor::heatLevel(int line) const {
+    if (line < 1) return 0;
+    const unsigned mask = const_cast<CodeEditor*>(this)->markersAtLine(line - 1);
+    for (int m = HeatLast; m >= HeatFirst; --m)
+        if (mask & (1u << m)) return m - HeatFirst + 1;
+    return 0;
 }
 
 void CodeEditor::changeEvent(QEvent* event) {

@@ -19,7 +19,10 @@ class CodeEditor : public QsciScintilla {
 public:
     // Marker numbers. Backgrounds with a higher number are drawn over lower ones.
     enum Marker { BandFirst = 0, BandLast = 11, HighlightMarker = 12, CurrentMarker = 13, ErrorMarker = 14,
-                  WarningMarker = 15 };
+                  WarningMarker = 15, HeatFirst = 16, HeatLast = 20 };
+    // Margin of the profile heat strip (issue 14): one coloured cell per line, hidden without heat.
+    static constexpr int kHeatMargin = 4;
+    static constexpr int kHeatLevels = HeatLast - HeatFirst + 1;
     static constexpr int kAllBandsMask = (1 << 12) - 1;
 
     explicit CodeEditor(QWidget* parent = nullptr);
@@ -30,6 +33,15 @@ public:
     // Highlighted lines (1-based) and the current one (0 = none); scrolls `current` into view.
     void setHighlightedLines(const std::vector<int>& lines, int current, bool scroll);
     std::vector<int> highlightedLines() const;
+
+    // Profile heat: each 1-based line with its weight in (0, 1] (its share of the hottest line's
+    // samples or executed instructions) gets a cell of one of kHeatLevels colours in the heat
+    // margin. An empty list clears the strip and hides the margin.
+    void setHeat(const std::vector<std::pair<int, double>>& lineAndWeight);
+    // The heat level of a line (1..kHeatLevels), 0 when it has none.
+    int heatLevel(int line) const;
+    // Heat level of `weight` in (0, 1]: 1 (coolest) .. kHeatLevels.
+    static int heatLevelOf(double weight);
 
     // 1-based helpers.
     void ensureLineVisibleCentered(int line);

@@ -20,6 +20,8 @@
 #include "views/diff_view.h"
 #include "views/help.h"
 #include "views/measure_pane.h"
+#include "views/profile_heat.h"
+#include "views/profile_pane.h"
 #include "views/ptx_model.h"
 #include "views/ptx_pane.h"
 #include "views/resources_pane.h"
@@ -226,6 +228,15 @@ void MainWindow::createPanes() {
     m_experiment->setSourceLoader([this](const QString& path, const QString& text) { loadText(path, text); });
     // The launch shape the measure pane edits is published on the workspace (occupancy in the diff).
     connect(m_measure, &MeasurePane::blockSizeChanged, m_session, &Workspace::setLaunchShape);
+    // Issue 14: hardware evidence. The launch and the runner are the Measure pane's; a collected
+    // profile also fills the SASS pane's columns, and its heat goes to the Source and PTX strips.
+    m_profilePane = new ProfilePane(m_session, this);
+    m_profilePane->setLaunchSource([this] { return m_measure->launch(); });
+    m_profilePane->setRunnerSource([this] { return m_measure->runnerCommand(); });
+    m_heat = new ProfileHeat(m_session, m_source, m_ptx, this);
+    connect(m_profilePane, &ProfilePane::heatChanged, m_heat, &ProfileHeat::setHeat);
+    connect(m_profilePane, &ProfilePane::profileCollected, this,
+            [this](std::shared_ptr<const ProfileDocument> doc) { m_sass->setProfile(std::move(doc)); });
     // No central widget: every pane is a dock, so any of them can be moved or closed.
     registerPane(QStringLiteral("source"), tr("Source"), m_source, Qt::TopDockWidgetArea);
     registerPane(QStringLiteral("ptx"), tr("PTX"), m_ptx, Qt::TopDockWidgetArea);
@@ -240,6 +251,7 @@ void MainWindow::createPanes() {
     registerPane(QStringLiteral("options-b"), tr("Build options B"), m_compare->detachConfiguration(),
                  Qt::BottomDockWidgetArea);
     registerPane(QStringLiteral("measure"), tr("Measure"), m_measure, Qt::BottomDockWidgetArea);
+    registerPane(QStringLiteral("profile"), tr("Profile"), m_profilePane, Qt::BottomDockWidgetArea);
     registerPane(QStringLiteral("experiment"), tr("Experiment card"), m_card, Qt::BottomDockWidgetArea);
     m_source->editor()->viewport()->installEventFilter(this);
     m_source->editor()->setAcceptDrops(true);
@@ -305,6 +317,9 @@ void MainWindow::defaultLayout() {
     if (optB) optB->setVisible(compareMode());
     sass->raise();
     out->raise();
+    // An open profile is what the user asked to see (--profile, File → Open profile…).
+    if (m_profilePane && m_profilePane->profile())
+        if (QDockWidget* p = pane(QStringLiteral("profile"))) p->raise();
     if (compareMode()) {
         if (QDockWidget* cmp = pane(QStringLiteral("compare")); cmp && wide) cmp->raise();
         else opt->raise(); // narrow: A's options (a tab) beside B's
@@ -751,6 +766,8 @@ bool MainWindow::openProfile(const QString& path, QString* error) {
     }
     try {
         auto doc = std::make_shared<ProfileDocument>(readProfileDocument(text));
+        m_profilePane->setProfile(doc);
+        if (QDockWidget* d = pane(QStringLiteral("profile"))) d->raise();
         const QString note = m_sass->setProfile(std::move(doc));
         if (error) *error = note.isEmpty() ? QString() : tr("The profile is not shown: %1").arg(note);
         // Before the first build there is nothing to check it against yet: it shows when the build

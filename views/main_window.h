@@ -37,6 +37,8 @@ class Workspace;
 class SourcePane;
 class PtxPane;
 class SassPane;
+class ProfilePane;
+class ProfileHeat;
 class BuildOutputPane;
 class ResourcesPane;
 class BuildOptionsPane;
@@ -74,6 +76,7 @@ public:
     SassFilterPane* sassFilterPane() const { return m_filter; }
     ComparePanel* comparePanel() const { return m_compare; }
     MeasurePane* measurePane() const { return m_measure; }
+    ProfilePane* profilePane() const { return m_profilePane; }
     ExperimentCardEditor* experimentCard() const { return m_card; }
     ExperimentController* experiment() const { return m_experiment; }
     QComboBox* kernelCombo() const { return m_kernelCombo; }
@@ -180,6 +183,8 @@ private:
     SassFilterPane* m_filter = nullptr;
     ComparePanel* m_compare = nullptr;
     MeasurePane* m_measure = nullptr;
+    ProfilePane* m_profilePane = nullptr;
+    ProfileHeat* m_heat = nullptr;
     ExperimentCardEditor* m_card = nullptr;
     ExperimentController* m_experiment = nullptr;
     HelpWindow* m_help = nullptr;

@@ -41,7 +41,10 @@ ProfileDocument readProfileDocument(const std::string& text) {
     std::string error;
     const std::optional<json> parsed = parseJsonBounded(text, error, JsonLimits{kMaxBytes, kMaxDepth, 4'000'000});
     if (!parsed) throw ProfileDocumentError("not a readable JSON document: " + error);
-    const json& j = *parsed;
+    return readProfileDocument(*parsed);
+}
+
+ProfileDocument readProfileDocument(const json& j) {
     if (!j.is_object()) throw ProfileDocumentError("not a JSON document");
     const auto schema = j.find("schema");
     if (schema == j.end() || !schema->is_string() || *schema != "lowerscope.profile/1")
@@ -55,6 +58,15 @@ ProfileDocument readProfileDocument(const std::string& text) {
     d.cubinDigest = member(j, "cubin_digest", json::value_t::string, "").get<std::string>();
     if (auto f = j.find("file"); f != j.end() && f->is_string()) d.file = f->get<std::string>();
     if (auto c = j.find("code_digest"); c != j.end() && c->is_string()) d.codeDigest = c->get<std::string>();
+    if (auto dev = j.find("device"); dev != j.end()) {
+        DeviceInfo info;
+        try {
+            fromJson(*dev, info);
+        } catch (const std::exception& e) {
+            throw ProfileDocumentError(std::string("device: ") + e.what());
+        }
+        d.device = std::move(info);
+    }
     if (auto m = j.find("metrics"); m != j.end()) {
         if (!m->is_array()) throw ProfileDocumentError("metrics: expected an array");
         for (const auto& x : *m) {

@@ -5,6 +5,9 @@
 
 #include "core/model.h"
 #include "core/run/profile_data.h"
+#include "core/run/protocol.h"
+
+#include <nlohmann/json.hpp>
 
 #include <optional>
 #include <stdexcept>
@@ -23,6 +26,7 @@ struct ProfileDocument {
     std::string codeDigest;  // sassCodeDigest() of the profiled function ("" in documents without it)
     std::string file;        // the source file's name as written (display only)
     std::vector<ProfileMetric> metrics;
+    std::optional<DeviceInfo> device; // the device it was taken on (its peaks), when recorded
     // Per-instruction counts and samples of every row the document marks as profiled, as one
     // "instructions" profile (the form joinProfiles() takes), keyed like the runner's.
     ProfileData rows;
@@ -37,5 +41,7 @@ std::optional<std::string> profileDocumentMismatch(const ProfileDocument& doc, c
 // ProfileDocumentError naming the problem: not JSON or past a limit (the limit named), another
 // schema, a field of the wrong type.
 ProfileDocument readProfileDocument(const std::string& text);
+// The same for a document already parsed (a profile just collected; compare --profile's sides).
+ProfileDocument readProfileDocument(const nlohmann::json& document);
 
 } // namespace lowerscope
