@@ -4,12 +4,15 @@
 #include "views/main_window.h"
 #include "views/workspace.h"
 
+#include <QComboBox>
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QTimer>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 
 namespace lowerscope {
@@ -47,6 +50,13 @@ void AutomationDriver::onBuildDone() {
             return;
         }
     }
+    if (m_options.attribution) {
+        // Through the toolbar's combo, as a user would: it keeps the menu's Ctrl+I check in step.
+        if (auto* combo = m_window->findChild<QComboBox*>(QStringLiteral("attributionCombo"))) {
+            const int i = combo->findData(int(*m_options.attribution));
+            if (i >= 0) combo->setCurrentIndex(i);
+        }
+    }
     if (m_options.selectLine > 0 && !m_options.selectFile.isEmpty()) {
         QString error;
         if (!m_window->selectSourceLineIn(m_options.selectFile, m_options.selectLine, &error))
@@ -54,6 +64,16 @@ void AutomationDriver::onBuildDone() {
                          m_options.selectLine, qPrintable(error));
     } else if (m_options.selectLine > 0) {
         m_window->selectSourceLine(m_options.selectLine);
+    }
+    if (m_options.selectSass >= 0) {
+        const KernelModel* k = s->kernel();
+        const auto address = uint32_t(m_options.selectSass);
+        const bool known = k && uint64_t(m_options.selectSass) <= UINT32_MAX &&
+                           std::any_of(k->sass.instructions.begin(), k->sass.instructions.end(),
+                                       [address](const SassInstruction& i) { return i.address == address; });
+        if (known) s->selectSassAddress(address);
+        else std::fprintf(stderr, "lowerscope: --select-sass 0x%llx: no instruction of the kernel shown is at that address\n",
+                          m_options.selectSass);
     }
     // Let the selection propagate and the docks settle before grabbing.
     QTimer::singleShot(200, this, &AutomationDriver::finish);

@@ -159,7 +159,8 @@ std::shared_ptr<BuildSnapshot> runRealBuild(const BuildRequest& request, std::at
         QElapsedTimer t;
         t.start();
         // Which file is the document and which are the user's headers (the Source pane's file list).
-        snap->model = buildLoweringModel(snap->result, sourceContextFor(input, toolchain));
+        snap->sources = sourceContextFor(input, toolchain);
+        snap->model = buildLoweringModel(snap->result, snap->sources);
         snap->modelMs = double(t.nsecsElapsed()) / 1e6;
     }
     if (!request.inputPath.isEmpty()) {

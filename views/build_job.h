@@ -37,6 +37,9 @@ struct BuildSnapshot {
     BuildOptions options;
     BuildResult result;
     LoweringModel model;   // empty unless result.ok
+    // Where the document, the project's folders and the toolkit's include folders were for this
+    // build (what model.files was classified by; what a header may be opened from).
+    SourceContext sources;
     QString error;         // pipeline failure text (missing tool, I/O); compile errors are diagnostics
     double modelMs = 0;    // time spent assembling the lowering model
     // What the Input box offers: the archs of a several-arch build, the embedded cubins/PTX of a

@@ -1021,7 +1021,7 @@ bool MainWindow::selectSourceLineIn(const QString& file, int line, QString* erro
         return true;
     }
     if (!m_source->showFile(recorded)) {
-        if (error) *error = tr("%1 is not a file of yours that exists here").arg(QString::fromStdString(recorded));
+        if (error) *error = tr("%1 is not a file of yours or a header of the toolkit that exists here").arg(QString::fromStdString(recorded));
         return false;
     }
     // As for the document: the caret moves there and the pane selects the line, as for a click.

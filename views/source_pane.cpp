@@ -65,8 +65,8 @@ SourcePane::SourcePane(Workspace* session, QWidget* parent) : QWidget(parent), m
     lay->setSpacing(0);
     m_files = new QComboBox(this);
     m_files->setObjectName(QStringLiteral("sourceFileCombo"));
-    m_files->setToolTip(tr("The files this kernel's code comes from: the open document and its headers "
-                           "(headers are shown read-only)"));
+    m_files->setToolTip(tr("The files this kernel's code comes from: the open document, its headers and "
+                           "the CUDA toolkit's headers (headers are shown read-only)"));
     m_files->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_files->hide();
     m_editor = new CodeEditor(this);
@@ -169,7 +169,8 @@ bool SourcePane::showFile(const std::string& recordedPath) {
         m_stack->setCurrentWidget(m_editor);
     } else {
         if (m_headerPath != want->path || m_header->text().isEmpty()) {
-            // A header of the user's (Workspace::sourceFiles only offers those); read as it is now.
+            // A header of the user's or of the build's toolkit (Workspace::sourceFiles only offers
+            // those); read as it is now.
             QFile f(want->path);
             QString text;
             if (f.open(QIODevice::ReadOnly) && f.size() < (64 << 20)) text = QString::fromUtf8(f.readAll());
@@ -185,6 +186,8 @@ bool SourcePane::showFile(const std::string& recordedPath) {
         m_stack->setCurrentWidget(m_header);
         updateHeaderMarks();
     }
+    // Without a build (a document just opened) nothing is offered: the document alone is shown.
+    if (files.empty()) return true;
     const int index = m_files->findData(QString::fromStdString(m_shownFile.empty() ? files.front().recorded : m_shownFile));
     if (index >= 0) m_files->setCurrentIndex(index);
     return true;
@@ -194,8 +197,8 @@ void SourcePane::refreshFiles() {
     const auto files = m_session ? m_session->sourceFiles() : std::vector<ShownSourceFile>{};
     m_files->clear();
     for (const auto& f : files) {
-        const QString name = f.main ? m_session->displayName() : QFileInfo(f.path).fileName();
-        m_files->addItem(f.main ? name : tr("%1 (read-only)").arg(name), QString::fromStdString(f.recorded));
+        const QString text = f.main ? f.label : f.toolkit ? tr("%1 (toolkit, read-only)").arg(f.label) : tr("%1 (read-only)").arg(f.label);
+        m_files->addItem(text, QString::fromStdString(f.recorded));
         m_files->setItemData(m_files->count() - 1, f.main ? m_session->sourcePath() : f.path, Qt::ToolTipRole);
     }
     m_files->setVisible(files.size() > 1);

@@ -274,13 +274,27 @@ std::vector<ShownSourceFile> Workspace::sourceFiles() const {
     std::vector<ShownSourceFile> out;
     if (!m_good) return out;
     const std::string main = mainRecordedFile();
-    out.push_back(ShownSourceFile{main, m_path, true});
-    // Only the user's own files (Main/Project: under the document's folder or an -I folder) that
-    // exist here: a path from line info never leads the pane outside the user's folders.
+    out.push_back(ShownSourceFile{main, m_path, true, false, displayName()});
+    // Only files the core found viewable: the user's own (under the document's folder or an -I
+    // folder) and the toolkit's headers (under the include folders of the nvcc that built), that
+    // exist here. A path from line info never leads the pane anywhere else (docs/SECURITY.md).
     for (const auto& f : m_good->model.files) {
-        if (f.path == main || f.kind != SourceFileKind::Project || f.resolved.empty()) continue;
+        if (f.path == main || !f.viewable || f.resolved.empty()) continue;
+        if (f.kind != SourceFileKind::Project && f.kind != SourceFileKind::Toolkit) continue;
         if (isMainFile(f.path)) continue; // the original of the build copy
-        out.push_back(ShownSourceFile{f.path, QString::fromStdString(f.resolved), false});
+        const QString resolved = QString::fromStdString(f.resolved);
+        ShownSourceFile shown{f.path, resolved, false, f.kind == SourceFileKind::Toolkit, QFileInfo(resolved).fileName()};
+        if (shown.toolkit) {
+            // "cuda/std/__cmath/..." says more than a bare file name among the toolkit's headers.
+            for (const auto& dir : m_good->sources.toolkitIncludeDirs) {
+                const QString rel = QDir(QString::fromStdString(dir)).relativeFilePath(resolved);
+                if (!rel.startsWith(QLatin1String(".."))) {
+                    shown.label = rel;
+                    break;
+                }
+            }
+        }
+        out.push_back(std::move(shown));
     }
     return out;
 }

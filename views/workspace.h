@@ -57,12 +57,15 @@ struct ListingKey {
     }
 };
 
-// A file the Source pane can show: the open document, or a header of the user's that the current
-// build's line info names.
+// A file the Source pane can show: the open document, a header of the user's or a header of the
+// toolkit the build used, that the current build's line info names.
 struct ShownSourceFile {
     std::string recorded; // the path as the compiler recorded it (the key in SourceLoc::file)
     QString path;         // where it is read from (canonical); the open document's own path for it
     bool main = false;    // the open document (editable); headers are shown read-only
+    bool toolkit = false; // under an include folder of the toolkit whose nvcc built (read-only)
+    QString label;        // what the file selector says: the file name, a toolkit header's path
+                          // below its include folder ("cuda/std/cmath")
 };
 
 class Workspace : public QObject {
@@ -149,8 +152,10 @@ public:
     // file; {"", 0} when unknown. AnyFrame shows the innermost frame, as Callee does.
     std::pair<std::string, int> sourcePositionForLoc(const std::optional<SourceLoc>& loc) const;
     // The files the Source pane offers for the current build: the open document first, then every
-    // file of the user's (under the document's folder or an include directory of the build) that
-    // the line info names and that exists here, by path. Empty without a build.
+    // file of the user's (under the document's folder or an include directory of the build), then
+    // every header under an include folder of the build's toolkit, that the line info names and
+    // that exists here, by path (SourceFileInfo::viewable: no other path from line info is ever
+    // read). Empty without a build.
     std::vector<ShownSourceFile> sourceFiles() const;
     // The recorded path of the open document in the current build ("" when none).
     std::string mainRecordedFile() const;

@@ -1,5 +1,6 @@
 // lowerscope: the desktop explorer.
-//   lowerscope [FILE] [build options] [--project DB] [--member NAME] [--select-line N] [--profile P.json]
+//   lowerscope [FILE] [build options] [--project DB] [--member NAME] [--frame F] [--select-line N]
+//              [--select-sass ADDR] [--profile P.json]
 //              [--screenshot OUT.png] [--size WxH] [--dump-state OUT.json] [--quit-after-build]
 //              [--dark|--light] [--compare | --compare-with "B's build flags"]
 // FILE is anything docs/INPUTS.md lists: a .cu, .ptx, cubin, binary or Triton folder.
@@ -28,6 +29,8 @@ struct Args {
     lowerscope::cli::InputFlags input;
     lowerscope::AutomationOptions automation;
     std::string selectLine; // "N" or "FILE:N"
+    std::string selectSass; // "0x1a0" or "416"
+    std::string frame;      // "call-site", "callee", "any"
     std::string profile;
     std::string screenshot, dumpState, size, compareWith;
     bool dark = false, light = false, compare = false;
@@ -45,6 +48,17 @@ void describe(CLI::App& cli, Args& a) {
             return std::regex_match(s, std::regex("(.+:)?[1-9][0-9]{0,8}")) ? std::string()
                                                                             : std::string("expected N or FILE:N, N a positive line number");
         });
+    cli.add_option("--select-sass", a.selectSass,
+                   "Select the SASS instruction at this address after the first build (and any --select-line), "
+                   "as a click on its row: the Source pane opens the file and line it is attributed to")
+        ->type_name("ADDR")
+        ->check([](const std::string& s) {
+            return std::regex_match(s, std::regex("0[xX][0-9a-fA-F]{1,8}|[0-9]{1,10}")) ? std::string()
+                                                                                        : std::string("expected an address, e.g. 0x1a0");
+        });
+    cli.add_option("--frame", a.frame,
+                   "Inlined code → call-site, callee or any (the toolbar's attribution), set before selecting")
+        ->check(CLI::IsMember({"call-site", "callee", "any"}));
     cli.add_option("--profile", a.profile,
                    "Show this lowerscope.profile/1 document (lowerscope-cli profile --json) on the SASS rows")
         ->type_name("PROFILE.json");
@@ -131,6 +145,11 @@ int main(int argc, char** argv) {
         automation.selectLine = std::stoi(colon == std::string::npos ? args.selectLine : args.selectLine.substr(colon + 1));
         if (colon != std::string::npos) automation.selectFile = QString::fromStdString(args.selectLine.substr(0, colon));
     }
+    if (!args.selectSass.empty()) {
+        const bool hex = args.selectSass.size() > 2 && (args.selectSass[1] == 'x' || args.selectSass[1] == 'X');
+        automation.selectSass = std::stoll(hex ? args.selectSass.substr(2) : args.selectSass, nullptr, hex ? 16 : 10);
+    }
+    if (!args.frame.empty()) automation.attribution = lowerscope::parseAttribution(args.frame);
     automation.screenshot = QString::fromStdString(args.screenshot);
     automation.dumpState = QString::fromStdString(args.dumpState);
     const std::string& file = args.file;

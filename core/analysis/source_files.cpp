@@ -82,6 +82,34 @@ PtxListing ptxFileTable(std::string_view text) {
     return l;
 }
 
+std::vector<std::string> toolkitIncludeDirsOf(const std::string& toolkitRoot) {
+    std::vector<std::string> out;
+    if (toolkitRoot.empty()) return out;
+    auto add = [&out](const fs::path& dir) {
+        std::error_code ec;
+        if (!fs::is_directory(dir, ec)) return;
+        const std::string c = canonicalForm(dir.string());
+        if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+    };
+    const fs::path root(toolkitRoot);
+    add(root / "include");
+    std::error_code ec;
+    for (fs::directory_iterator it(root / "targets", ec), end; !ec && it != end; it.increment(ec))
+        add(it->path() / "include");
+    return out;
+}
+
+std::string viewableSourcePath(const std::string& path, const SourceContext& context) {
+    if (path.empty()) return {};
+    const std::string c = canonicalForm(path);
+    std::error_code ec;
+    if (!fs::is_regular_file(c, ec)) return {};
+    for (const auto& d : context.toolkitIncludeDirs)
+        if (under(c, canonicalForm(d))) return c;
+    const SourceFileKind kind = classifySourceFile(c, context);
+    return kind == SourceFileKind::Main || kind == SourceFileKind::Project ? c : std::string();
+}
+
 SourceContext sourceContextFor(const BuildInput& input, const Toolchain& toolchain) {
     SourceContext c;
     if (input.kind == InputKind::CudaSource) c.mainFile = input.path;
@@ -91,6 +119,8 @@ SourceContext sourceContextFor(const BuildInput& input, const Toolchain& toolcha
         if (!root.empty() && std::find(c.toolkitDirs.begin(), c.toolkitDirs.end(), root) == c.toolkitDirs.end())
             c.toolkitDirs.push_back(root);
     }
+    // Headers come from nvcc's toolkit only: ptxas reads no header.
+    if (toolchain.nvcc.found()) c.toolkitIncludeDirs = toolkitIncludeDirsOf(toolkitRootOf(toolchain.nvcc.path));
     return c;
 }
 
@@ -147,6 +177,8 @@ std::vector<SourceFileInfo> collectSourceFiles(const PtxListing& ptx, const std:
         std::error_code ec;
         const std::string canonical = canonicalForm(path);
         if (fs::is_regular_file(canonical, ec)) f.resolved = canonical;
+        f.viewable = !f.resolved.empty() && f.kind != SourceFileKind::System &&
+                     (f.kind != SourceFileKind::Toolkit || viewableSourcePath(f.resolved, context) == f.resolved);
         f.instructions = c.instructions;
         f.callSites = c.callSites;
         out.push_back(std::move(f));

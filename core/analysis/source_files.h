@@ -35,11 +35,15 @@ struct SourceContext {
     std::string mainFile;                 // the .cu that was built, as given (relative to the cwd or absolute)
     std::vector<std::string> projectDirs; // include directories (-I); the main file's folder is always one
     std::vector<std::string> toolkitDirs; // CUDA toolkit roots, e.g. the folder above nvcc's bin/
+    // The include folders of the toolkit whose nvcc built (toolkitIncludeDirsOf its root): the only
+    // toolkit files that may be read and shown (SourceFileInfo::viewable).
+    std::vector<std::string> toolkitIncludeDirs;
 };
 
 // The context of one build input: a CUDA source is the Main file (other kinds have none: their
 // line info names files the user did not open); its folder and the -I directories of its options
-// are the project; the toolkit is where the toolchain's nvcc and ptxas live.
+// are the project; the toolkit is where the toolchain's nvcc and ptxas live, and its include
+// folders are those of nvcc's toolkit (the headers that build was compiled against).
 SourceContext sourceContextFor(const BuildInput& input, const Toolchain& toolchain);
 
 // One file code maps to.
@@ -48,6 +52,10 @@ struct SourceFileInfo {
     std::string resolved;     // canonical absolute path when the file exists here, else ""
     SourceFileKind kind = SourceFileKind::System;
     bool readOnly = true;     // Toolkit and System files are shown read-only
+    // The file may be read and shown (`resolved` is set): a Main or Project file, or a Toolkit file
+    // under SourceContext::toolkitIncludeDirs. Never a System file nor any other path line info
+    // names (line info of an untrusted input is untrusted: docs/SECURITY.md).
+    bool viewable = false;
     int instructions = 0;     // SASS instructions whose inline chain passes through the file
     int callSites = 0;        // SASS instructions whose outermost frame (call site) is in the file
     bool operator==(const SourceFileInfo&) const = default;
@@ -55,6 +63,15 @@ struct SourceFileInfo {
 
 // The toolkit root of an nvcc path ("/usr/local/cuda/bin/nvcc" → "/usr/local/cuda"); "" if unknown.
 std::string toolkitRootOf(const std::string& nvccPath);
+
+// The include folders of a toolkit root that exist, canonical: <root>/include and
+// <root>/targets/*/include (where nvcc.profile points nvcc's -I and -isystem). Empty for "".
+std::vector<std::string> toolkitIncludeDirsOf(const std::string& toolkitRoot);
+
+// Whether `path` (any form; symbolic links are resolved) names a regular file that may be shown
+// read from disk for this build: the Main file, a file under the main file's folder or a project
+// folder, or a file under a toolkit include folder. Returns its canonical path, or "" when not.
+std::string viewableSourcePath(const std::string& path, const SourceContext& context);
 
 // Classifies one recorded path.
 SourceFileKind classifySourceFile(const std::string& recordedPath, const SourceContext& context);

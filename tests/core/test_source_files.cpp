@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <unistd.h>
 
@@ -91,6 +92,10 @@ TEST(SourceFiles, CollectsEveryFrameAndThePtxTable) {
     EXPECT_EQ(files[2].instructions, 0);
     EXPECT_EQ(files[3].kind, SourceFileKind::Toolkit);
     EXPECT_TRUE(files[3].readOnly);
+    // The user's files that exist may be shown; a toolkit header only under the toolkit's include
+    // folders, which this context does not name.
+    EXPECT_TRUE(files[0].viewable && files[1].viewable && files[2].viewable);
+    EXPECT_FALSE(files[3].viewable);
     EXPECT_EQ(files[3].resolved, fs::weakly_canonical(t.root / "cuda/targets/include/cuda_fp16.hpp").string());
     // A file that does not exist here is listed, unresolved.
     f.instructions.push_back(at("/gone/away.cuh", 1));
@@ -101,6 +106,62 @@ TEST(SourceFiles, CollectsEveryFrameAndThePtxTable) {
             gone = true;
             EXPECT_TRUE(x.resolved.empty());
             EXPECT_EQ(x.kind, SourceFileKind::System);
+            EXPECT_FALSE(x.viewable);
         }
     EXPECT_TRUE(gone);
+}
+
+// Line info of an untrusted cubin or document may name any path: only files inside the user's
+// folders and headers inside the include folders of the toolkit whose nvcc built may be shown,
+// after resolving `..` and symbolic links (docs/SECURITY.md).
+TEST(SourceFiles, ToolkitHeadersAreViewableOnlyUnderTheToolkitsIncludeFolders) {
+    Tree t;
+    const fs::path inc = t.root / "cuda/targets/x86_64-linux/include";
+    for (const char* f : {"cuda/targets/x86_64-linux/include/cuda_fp16.hpp", "cuda/targets/x86_64-linux/include/cuda/std/cmath",
+                          "cuda/nvvm/include/nvvm.h", "secret/key.h"}) {
+        fs::create_directories((t.root / f).parent_path());
+        std::ofstream(t.root / f) << "//\n";
+    }
+    fs::create_directory_symlink("targets/x86_64-linux/include", t.root / "cuda/include"); // as the toolkit ships it
+    fs::create_symlink(t.root / "secret/key.h", inc / "escape.h");    // a link inside that points out
+    fs::create_symlink(t.root / "secret/key.h", t.root / "proj/link.cuh");
+
+    EXPECT_EQ(toolkitIncludeDirsOf(t.p("cuda")), std::vector<std::string>{fs::canonical(inc).string()});
+    EXPECT_TRUE(toolkitIncludeDirsOf("").empty());
+    EXPECT_TRUE(toolkitIncludeDirsOf(t.p("nowhere")).empty());
+
+    BuildInput input;
+    input.path = t.p("proj/main.cu");
+    Toolchain tc;
+    tc.nvcc.path = t.p("cuda/bin/nvcc");
+    const SourceContext c = sourceContextFor(input, tc);
+    ASSERT_EQ(c.toolkitIncludeDirs.size(), 1u);
+    EXPECT_EQ(c.toolkitDirs, std::vector<std::string>{fs::canonical(t.root / "cuda").string()});
+
+    const std::string fp16 = fs::canonical(inc / "cuda_fp16.hpp").string();
+    EXPECT_EQ(viewableSourcePath(t.p("cuda/bin/../targets/x86_64-linux/include/cuda_fp16.hpp"), c), fp16);
+    EXPECT_EQ(viewableSourcePath(t.p("cuda/include/cuda_fp16.hpp"), c), fp16); // through the link
+    EXPECT_EQ(viewableSourcePath(t.p("cuda/include/cuda/std/cmath"), c), fs::canonical(inc / "cuda/std/cmath").string());
+    EXPECT_EQ(viewableSourcePath(t.p("proj/main.cu"), c), fs::canonical(t.root / "proj/main.cu").string());
+    EXPECT_EQ(viewableSourcePath(t.p("proj/inc/tile.cuh"), c), fs::canonical(t.root / "proj/inc/tile.cuh").string());
+    // Refused: toolkit files outside its include folders, links and `..` that lead out, files
+    // outside every folder, folders, files that do not exist.
+    EXPECT_EQ(viewableSourcePath(t.p("cuda/nvvm/include/nvvm.h"), c), "");
+    EXPECT_EQ(viewableSourcePath(t.p("cuda/bin/nvcc"), c), "");
+    EXPECT_EQ(viewableSourcePath((inc / "escape.h").string(), c), "");
+    EXPECT_EQ(viewableSourcePath(t.p("cuda/include/../../../secret/key.h"), c), "");
+    EXPECT_EQ(viewableSourcePath(t.p("proj/link.cuh"), c), "");
+    EXPECT_EQ(viewableSourcePath(t.p("secret/key.h"), c), "");
+    EXPECT_EQ(viewableSourcePath(t.p("usr/include/stdio.h"), c), "");
+    EXPECT_EQ(viewableSourcePath(t.p("cuda/include"), c), "");
+    EXPECT_EQ(viewableSourcePath(t.p("proj/nope.cuh"), c), "");
+    EXPECT_EQ(viewableSourcePath("", c), "");
+
+    SassFunction f;
+    f.instructions = {at(t.p("proj/main.cu"), 3), at(t.p("cuda/bin/../targets/x86_64-linux/include/cuda_fp16.hpp"), 10),
+                      at(t.p("cuda/nvvm/include/nvvm.h"), 2), at((inc / "escape.h").string(), 1), at(t.p("secret/key.h"), 1)};
+    std::map<std::string, bool> viewable;
+    for (const auto& x : collectSourceFiles(PtxListing{}, {&f}, c)) viewable[fs::path(x.path).filename().string()] = x.viewable;
+    EXPECT_EQ(viewable, (std::map<std::string, bool>{
+                            {"main.cu", true}, {"cuda_fp16.hpp", true}, {"nvvm.h", false}, {"escape.h", false}, {"key.h", false}}));
 }

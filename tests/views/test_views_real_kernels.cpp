@@ -325,6 +325,69 @@ private slots:
         QVERIFY(!m_w->selectSourceLineIn(QStringLiteral("nosuch.cuh"), 3, &error));
         QVERIFY2(error.contains(QLatin1String("header_family_gemm.cuh")), qPrintable(error)); // lists the files
     }
+    // __half arithmetic: __hfma and __hmul are written in the toolkit's cuda_fp16.hpp and inlined
+    // into the kernel. The Source pane offers that header, marked as the toolkit's and read-only,
+    // only because it lies under the include folder of the nvcc that built; a SASS click whose
+    // (callee) line is in it opens it there.
+    void toolkitHeadersOpenReadOnly() {
+        const QString cu = QStringLiteral(LOWERSCOPE_SOURCE_DIR "/tests/data/headers/half_toolkit.cu");
+        QVERIFY(openAndBuild(cu));
+        const SourceContext& sources = ws()->snapshot()->sources;
+        QVERIFY(!sources.toolkitIncludeDirs.empty());
+        ShownSourceFile fp16;
+        for (const auto& f : ws()->sourceFiles()) {
+            if (f.main) continue;
+            // Every header offered here is the toolkit's, inside one of its include folders.
+            QVERIFY2(f.toolkit, qPrintable(f.path));
+            bool inside = false;
+            for (const auto& dir : sources.toolkitIncludeDirs)
+                inside = inside || f.path.startsWith(QString::fromStdString(dir) + QLatin1Char('/'));
+            QVERIFY2(inside, qPrintable(f.path));
+            if (f.label == QLatin1String("cuda_fp16.hpp")) fp16 = f;
+        }
+        QVERIFY(!fp16.recorded.empty());
+        SourcePane* sp = m_w->sourcePane();
+        m_w->pane(QStringLiteral("source"))->raise();
+        QVERIFY(sp->fileSelector()->isVisible());
+        const int item = sp->fileSelector()->findData(QString::fromStdString(fp16.recorded));
+        QVERIFY(item > 0);
+        QCOMPARE(sp->fileSelector()->itemText(item), QStringLiteral("cuda_fp16.hpp (toolkit, read-only)"));
+
+        // Callee attribution: the half-precision FMA's row is a line of cuda_fp16.hpp.
+        ws()->setAttribution(InlineAttribution::Callee);
+        const KernelModel* k = ws()->kernel();
+        const SassModel* m = m_w->sassPane()->model();
+        int row = -1, line = 0;
+        for (int r = 0; r < m->rowCount() && row < 0; ++r) {
+            const SourceLoc& loc = k->sass.instructions[size_t(r)].source;
+            if (loc.valid() && loc.file == fp16.recorded && k->sass.instructions[size_t(r)].mnemonic.rfind("HFMA2", 0) == 0) {
+                row = r;
+                line = loc.line;
+            }
+        }
+        QVERIFY2(row >= 0, "no HFMA2 written in cuda_fp16.hpp");
+        QCOMPARE(m->index(row, SassModel::SourceLineColumn).data().toString(), QStringLiteral("cuda_fp16.hpp:%1").arg(line));
+        m_w->sassPane()->view()->setCurrentIndex(m->index(row, SassModel::OpcodeColumn));
+        QCOMPARE(sp->shownFile(), fp16.recorded);
+        QTRY_VERIFY(sp->headerEditor()->isVisible());
+        QCOMPARE(sp->headerEditor()->text(), readAll(fp16.path));
+        QVERIFY(sp->headerEditor()->isReadOnly());
+        QCOMPARE(sp->headerEditor()->highlightedLines(), std::vector<int>{line});
+        int caret = 0, index = 0;
+        sp->headerEditor()->getCursorPosition(&caret, &index);
+        QCOMPARE(caret + 1, line);
+        QCOMPARE(sp->fileSelector()->currentData().toString().toStdString(), fp16.recorded);
+        // The text is the toolkit's: typing changes nothing.
+        const QString before = sp->headerEditor()->text();
+        sp->headerEditor()->setFocus();
+        QTest::keyClicks(sp->headerEditor(), QStringLiteral("xyz"));
+        QCOMPARE(sp->headerEditor()->text(), before);
+        // Under call-site attribution the same row is the kernel's own line: the document returns.
+        ws()->setAttribution(InlineAttribution::CallSite);
+        m_w->sassPane()->view()->setCurrentIndex(m->index(row, SassModel::AddressColumn));
+        QVERIFY(sp->shownFile().empty());
+        QCOMPARE(ws()->selection().sourceLine, 7);
+    }
 };
 
 QTEST_MAIN(RealKernelsTest)
