@@ -334,6 +334,10 @@ TEST(Lifetime, WatchdogKillsTheGroupsAndRemovesTheFoldersOfAKilledParent) {
     }
     auto [sh, sleeper] = readPids(pids);
     ASSERT_GT(sleeper, 0);
+    // runProcess hands the child's group to the watchdog just after posix_spawn returns; the shell
+    // can write its pids before that (seen under ASan on a loaded machine). A kill inside that window
+    // is a known limitation (docs/SECURITY.md); what is tested here is a kill after it.
+    std::this_thread::sleep_for(300ms);
     ::kill(pid, SIGKILL); // no handler, no destructor: only the watchdog can clean up
     ::waitpid(pid, nullptr, 0);
     EXPECT_TRUE(waitGone(sh)) << "the child outlived its killed parent";
