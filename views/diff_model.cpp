@@ -40,6 +40,9 @@ QFont monoFont() { return QFontDatabase::systemFont(QFontDatabase::FixedFont); }
 SassDiffModel::SassDiffModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void SassDiffModel::setDiff(SassDiff diff, SassFunction a, SassFunction b) {
+    m_profileRows.clear();
+    m_profileOfRow.clear();
+    m_hasProfiles = false;
     beginResetModel();
     m_diff = std::move(diff);
     m_a = std::move(a);
@@ -79,6 +82,18 @@ int SassDiffModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : int(m_diff.rows.size());
 }
 
+void SassDiffModel::setProfileRows(std::vector<ProfileRowDelta> rows) {
+    m_profileRows = std::move(rows);
+    m_hasProfiles = !m_profileRows.empty();
+    m_profileOfRow.assign(m_diff.rows.size(), -1);
+    for (size_t i = 0; i < m_profileRows.size(); ++i) {
+        const int r = m_profileRows[i].row;
+        if (r >= 0 && r < int(m_profileOfRow.size())) m_profileOfRow[size_t(r)] = int(i);
+    }
+    if (!m_diff.rows.empty()) emit dataChanged(index(0, ExecutedColumn), index(rowCount() - 1, SamplesColumn));
+    emit headerDataChanged(Qt::Horizontal, ExecutedColumn, SamplesColumn);
+}
+
 int SassDiffModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant SassDiffModel::data(const QModelIndex& index, int role) const {
@@ -88,9 +103,17 @@ QVariant SassDiffModel::data(const QModelIndex& index, int role) const {
         row.a >= 0 && row.a < int(m_a.instructions.size()) ? &m_a.instructions[size_t(row.a)] : nullptr;
     const SassInstruction* ib =
         row.b >= 0 && row.b < int(m_b.instructions.size()) ? &m_b.instructions[size_t(row.b)] : nullptr;
+    const int pi = index.row() < int(m_profileOfRow.size()) ? m_profileOfRow[size_t(index.row())] : -1;
+    const ProfileRowDelta* prof = pi >= 0 ? &m_profileRows[size_t(pi)] : nullptr;
+    auto arrow = [](uint64_t a, uint64_t b) {
+        return QStringLiteral("%1 → %2").arg(QString::fromStdString(formatCount(a)), QString::fromStdString(formatCount(b)));
+    };
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
+        case ExecutedColumn: return prof ? arrow(prof->executedA, prof->executedB) : QString();
+        case SamplesColumn:
+            return prof && (prof->samplesA || prof->samplesB) ? arrow(prof->samplesA, prof->samplesB) : QString();
         case StatusColumn: return QString(QChar("=~+-"[int(row.status)]));
         case SourceLineColumn: return row.source.line > 0 ? QVariant(row.source.line) : QVariant(QString());
         case AddressAColumn: return ia ? hexAddress(ia->address) : QString();
@@ -100,6 +123,16 @@ QVariant SassDiffModel::data(const QModelIndex& index, int role) const {
         }
         return {};
     case Qt::ToolTipRole: {
+        if (prof && (index.column() == ExecutedColumn || index.column() == SamplesColumn)) {
+            return tr("Warp instructions executed: %1 → %2 (%3)\nStall samples: %4 → %5")
+                .arg(prof->executedA)
+                .arg(prof->executedB)
+                .arg(prof->executedA ? QStringLiteral("%1 %").arg(100.0 * (double(prof->executedB) - double(prof->executedA)) /
+                                                                   double(prof->executedA), 0, 'f', 1)
+                                     : QStringLiteral("new"))
+                .arg(prof->samplesA)
+                .arg(prof->samplesB);
+        }
         QString tip = QString::fromLatin1(diffStatusName(row.status));
         if (row.source.line > 0)
             tip += QStringLiteral(" · %1:%2").arg(QString::fromStdString(row.source.file)).arg(row.source.line);
@@ -114,8 +147,13 @@ QVariant SassDiffModel::data(const QModelIndex& index, int role) const {
         return {};
     case Qt::TextAlignmentRole:
         if (index.column() == StatusColumn) return int(Qt::AlignCenter);
-        if (index.column() == SourceLineColumn) return int(Qt::AlignRight | Qt::AlignVCenter);
+        if (index.column() == SourceLineColumn || index.column() == ExecutedColumn || index.column() == SamplesColumn)
+            return int(Qt::AlignRight | Qt::AlignVCenter);
         return {};
+    case ExecutedDeltaRole:
+        return prof ? QVariant(qlonglong(prof->executedB) - qlonglong(prof->executedA)) : QVariant();
+    case SamplesDeltaRole:
+        return prof ? QVariant(qlonglong(prof->samplesB) - qlonglong(prof->samplesA)) : QVariant();
     case StatusRole: return int(row.status);
     case SourceLineRole: return row.source.line;
     case IndexARole: return row.a;
@@ -133,6 +171,8 @@ QVariant SassDiffModel::headerData(int section, Qt::Orientation orientation, int
     case InstructionAColumn: return m_labelA;
     case AddressBColumn: return tr("Addr %1").arg(m_labelB);
     case InstructionBColumn: return m_labelB;
+    case ExecutedColumn: return tr("Executed %1 → %2").arg(m_labelA, m_labelB);
+    case SamplesColumn: return tr("Stall samples %1 → %2").arg(m_labelA, m_labelB);
     }
     return {};
 }

@@ -6,6 +6,7 @@
 // The views only look rows up: alignment, deltas and occupancy come from the core.
 
 #include "core/analysis/diff.h"
+#include "core/run/profile_collect.h"
 
 #include <QAbstractTableModel>
 #include <QColor>
@@ -23,12 +24,14 @@ class SassDiffModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Columns { StatusColumn, SourceLineColumn, AddressAColumn, InstructionAColumn, AddressBColumn,
-                   InstructionBColumn, ColumnCount };
+                   InstructionBColumn, ExecutedColumn, SamplesColumn, ColumnCount };
     enum Roles {
         StatusRole = Qt::UserRole + 1, // int(DiffStatus)
         SourceLineRole,                // int, 0 = no line info
         IndexARole,                    // int, instruction index in A, -1 when the row is B only
         IndexBRole,                    // int, instruction index in B, -1 when the row is A only
+        ExecutedDeltaRole,             // qlonglong, B − A warp instructions executed (profiles)
+        SamplesDeltaRole,              // qlonglong, B − A stall samples (profiles)
     };
 
     explicit SassDiffModel(QObject* parent = nullptr);
@@ -37,6 +40,10 @@ public:
     void setDiff(SassDiff diff, SassFunction a, SassFunction b);
     void clear();
     void setLabels(const QString& a, const QString& b);
+    // Hardware evidence of both sides on the rows of the current diff (issue 14): executed counts
+    // and stall samples per row, A → B (core profileRowDeltas over this diff). Empty = none.
+    void setProfileRows(std::vector<ProfileRowDelta> rows);
+    bool hasProfiles() const { return m_hasProfiles; }
 
     const SassDiff& diff() const { return m_diff; }
     const SassFunction& functionA() const { return m_a; }
@@ -58,6 +65,9 @@ private:
     SassDiff m_diff;
     SassFunction m_a, m_b;
     QString m_labelA = QStringLiteral("A"), m_labelB = QStringLiteral("B");
+    std::vector<int> m_profileOfRow; // row → index into m_profileRows, -1 = nothing executed
+    std::vector<ProfileRowDelta> m_profileRows;
+    bool m_hasProfiles = false;
 };
 
 class LineDeltaModel : public QAbstractTableModel {

@@ -1,5 +1,8 @@
 #include "views/diff_view.h"
 
+#include "core/run/buffer_data.h"
+#include "core/run/profile_join.h"
+
 #include "core/analysis/diff.h"
 #include "views/build_job.h"
 #include "views/diff_model.h"
@@ -43,6 +46,8 @@ CompareSide CompareSide::fromSnapshot(const BuildSnapshot* snapshot, int kernelI
     side.kernel = QString::fromStdString(k.name);
     side.arch = QString::fromStdString(snapshot->model.arch.empty() ? snapshot->options.arch : snapshot->model.arch);
     side.sass = k.sass;
+    side.mangled = k.mangled;
+    side.cubinDigest = digestHex(snapshot->result.cubin.data(), snapshot->result.cubin.size());
     side.resources = k.resources;
     side.lines = k.lines;
     side.total = k.total;
@@ -304,6 +309,7 @@ void DiffView::recompute() {
         m_summary->setText(!m_a.valid && !m_b.valid ? tr("Build A and B to compare them.")
                            : !m_a.valid             ? tr("Waiting for a successful build of %1.").arg(m_a.label)
                                                     : tr("Waiting for a successful build of %1.").arg(m_b.label));
+        applyProfiles();
         updateResources();
         updateMixChart();
         emit diffChanged();
@@ -329,10 +335,50 @@ void DiffView::recompute() {
                            .arg(s.added)
                            .arg(s.removed)
                            .arg(m_diffModel->diff().hunks.size()));
+    applyProfiles();
     updateResources();
     updateMixChart();
     updateVisibleRange();
     emit diffChanged();
+}
+
+void DiffView::setProfiles(std::shared_ptr<const ProfileDocument> a, std::shared_ptr<const ProfileDocument> b) {
+    m_profileA = std::move(a);
+    m_profileB = std::move(b);
+    applyProfiles();
+}
+
+void DiffView::applyProfiles() {
+    m_profileNote.clear();
+    bool shown = false;
+    if (m_a.valid && m_b.valid && (m_profileA || m_profileB)) {
+        auto join = [this](const std::shared_ptr<const ProfileDocument>& doc, const CompareSide& side,
+                           std::optional<ProfileJoin>& out) {
+            if (!doc) {
+                m_profileNote += tr("%1 has no profile. ").arg(side.label);
+                return;
+            }
+            if (auto why = profileDocumentMismatch(*doc, side.cubinDigest, side.sass, side.mangled)) {
+                m_profileNote += tr("%1's profile is not of this build: %2. ").arg(side.label, QString::fromStdString(*why));
+                return;
+            }
+            out = joinProfiles(side.sass, {&doc->rows});
+        };
+        std::optional<ProfileJoin> ja, jb;
+        join(m_profileA, m_a, ja);
+        join(m_profileB, m_b, jb);
+        if (ja && jb) {
+            m_diffModel->setProfileRows(profileRowDeltas(m_diffModel->diff(), *ja, *jb));
+            shown = true;
+        }
+    }
+    if (!shown) m_diffModel->setProfileRows({});
+    m_table->setColumnHidden(SassDiffModel::ExecutedColumn, !shown);
+    m_table->setColumnHidden(SassDiffModel::SamplesColumn, !shown);
+    if (shown) {
+        m_table->setColumnWidth(SassDiffModel::InstructionBColumn, 330);
+        m_table->setColumnWidth(SassDiffModel::ExecutedColumn, 150);
+    }
 }
 
 void DiffView::updateResources() {

@@ -8,10 +8,12 @@
 
 #include "core/build/build.h"
 #include "core/model.h"
+#include "core/run/profile_document.h"
 
 #include <QString>
 #include <QWidget>
 
+#include <memory>
 #include <vector>
 
 class QAction;
@@ -38,6 +40,8 @@ struct CompareSide {
     QString kernel;          // display name
     QString arch;            // "sm_90"
     SassFunction sass;
+    std::string mangled;      // the kernel's symbol
+    std::string cubinDigest;  // XXH3-64 hex of the build's cubin (profiles are checked against it)
     Resources resources;
     std::vector<LineAggregate> lines; // per source line (call-site attribution)
     LineAggregate total;
@@ -115,6 +119,11 @@ public:
     QAction* nextDifferenceAction() const { return m_nextAction; }     // Alt+Down
     QAction* previousDifferenceAction() const { return m_prevAction; } // Alt+Up
     QCheckBox* renamingCheck() const { return m_renaming; }
+    // Profiles of A and B (either may be null): shown as per-row executed/sample columns of the
+    // aligned diff while each fits its side's build (profileDocumentMismatch); otherwise hidden,
+    // and profileNote() says why.
+    void setProfiles(std::shared_ptr<const ProfileDocument> a, std::shared_ptr<const ProfileDocument> b);
+    const QString& profileNote() const { return m_profileNote; }
     // Per-source-line deltas for the Source pane margin (data; the pane draws it).
     const std::vector<LineDelta>& lineDeltas() const;
     // "+2 ins, +5 stall" for a line of the main file, "" when unchanged or without code.
@@ -129,8 +138,11 @@ private:
     void updateMixChart();
     void updateResources();
     void updateVisibleRange();
+    void applyProfiles();
 
     CompareSide m_a, m_b;
+    std::shared_ptr<const ProfileDocument> m_profileA, m_profileB;
+    QString m_profileNote;
     int m_blockThreads = 0, m_dynamicShared = 0;
     SassDiffModel* m_diffModel;
     LineDeltaModel* m_lineModel;

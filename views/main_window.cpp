@@ -235,8 +235,15 @@ void MainWindow::createPanes() {
     m_profilePane->setRunnerSource([this] { return m_measure->runnerCommand(); });
     m_heat = new ProfileHeat(m_session, m_source, m_ptx, this);
     connect(m_profilePane, &ProfilePane::heatChanged, m_heat, &ProfileHeat::setHeat);
-    connect(m_profilePane, &ProfilePane::profileCollected, this,
-            [this](std::shared_ptr<const ProfileDocument> doc) { m_sass->setProfile(std::move(doc)); });
+    m_profilePane->setSessionB(m_compare->sessionB(), [this] { return m_compare->isActive(); });
+    connect(m_profilePane, &ProfilePane::profileCollected, this, [this](std::shared_ptr<const ProfileDocument> doc) {
+        m_sass->setProfile(std::move(doc));
+        m_compare->diffView()->setProfiles(m_profilePane->profile(), m_profilePane->profileB());
+    });
+    // B's profile: per-row executed counts and stall samples on the aligned diff.
+    connect(m_profilePane, &ProfilePane::profileCollectedB, this, [this](std::shared_ptr<const ProfileDocument>) {
+        m_compare->diffView()->setProfiles(m_profilePane->profile(), m_profilePane->profileB());
+    });
     // No central widget: every pane is a dock, so any of them can be moved or closed.
     registerPane(QStringLiteral("source"), tr("Source"), m_source, Qt::TopDockWidgetArea);
     registerPane(QStringLiteral("ptx"), tr("PTX"), m_ptx, Qt::TopDockWidgetArea);

@@ -89,7 +89,7 @@ QProgressBar* bar(double percent, const QString& text) {
     b->setFormat(text);
     b->setTextVisible(true);
     b->setMaximumHeight(18);
-    b->setMinimumWidth(130);
+    b->setMinimumWidth(170);
     return b;
 }
 
@@ -135,6 +135,8 @@ void ProfilePane::buildUi() {
     m_metrics->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_metrics->horizontalHeader()->setStretchLastSection(true);
     m_metrics->horizontalHeader()->setMinimumSectionSize(60);
+    // Name and a readable bar ("4066 GFLOP/s of 66908") side by side, whatever the dock's width.
+    m_metrics->setMinimumWidth(320);
     m_metrics->setWordWrap(false);
     m_metrics->verticalHeader()->setDefaultSectionSize(20);
     m_metrics->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -142,13 +144,14 @@ void ProfilePane::buildUi() {
 
     m_chart = new QChartView(split);
     m_chart->setRenderHint(QPainter::Antialiasing);
-    m_chart->setMinimumWidth(260);
+    m_chart->setMinimumWidth(230);
 
     m_hotTable = new QTableWidget(0, 5, split);
     m_hotTable->setHorizontalHeaderLabels({tr("Share"), tr("Line"), tr("SASS"), tr("Executed"), tr("Top stall reasons")});
     m_hotTable->verticalHeader()->setVisible(false);
     m_hotTable->horizontalHeader()->setStretchLastSection(true);
     m_hotTable->setWordWrap(false);
+    m_hotTable->setMinimumWidth(240);
     m_hotTable->verticalHeader()->setDefaultSectionSize(20);
     m_hotTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_hotTable->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -172,58 +175,86 @@ void ProfilePane::buildUi() {
     });
 }
 
-quint64 ProfilePane::run() {
-    SnapshotPtr snap = m_session ? m_session->snapshot() : nullptr;
-    const KernelModel* k = m_session ? m_session->kernel() : nullptr;
-    if (!snap || !snap->ok() || !k) {
-        m_status->setText(tr("Build the kernel first."));
-        return 0;
+void ProfilePane::setSessionB(Workspace* b, std::function<bool()> active) {
+    m_sessionB = b;
+    m_activeB = std::move(active);
+    if (b) {
+        connect(b, &Workspace::snapshotChanged, this, &ProfilePane::apply);
+        connect(b, &Workspace::kernelChanged, this, &ProfilePane::apply);
     }
-    ProfileJobRequest request;
-    request.side.label = "A";
+}
+
+bool ProfilePane::requestFor(Workspace* ws, ProfileJobRequest& request, QString& why) const {
+    SnapshotPtr snap = ws ? ws->snapshot() : nullptr;
+    const KernelModel* k = ws ? ws->kernel() : nullptr;
+    if (!snap || !snap->ok() || !k) {
+        why = tr("Build the kernel first.");
+        return false;
+    }
     request.side.cubin = snap->result.cubin;
     request.side.mangled = k->mangled;
     request.side.signature = k->name;
-    request.side.file = m_session->displayName().toStdString();
+    request.side.file = ws->displayName().toStdString();
     request.side.buildOptions = shellQuote(toNvccArgs(snap->options));
     if (k->ptxFunction >= 0 && k->ptxFunction < int(snap->model.ptx.functions.size()))
         request.side.params = snap->model.ptx.functions[size_t(k->ptxFunction)].params;
     request.sass = std::shared_ptr<const SassFunction>(snap, &k->sass);
     request.arch = snap->model.arch;
-    if (m_launch) {
-        request.launch = m_launch();
-    } else {
-        const PtxLaunchBounds* bounds = nullptr;
-        request.launch = defaultLaunch(request.side.file, k->name, request.side.params, nullptr, bounds);
-    }
+    if (m_launch) request.launch = m_launch();
+    else request.launch = defaultLaunch(request.side.file, k->name, request.side.params);
     if (m_runner) request.runnerCommand = m_runner();
+    return true;
+}
+
+quint64 ProfilePane::run() {
+    ProfileJobRequest a;
+    QString why;
+    if (!requestFor(m_session, a, why)) {
+        m_status->setText(why);
+        return 0;
+    }
+    std::optional<ProfileJobRequest> b;
+    if (m_sessionB && m_activeB && m_activeB()) {
+        ProfileJobRequest rb;
+        QString whyB;
+        if (requestFor(m_sessionB, rb, whyB)) b = std::move(rb);
+    }
     if (m_running) m_jobs->cancel(m_running);
-    m_status->setText(tr("Profiling %1: starting the runner…").arg(QString::fromStdString(k->name)));
+    const QString name = QString::fromStdString(a.side.signature);
+    m_status->setText(b ? tr("Profiling A and B: starting the runner…") : tr("Profiling %1: starting the runner…").arg(name));
     QPointer<ProfilePane> self(this);
     auto backend = m_backend;
-    const quint64 id = m_jobs->start<ProfileJobOutcome>(
-        this, QStringLiteral("profile"), tr("Profile %1").arg(QString::fromStdString(k->name)),
-        [backend, request, self](quint64 jobId, std::atomic<bool>* cancel) mutable {
-            request.jobId = jobId;
-            ProfileStageFn stage = [self, jobId](const std::string& c) {
-                QMetaObject::invokeMethod(
-                    self.data(),
-                    [self, jobId, c] {
-                        if (self && self->m_running == jobId)
-                            self->m_status->setText(self->tr("Profiling: collecting %1…").arg(QString::fromStdString(c)));
-                    },
-                    Qt::QueuedConnection);
+    const quint64 id = m_jobs->start<Outcomes>(
+        this, QStringLiteral("profile"), b ? tr("Profile A/B") : tr("Profile %1").arg(name),
+        [backend, a, b, self](quint64 jobId, std::atomic<bool>* cancel) mutable {
+            auto one = [&](ProfileJobRequest& r, const QString& label) {
+                r.jobId = jobId;
+                ProfileStageFn stage = [self, jobId, label](const std::string& c) {
+                    QMetaObject::invokeMethod(
+                        self.data(),
+                        [self, jobId, label, c] {
+                            if (self && self->m_running == jobId)
+                                self->m_status->setText(self->tr("Profiling%1: collecting %2…")
+                                                            .arg(label.isEmpty() ? QString() : QStringLiteral(" ") + label,
+                                                                 QString::fromStdString(c)));
+                        },
+                        Qt::QueuedConnection);
+                };
+                try {
+                    return backend(r, cancel, stage);
+                } catch (const std::exception& e) {
+                    ProfileJobOutcome out;
+                    out.jobId = jobId;
+                    out.launchError = e.what();
+                    return out;
+                }
             };
-            try {
-                return backend(request, cancel, stage);
-            } catch (const std::exception& e) {
-                ProfileJobOutcome out;
-                out.jobId = jobId;
-                out.launchError = e.what();
-                return out;
-            }
+            Outcomes out;
+            out.a = one(a, b ? QStringLiteral("A") : QString());
+            if (b && !(cancel && cancel->load())) out.b = one(*b, QStringLiteral("B"));
+            return out;
         },
-        [this](quint64 jobId, ProfileJobOutcome outcome, bool) { onFinished(jobId, outcome); });
+        [this](quint64 jobId, Outcomes outcomes, bool) { onFinished(jobId, outcomes); });
     m_running = id;
     m_run->setEnabled(false);
     m_cancel->setEnabled(true);
@@ -237,40 +268,60 @@ void ProfilePane::cancel() {
     }
 }
 
-void ProfilePane::onFinished(quint64 jobId, const ProfileJobOutcome& outcome) {
+std::shared_ptr<const ProfileDocument> ProfilePane::documentOf(const ProfileJobOutcome& o, const QString& label,
+                                                               QStringList& errors, int& exitCode) const {
+    const QString prefix = label.isEmpty() ? QString() : label + QStringLiteral(": ");
+    if (!o.launchError.empty()) {
+        errors << prefix + tr("not profiled: %1").arg(QString::fromStdString(o.launchError));
+        exitCode = std::max(exitCode, 1);
+        return nullptr;
+    }
+    for (const auto& e : o.result.errors) errors << prefix + QString::fromStdString(e);
+    exitCode = std::max(exitCode, o.result.exitCode);
+    if (!o.result.document.contains("device")) return nullptr;
+    try {
+        return std::make_shared<const ProfileDocument>(readProfileDocument(o.result.document));
+    } catch (const std::exception& e) {
+        errors << prefix + QString::fromUtf8(e.what());
+        return nullptr;
+    }
+}
+
+void ProfilePane::onFinished(quint64 jobId, const Outcomes& outcomes) {
     if (jobId != m_running) return;
     m_running = 0;
     m_run->setEnabled(true);
     m_cancel->setEnabled(false);
-    if (!outcome.launchError.empty()) {
-        m_status->setText(tr("Not profiled: %1").arg(QString::fromStdString(outcome.launchError)));
-        emit jobFinished(jobId, false);
-        return;
-    }
-    if (outcome.cancelled) {
+    if (outcomes.a.cancelled || (outcomes.b && outcomes.b->cancelled)) {
         m_status->setText(tr("Profile cancelled."));
         emit jobFinished(jobId, false);
         return;
     }
     QStringList errors;
-    for (const auto& e : outcome.result.errors) errors << QString::fromStdString(e);
-    const bool anything = outcome.result.document.contains("device");
-    if (anything) {
-        try {
-            auto doc = std::make_shared<const ProfileDocument>(readProfileDocument(outcome.result.document));
-            setProfile(doc);
-            emit profileCollected(doc);
-        } catch (const std::exception& e) {
-            errors << QString::fromUtf8(e.what());
-        }
+    int exitCode = 0;
+    const bool both = outcomes.b.has_value();
+    auto docA = documentOf(outcomes.a, both ? QStringLiteral("A") : QString(), errors, exitCode);
+    std::shared_ptr<const ProfileDocument> docB;
+    if (both) docB = documentOf(*outcomes.b, QStringLiteral("B"), errors, exitCode);
+    if (docB) m_profileB = docB;
+    if (docA) {
+        setProfile(docA);
+        emit profileCollected(docA);
+    } else if (docB) {
+        apply();
     }
+    if (docB) emit profileCollectedB(docB);
     if (!errors.isEmpty()) {
-        const QString head = outcome.result.exitCode == 2
-                                 ? tr("Profiling is not available here (timing still works): ")
-                                 : tr("Some collections failed: ");
+        const QString head = exitCode == 2 ? tr("Profiling is not available here (timing still works): ")
+                                           : tr("Some collections failed: ");
         m_status->setText(head + errors.join(QStringLiteral("; ")));
     }
     emit jobFinished(jobId, errors.isEmpty());
+}
+
+void ProfilePane::setProfileB(std::shared_ptr<const ProfileDocument> doc) {
+    m_profileB = std::move(doc);
+    apply();
 }
 
 QString ProfilePane::setProfile(std::shared_ptr<const ProfileDocument> doc) {
@@ -350,23 +401,36 @@ void ProfilePane::apply() {
     for (const auto& l : join.ptxLines)
         if (const double w = weightOf(l.totals); w > 0) ptxHeat.emplace_back(l.line, w / ptxHottest);
 
+    m_showsB = false;
+    if (m_profileB && m_sessionB && m_activeB && m_activeB()) {
+        const SnapshotPtr snapB = m_sessionB->snapshot();
+        const KernelModel* kb = m_sessionB->kernel();
+        if (snapB && kb) {
+            const auto& cb = snapB->result.cubin;
+            m_showsB = !profileDocumentMismatch(*m_profileB, digestHex(cb.data(), cb.size()), kb->sass, kb->mangled);
+        }
+    }
     m_flops = countFlops(k->sass, join);
     const DeviceInfo* dev = m_profile->device ? &*m_profile->device : nullptr;
     m_roofline = rooflinePoint(m_flops, m_profile->metrics, dev ? dev->fp32PeakGflops : 0, dev ? dev->peakBandwidthGBs : 0);
     fillMetrics(dev);
     fillHot();
     fillChart();
-    m_status->setText(tr("Profile of %1%2: %3 executed warp instructions%4.")
+    m_status->setText(tr("Profile of %1%2: %3 executed warp instructions%4.%5")
                           .arg(QString::fromStdString(k->name))
                           .arg(dev ? tr(" on %1").arg(QString::fromStdString(dev->name)) : QString())
                           .arg(QString::fromStdString(formatCount(executed)))
                           .arg(samples ? tr(", %1 stall samples").arg(QString::fromStdString(formatCount(samples)))
-                                       : QString()));
+                                       : QString())
+                          .arg(m_showsB ? tr(" B's metrics beside A's; per-row deltas in Compare A/B.") : QString()));
     emit heatChanged(heat, ptxHeat);
 }
 
 void ProfilePane::fillMetrics(const DeviceInfo* dev) {
     m_metrics->setRowCount(0);
+    m_metrics->setColumnCount(m_showsB ? 4 : 2);
+    m_metrics->setHorizontalHeaderLabels(m_showsB ? QStringList{tr("Kernel metric"), tr("A"), tr("B"), tr("B/A")}
+                                                  : QStringList{tr("Kernel metric"), tr("Value")});
     auto addRow = [this](const QString& label, const QString& tip, QWidget* widget, const QString& text) {
         const int r = m_metrics->rowCount();
         m_metrics->insertRow(r);
@@ -405,6 +469,16 @@ void ProfilePane::fillMetrics(const DeviceInfo* dev) {
         const QString tip = QString::fromStdString(m.name) + (m.unit.empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(m.unit)));
         if (pct >= 0) addRow(metricLabel(m.name), tip, bar(pct, valueText(m)), {});
         else addRow(metricLabel(m.name), tip, nullptr, valueText(m));
+        if (!m_showsB) continue;
+        const int r = m_metrics->rowCount() - 1;
+        for (const auto& mb : m_profileB->metrics) {
+            if (mb.name != m.name) continue;
+            m_metrics->setItem(r, 2, new QTableWidgetItem(valueText(mb)));
+            auto* ratio = new QTableWidgetItem(m.value != 0 ? QStringLiteral("%1").arg(mb.value / m.value, 0, 'f', 3)
+                                                            : QStringLiteral("–"));
+            ratio->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            m_metrics->setItem(r, 3, ratio);
+        }
     }
 }
 

@@ -20,6 +20,7 @@
 #include "core/run/roofline.h"
 
 #include <QPointer>
+#include <QStringList>
 #include <QWidget>
 
 #include <functional>
@@ -51,6 +52,10 @@ public:
     // signature default launch and the default runner.
     void setLaunchSource(std::function<LaunchText()> launch) { m_launch = std::move(launch); }
     void setRunnerSource(std::function<std::vector<std::string>()> runner) { m_runner = std::move(runner); }
+    // Configuration B of Compare A/B: while `active()` says so and B has a build, Profile also
+    // profiles B (after A, the same launch); its metrics appear beside A's with B/A, and
+    // profileCollectedB() gives its document to the aligned diff.
+    void setSessionB(Workspace* b, std::function<bool()> active);
     // Starts a profile of the current build; returns the job id, or 0 when it cannot start (the
     // reason is shown).
     quint64 run();
@@ -62,6 +67,10 @@ public:
     // build if it fits; returns "" or why it is not shown.
     QString setProfile(std::shared_ptr<const ProfileDocument> doc);
     std::shared_ptr<const ProfileDocument> profile() const { return m_profile; }
+    // B's profile (Compare A/B), shown beside A's while it fits B's build.
+    void setProfileB(std::shared_ptr<const ProfileDocument> doc);
+    std::shared_ptr<const ProfileDocument> profileB() const { return m_profileB; }
+    bool showsB() const { return m_showsB; }
     // Why the profile is not shown on the current build ("" when shown or when there is none).
     const QString& note() const { return m_note; }
 
@@ -88,6 +97,7 @@ public:
 signals:
     // A profile came back from a run (the main window also shows it in the SASS pane).
     void profileCollected(std::shared_ptr<const ProfileDocument> doc);
+    void profileCollectedB(std::shared_ptr<const ProfileDocument> doc);
     // Per recorded source file, (line, weight in (0, 1]); PTX lines likewise. Empty = no heat.
     void heatChanged(const std::map<std::string, std::vector<std::pair<int, double>>>& source,
                      const std::vector<std::pair<int, double>>& ptx);
@@ -100,9 +110,20 @@ private:
     void fillMetrics(const DeviceInfo* device);
     void fillHot();
     void fillChart();
-    void onFinished(quint64 jobId, const ProfileJobOutcome& outcome);
+    struct Outcomes {
+        ProfileJobOutcome a;
+        std::optional<ProfileJobOutcome> b;
+    };
+    void onFinished(quint64 jobId, const Outcomes& outcomes);
+    // The request for `ws`'s current build; false with `why` when it has none.
+    bool requestFor(Workspace* ws, ProfileJobRequest& request, QString& why) const;
+    // A document from an outcome, or nullptr with the errors added to `errors`.
+    std::shared_ptr<const ProfileDocument> documentOf(const ProfileJobOutcome& o, const QString& label,
+                                                      QStringList& errors, int& exitCode) const;
 
     QPointer<Workspace> m_session;
+    QPointer<Workspace> m_sessionB;
+    std::function<bool()> m_activeB;
     std::shared_ptr<JobTracker> m_jobs;
     ProfileBackend m_backend;
     std::function<LaunchText()> m_launch;
@@ -110,6 +131,8 @@ private:
     quint64 m_running = 0;
 
     std::shared_ptr<const ProfileDocument> m_profile;
+    std::shared_ptr<const ProfileDocument> m_profileB;
+    bool m_showsB = false;
     QString m_note;
     std::vector<HotLine> m_hot;
     bool m_bySamples = false;

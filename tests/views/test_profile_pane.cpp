@@ -6,6 +6,9 @@
 // Needs nvcc and nvdisasm.
 #include "window_fixture.h"
 #include "views/code_editor.h"
+#include "views/compare_panel.h"
+#include "views/diff_model.h"
+#include "views/diff_view.h"
 #include "views/main_window.h"
 #include "views/profile_pane.h"
 #include "views/ptx_pane.h"
@@ -135,6 +138,46 @@ private slots:
         QVERIFY(!finished.back().at(1).toBool());
         QVERIFY2(pane()->statusLabel()->text().contains(QStringLiteral("timing still works")),
                  qPrintable(pane()->statusLabel()->text()));
+        qputenv("LOWERSCOPE_LIBCUPTI", FAKE_GPU);
+    }
+
+    void compareModeProfilesBothSidesOntoTheAlignedDiff() {
+        // B = a copy of A's build; with Compare on, Profile profiles A then B.
+        QSignalSpy compared(m_w->comparePanel(), &ComparePanel::compareUpdated);
+        m_w->setCompareMode(true);
+        QVERIFY(testutil::waitForBuilds(m_w->comparePanel()->sessionB()));
+        if (!m_w->comparePanel()->diffView()->sideB().valid) QVERIFY(compared.wait(60000));
+        DiffView* diff = m_w->comparePanel()->diffView();
+        QVERIFY(diff->sideA().valid && diff->sideB().valid);
+        QSignalSpy finished(pane(), &ProfilePane::jobFinished);
+        QSignalSpy collectedB(pane(), &ProfilePane::profileCollectedB);
+        QVERIFY(pane()->run() != 0);
+        QVERIFY(finished.wait(180000));
+        QVERIFY2(finished.back().at(1).toBool(), qPrintable(pane()->statusLabel()->text()));
+        QCOMPARE(collectedB.size(), 1);
+        QVERIFY(pane()->showsB());
+        QCOMPARE(pane()->metricsTable()->columnCount(), 4);
+        QCOMPARE(pane()->metricsTable()->horizontalHeaderItem(3)->text(), QStringLiteral("B/A"));
+        // The aligned diff carries both sides' counts on its rows (the fake: 1000 x (offset/16 + 1)).
+        SassDiffModel* m = diff->diffModel();
+        QVERIFY2(m->hasProfiles(), qPrintable(diff->profileNote()));
+        QVERIFY(!diff->diffTable()->isColumnHidden(SassDiffModel::ExecutedColumn));
+        const int row = m->rowForA(3);
+        QVERIFY(row >= 0);
+        QCOMPARE(m->index(row, SassDiffModel::ExecutedColumn).data().toString(), QStringLiteral("4000 → 4000"));
+        QCOMPARE(m->index(row, 0).data(SassDiffModel::ExecutedDeltaRole).toLongLong(), 0LL);
+        QCOMPARE(m->index(m->rowForA(6), SassDiffModel::ExecutedColumn).data().toString(), QString());
+        // A rebuild of B into other code: B's profile no longer fits, the columns go.
+        BuildOptions o = m_w->comparePanel()->sessionB()->options();
+        o.ptxasOpt = 1;
+        m_w->comparePanel()->setOptionsB(o);
+        m_w->comparePanel()->buildB();
+        QVERIFY(testutil::waitForBuilds(m_w->comparePanel()->sessionB()));
+        QTRY_VERIFY_WITH_TIMEOUT(!m->hasProfiles(), 30000);
+        QVERIFY(diff->diffTable()->isColumnHidden(SassDiffModel::ExecutedColumn));
+        QVERIFY2(diff->profileNote().contains(QStringLiteral("B's profile is not of this build")),
+                 qPrintable(diff->profileNote()));
+        m_w->setCompareMode(false);
         qunsetenv("LOWERSCOPE_LIBCUPTI");
         qunsetenv("LOWERSCOPE_LIBCUDA");
         qunsetenv("LOWERSCOPE_RUNNER");
