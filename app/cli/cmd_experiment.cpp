@@ -43,6 +43,7 @@ struct ExperimentArgs {
     std::string hypothesis, implementation, interpretation;
     bool noDiff = false;
     bool trust = false;
+    std::string vary; // --vary: a parameter series instead of A/B
 };
 
 std::optional<std::string> readText(const std::string& path) {
@@ -467,7 +468,15 @@ void registerExperimentCommand(CLI::App& app, int& exitCode) {
                                           "flags for the SASS diff (without it such settings are listed and the "
                                           "diff is left out); values nvcc's shell would interpret are refused "
                                           "either way");
-    cmd->callback([args, &exitCode] { exitCode = runExperiment(*args); });
+    cmd->add_option("--vary", args->vary,
+                    "a parameter series instead of A/B: one build or launch per value, all measured interleaved in "
+                    "one run; writes OUT.series.json, OUT.md and OUT.svg. SPEC: -D NAME=v1,v2,... | "
+                    "--maxrregcount=32,64 (any build option, FLAG=v1,v2) | --arg NAME=v1,v2 | --grid=a;b | --block=a;b")
+        ->type_name("SPEC");
+    cmd->callback([args, &exitCode] {
+        exitCode = args->vary.empty() ? runExperiment(*args)
+                                      : runSeries(args->compare, args->vary, args->out, args->title, args->hypothesis);
+    });
 }
 
 } // namespace lowerscope::cli

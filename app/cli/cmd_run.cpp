@@ -645,6 +645,10 @@ void addLaunchFlags(CLI::App& cmd, LaunchArgs& a, bool compare) {
 
 CompareRun runCompareDocument(const CompareArgs& args) { return compareDocument(args); }
 
+MeasurementRecord measureSides(ProcessRunner& runner, const std::vector<PreparedSide>& sides, const LaunchArgs& a) {
+    return execute(runner, sides, a);
+}
+
 void printCompareSummary(const nlohmann::json& compareDoc) { printCompare(compareDoc); }
 
 void addLaunchFlagsTo(CLI::App& cmd, LaunchArgs& args, bool compare) { addLaunchFlags(cmd, args, compare); }

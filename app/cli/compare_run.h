@@ -73,6 +73,15 @@ struct BuiltLaunch {
 BuiltLaunch buildLaunch(const Toolchain& tc, const std::string& file, const BuildOptions& options,
                         const std::string& kernelFlag, const LaunchArgs& a, const std::string& label = "");
 
+// Measures `sides` interleaved through `runner` with the flags' settings (progress on a terminal).
+// Throws CliFailure (1: kernel fault or timeout, 2: setup or protocol).
+MeasurementRecord measureSides(ProcessRunner& runner, const std::vector<PreparedSide>& sides, const LaunchArgs& a);
+
+// `experiment --vary SPEC`: one build and one variant per value, measured interleaved in one run;
+// writes OUT.series.json, OUT.md and OUT.svg. Returns the exit code (0, 1 build/kernel error, 2 usage).
+int runSeries(const CompareArgs& args, const std::string& vary, const std::string& out, const std::string& title,
+              const std::string& hypothesis);
+
 // The runner process the flags ask for (--runner, --timeout). Throws CliFailure on a bad --runner.
 std::unique_ptr<ProcessRunner> makeRunner(const LaunchArgs& a);
 

@@ -1,0 +1,126 @@
+// `lowerscope-cli experiment FILE --vary SPEC -o OUT` (issue 15): a parameter series. Each value of
+// the varied parameter is one build (define, build option) or one launch (argument, dimension) of
+// the same kernel; all points are measured in one interleaved run (core/experiment/series.h), and
+// OUT.series.json, OUT.md (table, chart, how to reproduce) and OUT.svg are written.
+#include "app/cli/build_flags.h"
+#include "app/cli/compare_run.h"
+
+#include "core/analysis/diff.h"
+#include "core/build/build_options.h"
+#include "core/experiment/series.h"
+#include "core/untrusted.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+namespace lowerscope::cli {
+
+namespace {
+
+constexpr int kOk = 0, kUsage = 2;
+
+bool writeText(const std::string& path, const std::string& text) {
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+    return static_cast<bool>(f);
+}
+
+} // namespace
+
+int runSeries(const CompareArgs& a, const std::string& vary, const std::string& out, const std::string& title,
+              const std::string& hypothesis) {
+    try {
+        SeriesSpec spec;
+        try {
+            spec = parseSeriesSpec(vary);
+        } catch (const std::invalid_argument& e) {
+            throw CliFailure{kUsage, std::string("--vary: ") + e.what()};
+        }
+        if (a.file.empty()) throw CliFailure{kUsage, "give FILE.cu to measure"};
+        if (!a.fileB.empty() || !a.optsB.empty() || !a.kernelB.empty())
+            throw CliFailure{kUsage, "--vary measures one kernel over a list of values: --b, --file-b and --kernel-b "
+                                     "do not apply"};
+        std::optional<BuildOptions> base;
+        if (!a.project.empty()) base = projectOptions(a.project, a.file).options;
+        Toolchain tc = discoverToolchain();
+        std::vector<BuiltLaunch> built;
+        std::vector<SeriesPoint> points;
+        for (size_t i = 0; i < spec.values.size(); ++i) {
+            std::string opts = a.optsA;
+            for (const auto& w : seriesBuildWords(spec, i)) opts += " " + w;
+            BuildOptions o;
+            try {
+                o = parseBuildOptionString(opts, base ? &*base : nullptr);
+            } catch (const std::exception& e) {
+                throw CliFailure{kUsage, "--vary " + seriesPointLabel(spec, i) + ": " + e.what()};
+            }
+            LaunchArgs l = a.launch;
+            if (spec.kind == SeriesKind::LaunchArg) l.args.push_back(spec.name + "=" + spec.values[i]);
+            if (spec.kind == SeriesKind::Grid) l.grid = spec.values[i];
+            if (spec.kind == SeriesKind::Block) l.block = spec.values[i];
+            const std::string label = seriesPointLabel(spec, i);
+            BuiltLaunch b = buildLaunch(tc, a.file, o, a.launch.kernel, l, label);
+            SeriesPoint p;
+            p.label = label;
+            p.value = spec.values[i];
+            p.buildOptions = shellQuote(toNvccArgs(o));
+            for (const auto& k : b.build.kernels) {
+                if (k.mangled != b.mangled) continue;
+                p.registers = k.resources.registers;
+                if (k.resources.spillStores >= 0 && k.resources.spillLoads >= 0)
+                    p.spillBytes = k.resources.spillStores + k.resources.spillLoads;
+                const auto& v = b.side.variant;
+                const int threads = int(v.block[0] * v.block[1] * v.block[2]);
+                if (k.resources.registers >= 0 && k.resources.sharedBytes >= 0) {
+                    const OccupancyEstimate e = estimateOccupancy(o.arch, k.resources.registers,
+                                                                  k.resources.sharedBytes + int(v.sharedBytes), threads);
+                    if (e.limiter != "invalid") p.occupancy = e.fraction;
+                }
+            }
+            points.push_back(std::move(p));
+            built.push_back(std::move(b));
+        }
+        auto runner = makeRunner(a.launch);
+        std::vector<PreparedSide> sides;
+        for (const auto& b : built) sides.push_back(b.side);
+        MeasurementRecord rec = measureSides(*runner, sides, a.launch);
+        for (size_t i = 0; i < points.size() && i < rec.result.variants.size(); ++i) {
+            points[i].samplesMs = rec.result.variants[i].samplesMs;
+            points[i].mode = rec.result.variants[i].mode;
+        }
+        const std::string kernel = built.front().side.launch.kernelName;
+        const nlohmann::json doc = seriesDocument(spec, std::filesystem::path(a.file).filename().string(),
+                                                  kernel.substr(0, kernel.find('(')), rec.result.device, points);
+        const std::string svgName = std::filesystem::path(out).filename().string() + ".svg";
+        std::string command = "lowerscope-cli experiment " + shellQuote({a.file}) + " --vary " + shellQuote({vary});
+        if (!a.launch.kernel.empty()) command += " --kernel " + shellQuote({a.launch.kernel});
+        if (!a.optsA.empty()) command += " --a " + shellQuote({a.optsA});
+        command += " -o " + shellQuote({out});
+        if (!writeText(out + ".series.json", doc.dump(1) + "\n") || !writeText(out + ".svg", seriesSvg(doc)) ||
+            !writeText(out + ".md", seriesMarkdown(doc, title, hypothesis, svgName, command)))
+            throw CliFailure{kUsage, "cannot write " + out + ".series.json / .md / .svg"};
+        for (const auto& p : doc["points"]) {
+            std::printf("%-24s median %-12s [%s, %s]", escapeControl(p["label"].get<std::string>()).c_str(),
+                        formatDuration(p["median_ms"].get<double>()).c_str(),
+                        formatDuration(p["ci_low_ms"].get<double>()).c_str(),
+                        formatDuration(p["ci_high_ms"].get<double>()).c_str());
+            if (p.contains("ratio_ci_low"))
+                std::printf("  x%.3f of the first [%.3f, %.3f]%s", p["ratio_to_first"].get<double>(),
+                            p["ratio_ci_low"].get<double>(), p["ratio_ci_high"].get<double>(),
+                            p["significant"].get<bool>() ? "" : " (not significant)");
+            if (p["registers"].is_number()) std::printf("  %d regs", p["registers"].get<int>());
+            std::printf("\n");
+        }
+        std::printf("wrote %s.series.json, %s.md, %s.svg\n", out.c_str(), out.c_str(), out.c_str());
+        return kOk;
+    } catch (const CliFailure& f) {
+        std::cerr << "lowerscope-cli experiment: " << f.message << '\n';
+        return f.code;
+    } catch (const MeasurementError& e) {
+        std::cerr << "lowerscope-cli experiment: " << e.what() << '\n';
+        return kUsage;
+    }
+}
+
+} // namespace lowerscope::cli

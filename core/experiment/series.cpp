@@ -1,0 +1,271 @@
+// Parameter series (series.h).
+#include "core/experiment/series.h"
+
+#include "core/run/stats.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+namespace lowerscope {
+
+namespace {
+
+using nlohmann::json;
+
+bool plainToken(const std::string& v) {
+    if (v.empty() || v.size() > 64) return false;
+    return std::all_of(v.begin(), v.end(), [](unsigned char c) {
+        return std::isalnum(c) || c == '.' || c == '_' || c == '-' || c == '+' || c == ':';
+    });
+}
+
+bool identifier(const std::string& v) {
+    if (v.empty() || v.size() > 64 || std::isdigit(static_cast<unsigned char>(v[0]))) return false;
+    return std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (char c : s) {
+        if (c == sep) {
+            out.push_back(cur);
+            cur.clear();
+        } else {
+            cur += c;
+        }
+    }
+    out.push_back(cur);
+    return out;
+}
+
+std::string trim(std::string s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.erase(s.begin());
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+    return s;
+}
+
+std::string fmt(const char* f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+std::string xmlEscape(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        default: out += c;
+        }
+    }
+    return out;
+}
+
+std::string mdCell(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '|') out += "\\|";
+        else if (c == '\n' || c == '\r') out += ' ';
+        else out += c;
+    }
+    return out;
+}
+
+} // namespace
+
+SeriesSpec parseSeriesSpec(const std::string& textIn) {
+    SeriesSpec s;
+    s.text = textIn;
+    std::string text = trim(textIn);
+    std::string rest;
+    auto starts = [&](const char* p) { return text.rfind(p, 0) == 0; };
+    char sep = ',';
+    if (starts("-D")) {
+        s.kind = SeriesKind::Define;
+        rest = trim(text.substr(2));
+    } else if (starts("--arg ") || starts("--arg=")) {
+        s.kind = SeriesKind::LaunchArg;
+        rest = trim(text.substr(6));
+    } else if (starts("--grid=") || starts("--block=")) {
+        s.kind = starts("--grid=") ? SeriesKind::Grid : SeriesKind::Block;
+        s.name = s.kind == SeriesKind::Grid ? "grid" : "block";
+        sep = ';';
+        rest = text.substr(text.find('=') + 1);
+    } else if (starts("-")) {
+        s.kind = SeriesKind::BuildOption;
+        const size_t eq = text.find('=');
+        if (eq == std::string::npos) throw std::invalid_argument("'" + textIn + "': write the option as FLAG=v1,v2,...");
+        s.name = text.substr(0, eq);
+        rest = text.substr(eq + 1);
+        if (!plainToken(s.name) || s.name.size() < 2)
+            throw std::invalid_argument("'" + s.name + "' is not a build option name");
+    } else {
+        throw std::invalid_argument("'" + textIn +
+                                    "': vary a define (-D NAME=v1,v2), a build option (--maxrregcount=32,64), a "
+                                    "launch argument (--arg NAME=v1,v2) or a dimension (--grid=a;b, --block=a;b)");
+    }
+    if (s.kind == SeriesKind::Define || s.kind == SeriesKind::LaunchArg) {
+        const size_t eq = rest.find('=');
+        if (eq == std::string::npos) throw std::invalid_argument("'" + textIn + "': expected NAME=v1,v2,...");
+        s.name = trim(rest.substr(0, eq));
+        rest = rest.substr(eq + 1);
+        if (!identifier(s.name)) throw std::invalid_argument("'" + s.name + "' is not a name");
+    }
+    std::set<std::string> seen;
+    for (std::string v : split(rest, sep)) {
+        v = trim(v);
+        // A dimension may be "x,y,z": each part a plain token.
+        bool ok = true;
+        for (const auto& part : split(v, ',')) ok = ok && plainToken(trim(part));
+        if (!ok || (sep == ',' && !plainToken(v)))
+            throw std::invalid_argument("'" + v + "' in '" + textIn +
+                                        "' is not a plain value (letters, digits, . _ - + : only)");
+        if (!seen.insert(v).second) throw std::invalid_argument("'" + v + "' appears twice in '" + textIn + "'");
+        s.values.push_back(v);
+    }
+    if (s.values.size() < 2) throw std::invalid_argument("'" + textIn + "': a series needs at least two values");
+    if (s.values.size() > 16) throw std::invalid_argument("'" + textIn + "': at most 16 values");
+    return s;
+}
+
+std::string seriesPointLabel(const SeriesSpec& s, size_t i) {
+    return s.name + "=" + s.values.at(i);
+}
+
+std::vector<std::string> seriesBuildWords(const SeriesSpec& s, size_t i) {
+    const std::string& v = s.values.at(i);
+    switch (s.kind) {
+    case SeriesKind::Define: return {"-D" + s.name + "=" + v};
+    case SeriesKind::BuildOption:
+        // Long options take "=value"; short ones (-O, -G) are glued to it as nvcc writes them.
+        return {s.name.rfind("--", 0) == 0 ? s.name + "=" + v : s.name + v};
+    default: return {};
+    }
+}
+
+json seriesDocument(const SeriesSpec& spec, const std::string& file, const std::string& kernel,
+                    const DeviceInfo& device, const std::vector<SeriesPoint>& points) {
+    static const char* kinds[] = {"define", "build_option", "launch_arg", "grid", "block"};
+    json doc{{"schema", "lowerscope.series/1"}, {"file", file},         {"kernel", kernel},
+             {"vary", spec.text},               {"kind", kinds[int(spec.kind)]}, {"name", spec.name},
+             {"device", toJson(device)},        {"points", json::array()}};
+    for (size_t i = 0; i < points.size(); ++i) {
+        const SeriesPoint& p = points[i];
+        const SampleStats st = computeStats(p.samplesMs);
+        json j{{"label", p.label},       {"value", p.value},  {"build_options", p.buildOptions},
+               {"samples", p.samplesMs}, {"median_ms", st.median}, {"ci_low_ms", st.ciLow},
+               {"ci_high_ms", st.ciHigh}, {"noise", st.noise}, {"mode", p.mode}};
+        j["registers"] = p.registers >= 0 ? json(p.registers) : json(nullptr);
+        j["spill_bytes"] = p.spillBytes >= 0 ? json(p.spillBytes) : json(nullptr);
+        j["occupancy"] = p.occupancy >= 0 ? json(p.occupancy) : json(nullptr);
+        if (i > 0 && !points[0].samplesMs.empty() && !p.samplesMs.empty()) {
+            const RatioStats r = compareSamples(points[0].samplesMs, p.samplesMs);
+            j["ratio_to_first"] = r.ratio;
+            j["ratio_ci_low"] = r.ciLow;
+            j["ratio_ci_high"] = r.ciHigh;
+            j["significant"] = r.significant;
+        } else if (i == 0) {
+            j["ratio_to_first"] = 1.0;
+        }
+        doc["points"].push_back(std::move(j));
+    }
+    return doc;
+}
+
+std::string seriesSvg(const json& doc) {
+    const json& pts = doc.at("points");
+    const int W = 640, H = 360, L = 70, R = 20, T = 40, B = 60;
+    double hi = 0;
+    for (const auto& p : pts) hi = std::max(hi, p.value("ci_high_ms", 0.0));
+    if (hi <= 0) hi = 1;
+    // A round top for the y axis: 1, 2 or 5 times a power of ten.
+    const double mag = std::pow(10.0, std::floor(std::log10(hi)));
+    double top = mag;
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+        if (m * mag >= hi * 1.05) {
+            top = m * mag;
+            break;
+        }
+    const size_t n = pts.size();
+    auto x = [&](size_t i) { return L + (W - L - R) * (n == 1 ? 0.5 : (double(i) + 0.5) / double(n)); };
+    auto y = [&](double v) { return T + (H - T - B) * (1 - v / top); };
+    std::ostringstream s;
+    s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
+      << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+    s << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+    s << "<text x=\"" << W / 2 << "\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">"
+      << xmlEscape(doc.value("kernel", std::string()) + ": median time per launch vs " + doc.value("name", std::string()))
+      << "</text>\n";
+    for (int k = 0; k <= 5; ++k) {
+        const double v = top * k / 5;
+        s << "<line x1=\"" << L << "\" x2=\"" << W - R << "\" y1=\"" << y(v) << "\" y2=\"" << y(v)
+          << "\" stroke=\"#ddd\"/>\n";
+        s << "<text x=\"" << L - 6 << "\" y=\"" << y(v) + 4 << "\" text-anchor=\"end\">"
+          << xmlEscape(formatDuration(v)) << "</text>\n";
+    }
+    std::string path;
+    for (size_t i = 0; i < n; ++i) {
+        const json& p = pts[i];
+        const double m = p.value("median_ms", 0.0), lo = p.value("ci_low_ms", m), up = p.value("ci_high_ms", m);
+        path += (i ? " L" : "M") + fmt("%.1f", x(i)) + " " + fmt("%.1f", y(m));
+        s << "<line x1=\"" << x(i) << "\" x2=\"" << x(i) << "\" y1=\"" << y(lo) << "\" y2=\"" << y(up)
+          << "\" stroke=\"#444\" stroke-width=\"2\"/>\n";
+        s << "<circle cx=\"" << x(i) << "\" cy=\"" << y(m) << "\" r=\"4\" fill=\"#1f6fb4\"/>\n";
+        s << "<text x=\"" << x(i) << "\" y=\"" << H - B + 18 << "\" text-anchor=\"middle\">"
+          << xmlEscape(p.value("value", std::string())) << "</text>\n";
+    }
+    s << "<path d=\"" << path << "\" fill=\"none\" stroke=\"#1f6fb4\" stroke-width=\"1.5\"/>\n";
+    s << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 16 << "\" text-anchor=\"middle\">"
+      << xmlEscape(doc.value("name", std::string())) << " (error bars: 95 % interval of the median)</text>\n";
+    s << "</svg>\n";
+    return s.str();
+}
+
+std::string seriesMarkdown(const json& doc, const std::string& title, const std::string& hypothesis,
+                           const std::string& svgFile, const std::string& command) {
+    std::ostringstream md;
+    md << "# " << (title.empty() ? "Series: " + doc.value("vary", std::string()) : title) << "\n\n";
+    md << "Kernel `" << doc.value("kernel", std::string()) << "` of `" << doc.value("file", std::string())
+       << "`, varying `" << doc.value("vary", std::string()) << "`";
+    if (doc.contains("device") && doc["device"].is_object())
+        md << " on " << doc["device"].value("name", std::string("an unnamed device"));
+    md << ".\n\n";
+    md << "**Hypothesis (written before the measurement).** " << (hypothesis.empty() ? "_(none given)_" : hypothesis)
+       << "\n\n";
+    md << "| point | median | 95 % CI | noise | vs first (95 % CI) | registers | spills (B) | occupancy |\n";
+    md << "|---|---:|---|---:|---|---:|---:|---:|\n";
+    for (const auto& p : doc.at("points")) {
+        md << "| " << mdCell(p.value("label", std::string())) << " | " << formatDuration(p.value("median_ms", 0.0))
+           << " | " << formatDuration(p.value("ci_low_ms", 0.0)) << " – " << formatDuration(p.value("ci_high_ms", 0.0))
+           << " | " << fmt("%.2f %%", 100 * p.value("noise", 0.0)) << " | ";
+        if (p.contains("ratio_ci_low"))
+            md << fmt("%.3f", p.value("ratio_to_first", 1.0)) << " (" << fmt("%.3f", p.value("ratio_ci_low", 0.0))
+               << "–" << fmt("%.3f", p.value("ratio_ci_high", 0.0)) << ")"
+               << (p.value("significant", false) ? "" : ", not significant");
+        else
+            md << "1 (reference)";
+        auto num = [&](const char* k, const char* f, double scale) {
+            return p.contains(k) && p[k].is_number() ? fmt(f, p[k].get<double>() * scale) : std::string("–");
+        };
+        md << " | " << num("registers", "%.0f", 1) << " | " << num("spill_bytes", "%.0f", 1) << " | "
+           << num("occupancy", "%.0f %%", 100) << " |\n";
+    }
+    md << "\n";
+    if (!svgFile.empty()) md << "![median per point](" << svgFile << ")\n\n";
+    md << "_All points were measured in one interleaved run (every round times each point once, the order "
+          "reversed each round), so slow drift of the GPU affects every point alike. Ratios pair each point's "
+          "samples with the first point's; a difference is called only when the medians' 95 % intervals are "
+          "apart and the ratio is at least 0.5 % from 1._\n\n";
+    if (!command.empty()) md << "Reproduce:\n\n```sh\n" << command << "\n```\n";
+    return md.str();
+}
+
+} // namespace lowerscope

@@ -1,0 +1,73 @@
+#pragma once
+// Parameter series (issue 15): one parameter varied over a list of values — a define
+// ("-D CHAINS=1,2,4,8"), a build option ("--maxrregcount=32,64,128", "-O=0,1,2,3"), a launch
+// argument ("--arg iters=1024,4096") or a launch dimension ("--block=32;64;128": ';' separates the
+// points because a dimension may itself be "x,y,z"). Each point is one build and one variant of a
+// single interleaved measurement (the runner runs N variants round by round, reversing the order
+// every round, so drift cannot masquerade as an effect). This file parses the spec and writes the
+// result: the "lowerscope.series/1" document, a Markdown table and an SVG chart (median and its
+// 95 % interval per point). Building and measuring are the caller's (the CLI).
+//
+// Values are untrusted text on their way to nvcc's argv: every value must be a plain token
+// (letters, digits, '.', '_', '-', '+', ':'; a define's name an identifier); the build options
+// made from them are checked again by checkBuildOptions before anything is built.
+
+#include "core/run/measurement.h"
+
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace lowerscope {
+
+enum class SeriesKind { Define, BuildOption, LaunchArg, Grid, Block };
+
+struct SeriesSpec {
+    SeriesKind kind = SeriesKind::Define;
+    std::string name;                // CHAINS, --maxrregcount, iters, grid, block
+    std::vector<std::string> values; // in the order given (at least 2, no duplicates)
+    std::string text;                // as written
+};
+
+// Throws std::invalid_argument naming the problem (unknown form, fewer than two values, a value
+// that is not a plain token, a duplicate).
+SeriesSpec parseSeriesSpec(const std::string& text);
+
+// The label of point `i`: "CHAINS=4", "--maxrregcount=64", "iters=4096", "block=128".
+std::string seriesPointLabel(const SeriesSpec& spec, size_t i);
+// For Define/BuildOption: the build option words point `i` adds (e.g. {"-DCHAINS=4"},
+// {"--maxrregcount=64"}, {"-O2"}); empty for launch kinds.
+std::vector<std::string> seriesBuildWords(const SeriesSpec& spec, size_t i);
+
+// One measured point.
+struct SeriesPoint {
+    std::string label;
+    std::string value;
+    std::string buildOptions;  // shell-quoted nvcc options of the point's build
+    int registers = -1;        // per thread, -1 unknown
+    int spillBytes = -1;       // spill stores + loads, bytes; -1 unknown
+    double occupancy = -1;     // theoretical, 0..1; -1 unknown
+    std::vector<double> samplesMs;
+    std::string mode;          // "cold" / "hot"
+};
+
+// The document: {"schema": "lowerscope.series/1", "file", "kernel", "vary", "kind", "name",
+// "device", "points": [{"label", "value", "build_options", "registers", "spill_bytes",
+// "occupancy", "samples", "median_ms", "ci_low_ms", "ci_high_ms", "noise", "mode",
+// "ratio_to_first", "ratio_ci_low", "ratio_ci_high", "significant"}]}. Ratios pair each point's
+// samples with the first point's (interleaved rounds), as compare does.
+nlohmann::json seriesDocument(const SeriesSpec& spec, const std::string& file, const std::string& kernel,
+                              const DeviceInfo& device, const std::vector<SeriesPoint>& points);
+
+// A standalone SVG line chart of the document: the median per point with its 95 % interval as an
+// error bar, points in the order measured (categorical x axis).
+std::string seriesSvg(const nlohmann::json& document);
+
+// The Markdown report: title, the hypothesis (may be empty), the table, the chart (`svgFile`,
+// relative to the report; "" = none), and how it was measured.
+std::string seriesMarkdown(const nlohmann::json& document, const std::string& title, const std::string& hypothesis,
+                           const std::string& svgFile, const std::string& command);
+
+} // namespace lowerscope

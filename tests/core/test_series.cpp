@@ -1,0 +1,126 @@
+// Parameter series (issue 15): the spec forms, refusal of values that are not plain tokens (they
+// travel to nvcc's argv), the series document's paired ratios, the SVG chart and the Markdown
+// table; and `experiment --vary` end to end with the real runner on the fake GPU.
+#include "core/build/process.h"
+#include "core/build/toolchain.h"
+#include "core/experiment/series.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+using namespace lowerscope;
+namespace fs = std::filesystem;
+
+TEST(Series, SpecForms) {
+    SeriesSpec d = parseSeriesSpec("-D CHAINS=1,2,4,8");
+    EXPECT_EQ(d.kind, SeriesKind::Define);
+    EXPECT_EQ(d.name, "CHAINS");
+    EXPECT_EQ(d.values, (std::vector<std::string>{"1", "2", "4", "8"}));
+    EXPECT_EQ(seriesPointLabel(d, 2), "CHAINS=4");
+    EXPECT_EQ(seriesBuildWords(d, 2), std::vector<std::string>{"-DCHAINS=4"});
+    EXPECT_EQ(parseSeriesSpec("-DN=3, 5").values, (std::vector<std::string>{"3", "5"}));
+
+    SeriesSpec o = parseSeriesSpec("--maxrregcount=32,64,128");
+    EXPECT_EQ(o.kind, SeriesKind::BuildOption);
+    EXPECT_EQ(seriesBuildWords(o, 1), std::vector<std::string>{"--maxrregcount=64"});
+    EXPECT_EQ(seriesBuildWords(parseSeriesSpec("-O=0,3"), 1), std::vector<std::string>{"-O3"});
+    EXPECT_EQ(seriesBuildWords(parseSeriesSpec("--arch=sm_80,sm_90"), 0), std::vector<std::string>{"--arch=sm_80"});
+
+    SeriesSpec a = parseSeriesSpec("--arg iters=1024,4096");
+    EXPECT_EQ(a.kind, SeriesKind::LaunchArg);
+    EXPECT_EQ(a.name, "iters");
+    EXPECT_TRUE(seriesBuildWords(a, 0).empty());
+    SeriesSpec b = parseSeriesSpec("--block=32;64,2;128");
+    EXPECT_EQ(b.kind, SeriesKind::Block);
+    EXPECT_EQ(b.values, (std::vector<std::string>{"32", "64,2", "128"}));
+}
+
+TEST(Series, ValuesThatAreNotPlainTokensAreRefused) {
+    for (const char* bad : {"-D X=$(id),1", "-D X=1,`id`", "-D X=1;2", "-D X=a b,c", "--maxrregcount=32,$HOME",
+                            "--arg n=1<<20,2", "-D 1X=1,2", "-D X=1", "-D X=1,1", "CHAINS=1,2", "--maxrregcount",
+                            "-D X=1,\"2\"", "--block=32;6'4"}) {
+        EXPECT_THROW(parseSeriesSpec(bad), std::invalid_argument) << bad;
+    }
+}
+
+TEST(Series, DocumentPairsEachPointWithTheFirst) {
+    const SeriesSpec s = parseSeriesSpec("-D CHAINS=1,2,4");
+    std::vector<SeriesPoint> pts(3);
+    for (size_t i = 0; i < 3; ++i) {
+        pts[i].label = seriesPointLabel(s, i);
+        pts[i].value = s.values[i];
+        pts[i].registers = int(10 + i);
+        pts[i].mode = "cold";
+        // Point i takes 1/(i+1) of the first's time, with a little noise.
+        for (int k = 0; k < 20; ++k) pts[i].samplesMs.push_back((1.0 + 0.001 * (k % 5)) / double(i + 1));
+    }
+    DeviceInfo dev;
+    dev.name = "Test GPU";
+    const nlohmann::json doc = seriesDocument(s, "k.cu", "k", dev, pts);
+    EXPECT_EQ(doc["schema"], "lowerscope.series/1");
+    ASSERT_EQ(doc["points"].size(), 3u);
+    EXPECT_DOUBLE_EQ(doc["points"][0]["ratio_to_first"].get<double>(), 1.0);
+    EXPECT_NEAR(doc["points"][1]["ratio_to_first"].get<double>(), 0.5, 1e-9);
+    EXPECT_NEAR(doc["points"][2]["ratio_to_first"].get<double>(), 1.0 / 3, 1e-9);
+    EXPECT_TRUE(doc["points"][2]["significant"].get<bool>());
+    EXPECT_EQ(doc["points"][1]["registers"], 11);
+    EXPECT_TRUE(doc["points"][1]["spill_bytes"].is_null()) << "unknown is null, not zero";
+
+    const std::string svg = seriesSvg(doc);
+    EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+    EXPECT_NE(svg.find("</svg>"), std::string::npos);
+    const std::regex circle("<circle ");
+    EXPECT_EQ(std::distance(std::sregex_iterator(svg.begin(), svg.end(), circle), std::sregex_iterator()), 3);
+
+    const std::string md = seriesMarkdown(doc, "", "fewer chains wait longer", "k.svg", "lowerscope-cli ...");
+    EXPECT_NE(md.find("| CHAINS=2 | "), std::string::npos) << md;
+    EXPECT_NE(md.find("0.500 ("), std::string::npos) << md;
+    EXPECT_NE(md.find("![median per point](k.svg)"), std::string::npos);
+    EXPECT_NE(md.find("fewer chains wait longer"), std::string::npos);
+}
+
+TEST(Series, SvgEscapesNamesFromTheDocument) {
+    const SeriesSpec s = parseSeriesSpec("-D N=1,2");
+    std::vector<SeriesPoint> pts(2);
+    pts[0].samplesMs = {1, 1, 1};
+    pts[1].samplesMs = {2, 2, 2};
+    nlohmann::json doc = seriesDocument(s, "k.cu", "<script>k", DeviceInfo{}, pts);
+    EXPECT_EQ(seriesSvg(doc).find("<script>"), std::string::npos);
+}
+
+TEST(CliSeries, VaryADefineBuildsEachPointAndMeasuresThemInOneRun) {
+    static Toolchain tc = discoverToolchain();
+    if (!tc.nvcc.found() || !tc.nvdisasm.found()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    const fs::path dir = fs::temp_directory_path() / ("lowerscope-series-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    ProcessSpec spec;
+    spec.argv = {LOWERSCOPE_CLI, "experiment", std::string(LOWERSCOPE_SOURCE_DIR) + "/docs/examples/ffma_chains.cu",
+                 "--vary", "-D CHAINS=1,4,16", "--runner", RUNNER_BIN, "--min-samples", "3", "--min-time", "0",
+                 "--max-time", "5", "-o", (dir / "s").string()};
+    spec.env = {{"LOWERSCOPE_CACHE_DIR", (dir / "cache").string()},
+                {"LOWERSCOPE_LIBCUDA", FAKE_GPU},
+                {"LOWERSCOPE_LIBCUPTI", FAKE_GPU}};
+    spec.timeout = std::chrono::seconds(300);
+    const ProcessResult r = runProcess(spec);
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    std::ifstream in(dir / "s.series.json");
+    const nlohmann::json doc = nlohmann::json::parse(in);
+    ASSERT_EQ(doc["points"].size(), 3u);
+    // Three builds: more chains keep more values live, so the register counts differ.
+    const int r1 = doc["points"][0]["registers"].get<int>(), r16 = doc["points"][2]["registers"].get<int>();
+    EXPECT_LT(r1, r16);
+    EXPECT_NE(doc["points"][1]["build_options"].get<std::string>().find("-DCHAINS=4"), std::string::npos);
+    for (const auto& p : doc["points"]) EXPECT_GE(p["samples"].size(), 3u) << "every point measured";
+    EXPECT_TRUE(fs::exists(dir / "s.svg"));
+    EXPECT_TRUE(fs::exists(dir / "s.md"));
+    // A value nvcc's shell would read is refused before anything is built.
+    spec.argv[4] = "-D CHAINS=1,$(touch " + (dir / "ran").string() + ")";
+    const ProcessResult bad = runProcess(spec);
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.stderrText.find("not a plain value"), std::string::npos) << bad.stderrText;
+    EXPECT_FALSE(fs::exists(dir / "ran"));
+    fs::remove_all(dir);
+}
