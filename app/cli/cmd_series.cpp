@@ -96,7 +96,8 @@ int runSeries(const CompareArgs& a, const std::string& vary, const std::string& 
         std::string command = "lowerscope-cli experiment " + shellQuote({a.file}) + " --vary " + shellQuote({vary});
         if (!a.launch.kernel.empty()) command += " --kernel " + shellQuote({a.launch.kernel});
         if (!a.optsA.empty()) command += " --a " + shellQuote({a.optsA});
-        command += " -o " + shellQuote({out});
+        // The output's own name only: the folder is wherever the reader wants it (no paths of this machine).
+        command += " -o " + shellQuote({std::filesystem::path(out).filename().string()});
         if (!writeText(out + ".series.json", doc.dump(1) + "\n") || !writeText(out + ".svg", seriesSvg(doc)) ||
             !writeText(out + ".md", seriesMarkdown(doc, title, hypothesis, svgName, command)))
             throw CliFailure{kUsage, "cannot write " + out + ".series.json / .md / .svg"};
