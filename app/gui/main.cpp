@@ -7,6 +7,7 @@
 // Without a file the bundled example kernel (kernels/reduction.cu) opens.
 #include "app/cli/build_flags.h"
 #include "views/automation.h"
+#include "views/compare_measure.h"
 #include "views/compare_panel.h"
 #include "views/main_window.h"
 #include "views/workspace.h"
@@ -180,7 +181,13 @@ int main(int argc, char** argv) {
         }
     }
     if (args.compare || !args.compareWith.empty()) window.setCompareMode(true);
-    if (!file.empty()) {
+    if (!file.empty() && QString::fromStdString(file).endsWith(QStringLiteral(".lowerscope"))) {
+        // An experiment session (docs/examples/*.lowerscope): sources, both builds, measurements, card.
+        if (!window.experiment()->openSession(QString::fromStdString(file))) {
+            std::fprintf(stderr, "lowerscope: cannot open the session %s\n", file.c_str());
+            return 2;
+        }
+    } else if (!file.empty()) {
         if (!window.openFile(QString::fromStdString(file))) {
             std::fprintf(stderr, "lowerscope: cannot open %s\n", file.c_str());
             return 2;
