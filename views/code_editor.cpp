@@ -60,6 +60,11 @@ void CodeEditor::checkCursorLine() {
 void CodeEditor::mouseReleaseEvent(QMouseEvent* event) {
     QsciScintilla::mouseReleaseEvent(event);
     checkCursorLine();
+    if (event->button() == Qt::LeftButton && (event->modifiers() & Qt::ControlModifier)) {
+        int line = 0, index = 0;
+        getCursorPosition(&line, &index);
+        emit ctrlClicked(line + 1);
+    }
 }
 
 void CodeEditor::keyReleaseEvent(QKeyEvent* event) {

@@ -52,6 +52,8 @@ public:
 signals:
     // The caret moved to another line (1-based), by mouse, keyboard or setCursorPosition.
     void cursorLineChanged(int line);
+    // A left click with Ctrl held, on the line (1-based) the caret went to (after cursorLineChanged).
+    void ctrlClicked(int line);
 
 public slots:
     // Emits cursorLineChanged when the caret's line differs from the last one reported.

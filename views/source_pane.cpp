@@ -11,11 +11,13 @@
 #include <Qsci/qscistyle.h>
 #include <Qsci/qscistyledtext.h>
 #include <QComboBox>
+#include <QCursor>
 #include <QFile>
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QShortcut>
 #include <QStackedWidget>
+#include <QToolTip>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -66,7 +68,8 @@ SourcePane::SourcePane(Workspace* session, QWidget* parent) : QWidget(parent), m
     m_files = new QComboBox(this);
     m_files->setObjectName(QStringLiteral("sourceFileCombo"));
     m_files->setToolTip(tr("The files this kernel's code comes from: the open document, its headers and "
-                           "the CUDA toolkit's headers (headers are shown read-only)"));
+                           "the CUDA toolkit's headers (headers are shown read-only). Ctrl+click an "
+                           "#include line to open the header it names."));
     m_files->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_files->hide();
     m_editor = new CodeEditor(this);
@@ -99,6 +102,13 @@ SourcePane::SourcePane(Workspace* session, QWidget* parent) : QWidget(parent), m
         if (sel.origin == Selection::Origin::Source && sel.sourceFile == m_shownFile && sel.fileLine == line) return;
         m_session->selectSourceLineIn(m_shownFile, line);
     });
+
+    // Ctrl+click on an #include line opens the header it names.
+    for (CodeEditor* ed : {m_editor, m_header})
+        connect(ed, &CodeEditor::ctrlClicked, this, [this](int line) {
+            if (!openIncludeAt(line) && !m_includeError.isEmpty())
+                QToolTip::showText(QCursor::pos(), m_includeError, this);
+        });
 
     auto* findSc = new QShortcut(QKeySequence::Find, m_editor, nullptr, nullptr, Qt::WidgetWithChildrenShortcut);
     findSc->setWhatsThis(tr("Find in the source"));
@@ -191,6 +201,17 @@ bool SourcePane::showFile(const std::string& recordedPath) {
     const int index = m_files->findData(QString::fromStdString(m_shownFile.empty() ? files.front().recorded : m_shownFile));
     if (index >= 0) m_files->setCurrentIndex(index);
     return true;
+}
+
+bool SourcePane::openIncludeAt(int line) {
+    m_includeError.clear();
+    if (!m_session) return false;
+    CodeEditor* ed = m_shownFile.empty() ? m_editor : m_header;
+    if (line < 1 || line > ed->lines()) return false;
+    const std::string recorded = m_session->openInclude(ed->text(line - 1), m_shownFile, &m_includeError);
+    if (recorded.empty()) return false;
+    refreshFiles(); // an include with no code joins the selector
+    return showFile(recorded == m_session->mainRecordedFile() ? std::string() : recorded);
 }
 
 void SourcePane::refreshFiles() {

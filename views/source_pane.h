@@ -9,7 +9,8 @@
 // the user's that the build's line info names (Workspace::sourceFiles). A header is shown
 // read-only in a second editor with its own bands, line costs, highlight and diagnostics; a PTX
 // or SASS click whose line is in a header opens it at that line, and a click in the header selects
-// its code. The open document keeps its own editor (and its undo history) meanwhile.
+// its code. The open document keeps its own editor (and its undo history) meanwhile. Ctrl+click
+// on an #include line opens the header it names (Workspace::openInclude), in the same selector.
 
 #include "views/build_job.h"
 
@@ -57,6 +58,11 @@ public:
     QString lineMarginText(int line) const;
     // The same for the header shown (headerEditor()).
     QString headerMarginText(int line) const;
+    // Ctrl+click on line `line` (1-based) of the file shown: an include line opens the header it
+    // names (Workspace::openInclude) in the file selector. False, with lastIncludeError(), when
+    // it does not.
+    bool openIncludeAt(int line);
+    const QString& lastIncludeError() const { return m_includeError; }
 
 private:
     void onDocumentChanged();
@@ -86,6 +92,7 @@ private:
     int m_hoverLine = 0;
     std::vector<int> m_annotated;
     std::map<int, QString> m_compareDeltas;
+    QString m_includeError;
 };
 
 } // namespace lowerscope

@@ -49,6 +49,7 @@ void Workspace::setDocument(const QString& path, const QString& text) {
     m_selection = {};
     m_requestOrigin = Selection::Origin::None;
     m_requestFile.clear();
+    m_openedIncludes.clear();
     emit documentChanged();
     emit snapshotChanged();
     emit selectionChanged();
@@ -296,7 +297,47 @@ std::vector<ShownSourceFile> Workspace::sourceFiles() const {
         }
         out.push_back(std::move(shown));
     }
+    // Headers opened from an include line, checked again against this build's folders.
+    for (const auto& opened : m_openedIncludes) {
+        const QString path = QString::fromStdString(opened);
+        if (std::any_of(out.begin(), out.end(), [&](const ShownSourceFile& f) { return f.path == path; })) continue;
+        if (viewableSourcePath(opened, m_good->sources) != opened) continue;
+        out.push_back(ShownSourceFile{opened, path, false, false, QFileInfo(path).fileName()});
+        for (const auto& dir : m_good->sources.toolkitIncludeDirs) {
+            const QString rel = QDir(QString::fromStdString(dir)).relativeFilePath(path);
+            if (!rel.startsWith(QLatin1String(".."))) {
+                out.back().toolkit = true;
+                out.back().label = rel;
+                break;
+            }
+        }
+    }
     return out;
+}
+
+std::string Workspace::openInclude(const QString& lineText, const std::string& fromRecorded, QString* error) {
+    auto fail = [error](const QString& why) {
+        if (error) *error = why;
+        return std::string();
+    };
+    const auto include = parseIncludeDirective(lineText.toStdString());
+    if (!include) return fail(tr("not an #include line"));
+    if (!m_good) return fail(tr("nothing is built yet: the include folders are not known"));
+    const auto files = sourceFiles();
+    QString from;
+    for (const auto& f : files)
+        if (fromRecorded.empty() ? f.main : f.recorded == fromRecorded) from = f.path;
+    const std::string fromDir = from.isEmpty() ? std::string() : QFileInfo(from).absolutePath().toStdString();
+    std::string why;
+    const std::string found = resolveInclude(*include, fromDir, m_good->sources, why);
+    if (found.empty()) return fail(QString::fromStdString(why));
+    const QString path = QString::fromStdString(found);
+    for (const auto& f : files)
+        if (f.path == path || (f.main && !f.path.isEmpty() && QFileInfo(f.path).canonicalFilePath() == path))
+            return f.recorded;
+    if (std::find(m_openedIncludes.begin(), m_openedIncludes.end(), found) == m_openedIncludes.end())
+        m_openedIncludes.push_back(found);
+    return found;
 }
 
 const std::vector<QString>& Workspace::sassSourceLabels() const {

@@ -159,6 +159,14 @@ public:
     std::vector<ShownSourceFile> sourceFiles() const;
     // The recorded path of the open document in the current build ("" when none).
     std::string mainRecordedFile() const;
+    // Ctrl+click on an include line: the file `lineText`'s `#include "..."` / `#include <...>`
+    // names, looked up as the compiler does for this build (core resolveInclude: the including
+    // file's folder, the -I folders, the toolkit's include folders) from the file of
+    // sourceFiles() recorded as `fromRecorded` ("" = the document). A file not offered yet joins
+    // sourceFiles() (recorded as its canonical path) until another document is opened. Returns the
+    // recorded path to show, or "" with `error` saying why (not an include line, nothing built,
+    // not found, outside your folders and the toolkit's include folders: never opened).
+    std::string openInclude(const QString& lineText, const std::string& fromRecorded, QString* error);
     ListingKey listingKey() const;
     // Asks the source pane to show a location (diagnostic clicked).
     void revealSource(int line, int column) { emit sourceRevealRequested(line, column); }
@@ -220,6 +228,7 @@ private:
     Selection::Origin m_requestOrigin = Selection::Origin::None;
     int m_requestLine = 0;
     std::string m_requestFile; // origin Source: the recorded file of a header line ("" = the document)
+    std::vector<std::string> m_openedIncludes; // canonical paths opened by openInclude, in order
     uint32_t m_requestAddress = 0;
     int m_launchThreads = 0;
     int m_launchShared = 0;

@@ -137,6 +137,48 @@ SourceFileKind classifySourceFile(const std::string& recordedPath, const SourceC
     return SourceFileKind::System;
 }
 
+std::optional<IncludeDirective> parseIncludeDirective(std::string_view line) {
+    size_t i = 0;
+    auto blanks = [&] {
+        while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    };
+    blanks();
+    if (i >= line.size() || line[i] != '#') return std::nullopt;
+    ++i;
+    blanks();
+    if (line.compare(i, 7, "include") != 0) return std::nullopt;
+    i += 7;
+    blanks();
+    if (i >= line.size() || (line[i] != '"' && line[i] != '<')) return std::nullopt;
+    const char close = line[i] == '"' ? '"' : '>';
+    const size_t end = line.find(close, i + 1);
+    if (end == std::string_view::npos || end == i + 1) return std::nullopt;
+    return IncludeDirective{std::string(line.substr(i + 1, end - i - 1)), close == '>'};
+}
+
+std::string resolveInclude(const IncludeDirective& include, const std::string& includingDir,
+                           const SourceContext& context, std::string& error) {
+    error.clear();
+    std::vector<std::string> dirs;
+    if (!include.angled && !includingDir.empty()) dirs.push_back(includingDir);
+    dirs.insert(dirs.end(), context.projectDirs.begin(), context.projectDirs.end());
+    dirs.insert(dirs.end(), context.toolkitIncludeDirs.begin(), context.toolkitIncludeDirs.end());
+    const std::string shown = include.angled ? "<" + include.name + ">" : "\"" + include.name + "\"";
+    for (const auto& dir : dirs) {
+        std::error_code ec;
+        const fs::path candidate = fs::path(dir) / include.name; // an absolute name replaces dir
+        if (!fs::is_regular_file(candidate, ec)) continue;
+        const std::string viewable = viewableSourcePath(candidate.string(), context);
+        if (viewable.empty())
+            error = shown + " is " + canonicalForm(candidate.string()) +
+                    ", outside your folders and the toolkit's include folders; not opened";
+        return viewable;
+    }
+    error = shown + " was not found in " + (include.angled ? "" : "the including file's folder, ") +
+            "the build's include folders (-I) or the toolkit's include folders";
+    return {};
+}
+
 std::vector<SourceFileInfo> collectSourceFiles(const PtxListing& ptx, const std::vector<const SassFunction*>& sass,
                                            const SourceContext& context) {
     // Counted by views of the instructions' own strings; consecutive instructions mostly share

@@ -10,6 +10,7 @@
 #include "core/model.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,6 +73,25 @@ std::vector<std::string> toolkitIncludeDirsOf(const std::string& toolkitRoot);
 // read from disk for this build: the Main file, a file under the main file's folder or a project
 // folder, or a file under a toolkit include folder. Returns its canonical path, or "" when not.
 std::string viewableSourcePath(const std::string& path, const SourceContext& context);
+
+// An `#include "name"` or `#include <name>` directive (blanks allowed around `#` and the name).
+struct IncludeDirective {
+    std::string name;    // as written between the quotes or brackets
+    bool angled = false; // <name>
+};
+
+// The directive on one line of source text; nullopt when the line is not one (a macro include,
+// a comment, an unterminated name).
+std::optional<IncludeDirective> parseIncludeDirective(std::string_view line);
+
+// The file an include directive names for this build, as the compiler looks for it: "name" in
+// `includingDir` (the folder of the file that includes it; "" = none) first, then in each -I
+// folder (context.projectDirs), then in the toolkit's include folders; <name> skips the first. The
+// first file found decides, and it must be viewable (viewableSourcePath): one that leads outside
+// the user's folders and the toolkit's include folders is refused, never opened. Returns its
+// canonical path, or "" with `error` set to one line saying why.
+std::string resolveInclude(const IncludeDirective& include, const std::string& includingDir,
+                           const SourceContext& context, std::string& error);
 
 // Classifies one recorded path.
 SourceFileKind classifySourceFile(const std::string& recordedPath, const SourceContext& context);

@@ -165,3 +165,53 @@ TEST(SourceFiles, ToolkitHeadersAreViewableOnlyUnderTheToolkitsIncludeFolders) {
     EXPECT_EQ(viewable, (std::map<std::string, bool>{
                             {"main.cu", true}, {"cuda_fp16.hpp", true}, {"nvvm.h", false}, {"escape.h", false}, {"key.h", false}}));
 }
+
+TEST(SourceFiles, IncludeDirectives) {
+    EXPECT_EQ(parseIncludeDirective("#include \"a/b.cuh\"")->name, "a/b.cuh");
+    EXPECT_FALSE(parseIncludeDirective("#include \"a/b.cuh\"")->angled);
+    const auto angled = parseIncludeDirective("  #  include\t<cuda/std/cmath>  // why");
+    ASSERT_TRUE(angled);
+    EXPECT_EQ(angled->name, "cuda/std/cmath");
+    EXPECT_TRUE(angled->angled);
+    EXPECT_FALSE(parseIncludeDirective("// #include \"x.h\""));
+    EXPECT_FALSE(parseIncludeDirective("#include HEADER_MACRO"));
+    EXPECT_FALSE(parseIncludeDirective("#include \"unterminated"));
+    EXPECT_FALSE(parseIncludeDirective("#include \"\""));
+    EXPECT_FALSE(parseIncludeDirective("#pragma once"));
+    EXPECT_FALSE(parseIncludeDirective("int include = 1;"));
+}
+
+// Found as the compiler finds it (the includer's folder for "...", then -I, then the toolkit),
+// and only when the file found may be shown.
+TEST(SourceFiles, ResolvesIncludesInsideTheFoldersOnly) {
+    Tree t;
+    const fs::path inc = t.root / "cuda/targets/x86_64-linux/include";
+    fs::create_directories(inc);
+    std::ofstream(inc / "cuda_fp16.h") << "//\n";
+    std::ofstream(t.root / "proj/inc/cuda_fp16.h") << "// the project's own\n";
+    std::ofstream(t.root / "outside.cuh") << "//\n";
+    SourceContext c;
+    c.mainFile = t.p("proj/main.cu");
+    c.projectDirs = {t.p("extra")};
+    c.toolkitIncludeDirs = toolkitIncludeDirsOf(t.p("cuda"));
+    std::string error;
+    auto canon = [&](const char* rel) { return fs::canonical(t.root / rel).string(); };
+    const std::string projDir = t.p("proj"), incDir = t.p("proj/inc");
+    EXPECT_EQ(resolveInclude({"inc/tile.cuh", false}, projDir, c, error), canon("proj/inc/tile.cuh")) << error;
+    EXPECT_EQ(resolveInclude({"tile.cuh", false}, incDir, c, error), canon("proj/inc/tile.cuh")) << error;
+    EXPECT_EQ(resolveInclude({"dep.cuh", false}, projDir, c, error), canon("extra/dep.cuh")) << error; // -I
+    EXPECT_EQ(resolveInclude({"cuda_fp16.h", true}, incDir, c, error), canon("cuda/targets/x86_64-linux/include/cuda_fp16.h"));
+    // "..." looks next to the includer first, <...> does not.
+    EXPECT_EQ(resolveInclude({"cuda_fp16.h", false}, incDir, c, error), canon("proj/inc/cuda_fp16.h"));
+    // Found, but outside every folder: refused, naming why.
+    EXPECT_EQ(resolveInclude({"../outside.cuh", false}, projDir, c, error), "");
+    EXPECT_NE(error.find("outside"), std::string::npos) << error;
+    EXPECT_EQ(resolveInclude({t.p("usr/include/stdio.h"), false}, projDir, c, error), "");
+    EXPECT_NE(error.find("outside"), std::string::npos) << error;
+    EXPECT_EQ(resolveInclude({"../../../../outside.cuh", true}, projDir, c, error), ""); // .. out of an include folder
+    EXPECT_NE(error.find("outside"), std::string::npos) << error;
+    // Not found anywhere.
+    EXPECT_EQ(resolveInclude({"nosuch.cuh", false}, projDir, c, error), "");
+    EXPECT_NE(error.find("not found"), std::string::npos) << error;
+    EXPECT_EQ(resolveInclude({"tile.cuh", true}, incDir, c, error), ""); // <...> skips the includer's folder
+}

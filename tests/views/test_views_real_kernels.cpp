@@ -18,6 +18,7 @@
 #include "core/analysis/occupancy.h"
 
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QFile>
 #include <QSpinBox>
@@ -387,6 +388,106 @@ private slots:
         m_w->sassPane()->view()->setCurrentIndex(m->index(row, SassModel::AddressColumn));
         QVERIFY(sp->shownFile().empty());
         QCOMPARE(ws()->selection().sourceLine, 7);
+    }
+    // Ctrl+click on an include line opens the header it names, found as the compiler finds it:
+    // "inc/a.cuh" next to the document, "b.cuh" next to a.cuh (the including file's folder),
+    // <cuda_fp16.h> in the toolkit's include folder (read-only), "c.cuh" through an -I folder; an
+    // include that leads outside your folders is refused and nothing opens.
+    void ctrlClickOnAnIncludeOpensIt() {
+        QTemporaryDir root;
+        QVERIFY(root.isValid());
+        QDir d(root.path());
+        QVERIFY(d.mkpath(QStringLiteral("proj/inc")) && d.mkpath(QStringLiteral("extra")));
+        auto put = [&](const QString& rel, const QByteArray& text) {
+            QFile f(d.filePath(rel));
+            return f.open(QIODevice::WriteOnly) && f.write(text) == text.size();
+        };
+        QVERIFY(put(QStringLiteral("outside.cuh"), "#pragma once\n"));
+        QVERIFY(put(QStringLiteral("extra/c.cuh"), "#pragma once\n__device__ inline float cee(float v) { return v - 1.0f; }\n"));
+        QVERIFY(put(QStringLiteral("proj/inc/b.cuh"), "#pragma once\n__device__ inline float bee(float v) { return v * 2.0f; }\n"));
+        QVERIFY(put(QStringLiteral("proj/inc/a.cuh"),
+                    "#pragma once\n#include \"b.cuh\"\n__device__ inline float ay(float v) { return bee(v) + 1.0f; }\n"));
+        QVERIFY(put(QStringLiteral("proj/main.cu"),
+                    "#include \"inc/a.cuh\"\n"                  // 1
+                    "#include <cuda_fp16.h>\n"                  // 2
+                    "  #  include \"../outside.cuh\"\n"         // 3
+                    "#include \"c.cuh\"\n"                      // 4
+                    "#if 0\n"                                  // 5
+                    "#include \"nosuch.cuh\"\n"                 // 6: no file (the compiler never looks)
+                    "#endif\n"                                 // 7
+                    "__global__ void k(float* p) { p[threadIdx.x] = cee(ay(p[threadIdx.x])); }\n")); // 8
+        const QString mainPath = d.filePath(QStringLiteral("proj/main.cu"));
+        QVERIFY(m_w->openFile(mainPath));
+        testutil::waitForBuilds(ws()); // fails: c.cuh is only found through the -I folder below
+        BuildOptions o = ws()->options();
+        o.includeDirs.push_back(d.filePath(QStringLiteral("extra")).toStdString());
+        ws()->setOptions(o);
+        if (!ws()->isBuilding()) ws()->build();
+        QVERIFY(waitForBuild());
+        SourcePane* sp = m_w->sourcePane();
+        m_w->pane(QStringLiteral("source"))->raise();
+        CodeEditor* doc = sp->editor();
+        auto ctrlClick = [](CodeEditor* ed, int l) {
+            ed->ensureLineVisibleCentered(l);
+            const long pos = ed->SendScintilla(QsciScintilla::SCI_POSITIONFROMLINE, (unsigned long)(l - 1));
+            const int x = int(ed->SendScintilla(QsciScintilla::SCI_POINTXFROMPOSITION, 0UL, pos + 3));
+            const int y = int(ed->SendScintilla(QsciScintilla::SCI_POINTYFROMPOSITION, 0UL, pos));
+            const int lh = int(ed->SendScintilla(QsciScintilla::SCI_TEXTHEIGHT, 0UL));
+            QTest::mouseClick(ed->viewport(), Qt::LeftButton, Qt::ControlModifier, QPoint(x, y + lh / 2));
+        };
+        auto canonical = [](const QString& p) { return QFileInfo(p).canonicalFilePath(); };
+
+        // Line 1: inc/a.cuh, next to the document. The text is the file's; the selector offers it.
+        ctrlClick(doc, 1);
+        QVERIFY2(sp->lastIncludeError().isEmpty(), qPrintable(sp->lastIncludeError()));
+        QTRY_VERIFY(sp->headerEditor()->isVisible());
+        QCOMPARE(sp->headerEditor()->text(), readAll(d.filePath(QStringLiteral("proj/inc/a.cuh"))));
+        const std::string aShown = sp->shownFile();
+        QVERIFY(!aShown.empty());
+        QCOMPARE(canonical(sp->fileSelector()->currentData(Qt::ToolTipRole).toString()),
+                 canonical(d.filePath(QStringLiteral("proj/inc/a.cuh"))));
+        // Line 2 of a.cuh: "b.cuh" is found in a.cuh's own folder.
+        ctrlClick(sp->headerEditor(), 2);
+        QVERIFY2(sp->lastIncludeError().isEmpty(), qPrintable(sp->lastIncludeError()));
+        QCOMPARE(sp->headerEditor()->text(), readAll(d.filePath(QStringLiteral("proj/inc/b.cuh"))));
+        QVERIFY(sp->shownFile() != aShown);
+
+        // Back to the document: <cuda_fp16.h> opens from the toolkit's include folder, read-only.
+        QVERIFY(sp->showFile({}));
+        ctrlClick(doc, 2);
+        QVERIFY2(sp->lastIncludeError().isEmpty(), qPrintable(sp->lastIncludeError()));
+        QCOMPARE(sp->fileSelector()->currentText(), QStringLiteral("cuda_fp16.h (toolkit, read-only)"));
+        QVERIFY(sp->headerEditor()->isReadOnly());
+        bool inToolkit = false;
+        for (const auto& dir : ws()->snapshot()->sources.toolkitIncludeDirs)
+            inToolkit = inToolkit || QString::fromStdString(sp->shownFile()) == QString::fromStdString(dir) + QStringLiteral("/cuda_fp16.h");
+        QVERIFY2(inToolkit, sp->shownFile().c_str());
+        QCOMPARE(sp->headerEditor()->text(), readAll(QString::fromStdString(sp->shownFile())));
+
+        // "../outside.cuh" exists but lies outside the folders: refused, the pane stays where it was.
+        QVERIFY(sp->showFile({}));
+        const int offered = sp->fileSelector()->count();
+        ctrlClick(doc, 3);
+        QVERIFY2(sp->lastIncludeError().contains(QLatin1String("outside")), qPrintable(sp->lastIncludeError()));
+        QVERIFY(sp->shownFile().empty());
+        QCOMPARE(sp->fileSelector()->count(), offered);
+        // "c.cuh" through the -I folder; a missing one says where it was looked for.
+        ctrlClick(doc, 4);
+        QVERIFY2(sp->lastIncludeError().isEmpty(), qPrintable(sp->lastIncludeError()));
+        QCOMPARE(canonical(QString::fromStdString(sp->shownFile())), canonical(d.filePath(QStringLiteral("extra/c.cuh"))));
+        QVERIFY(sp->showFile({}));
+        ctrlClick(doc, 6);
+        QVERIFY2(sp->lastIncludeError().contains(QLatin1String("not found")), qPrintable(sp->lastIncludeError()));
+        QVERIFY(sp->shownFile().empty());
+        // A line that is no include opens nothing.
+        QVERIFY(!sp->openIncludeAt(8));
+        QVERIFY(sp->shownFile().empty());
+        // The files opened this way stay offered across a rebuild, and go with the document.
+        QVERIFY(waitForBuild());
+        QVERIFY(sp->fileSelector()->count() >= 5); // main.cu, a.cuh, b.cuh, c.cuh, cuda_fp16.h (+ what the code maps to)
+        BuildOptions back = ws()->options();
+        back.includeDirs.pop_back();
+        ws()->setOptions(back);
     }
 };
 
