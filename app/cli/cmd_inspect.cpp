@@ -77,10 +77,8 @@ int runInspect(const InspectArgs& a) {
     }
 
     const LoweringModel model = buildLoweringModel(r, sourceContextFor(resolved.inputs.front(), tc));
-    if (!a.kernel.empty() && !model.kernel(a.kernel)) {
-        std::cerr << "lowerscope-cli inspect: error: no kernel named '" << a.kernel << "'; kernels:";
-        for (const auto& k : model.kernels) std::cerr << "\n  " << escapeControl(k.name);
-        std::cerr << '\n';
+    if (std::string why; !a.kernel.empty() && !model.kernel(a.kernel, &why)) {
+        std::cerr << "lowerscope-cli inspect: error: " << escapeControl(why) << '\n';
         return 2;
     }
     InspectOptions o;

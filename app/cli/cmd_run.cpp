@@ -9,6 +9,7 @@
 #include "core/analysis/diff.h"
 #include "core/build/build.h"
 #include "core/build/demangle.h"
+#include "core/build/kernel_name.h"
 #include "core/parse/diagnostics.h"
 #include "core/parse/ptx_parser.h"
 #include "core/run/argspec.h"
@@ -74,19 +75,6 @@ std::vector<std::string> splitDims(const std::string& text) {
     return out;
 }
 
-// "saxpy" matches "_Z5saxpyifPKfPf" / "saxpy(int, ...)"; an exact mangled name matches itself.
-bool kernelMatches(const KernelArtifacts& k, const std::string& want) {
-    if (k.mangled == want || k.name == want) {
-        return true;
-    }
-    std::string base = k.name.substr(0, k.name.find('('));
-    if (base == want) {
-        return true;
-    }
-    // Qualified names: "ns::kern" also matches "kern".
-    size_t colon = base.rfind("::");
-    return colon != std::string::npos && base.substr(colon + 2) == want;
-}
 
 // A launch spec from the sidecar (if any) overridden by the flags.
 LaunchSpec launchSpecFor(const std::string& file, const std::string& kernelFlag, const LaunchArgs& a) {
@@ -197,21 +185,16 @@ BuiltLaunch buildLaunch(const Toolchain& tc, const std::string& file, const Buil
     if (!r.ok) {
         std::cerr << "warning: " << r.error << " (the cubin was built; measuring anyway)\n";
     }
-    const KernelArtifacts* k = nullptr;
-    std::string names;
-    for (const auto& ka : r.kernels) {
-        names += (names.empty() ? "" : ", ") + ka.name;
-        if (kernelMatches(ka, b.spec.kernel)) {
-            if (k) {
-                throw Failure{kUsage, "kernel name '" + b.spec.kernel + "' is ambiguous in " + file +
-                                          " (give the mangled name): " + k->mangled + ", " + ka.mangled};
-            }
-            k = &ka;
-        }
+    // "saxpy", "scaled_gemm<8>", "ns::kern" or "kern", the demangled or the mangled name
+    // (core/build/kernel_name.h).
+    std::vector<KernelName> names;
+    for (const auto& ka : r.kernels) names.push_back(KernelName{ka.mangled, ka.name});
+    std::string why;
+    const int found = findKernel(names, b.spec.kernel, &why);
+    if (found < 0) {
+        throw Failure{kUsage, file + ": " + why};
     }
-    if (!k) {
-        throw Failure{kUsage, "no kernel '" + b.spec.kernel + "' in " + file + " (kernels: " + names + ")"};
-    }
+    const KernelArtifacts* k = &r.kernels[size_t(found)];
     MeasureSide side;
     side.label = label;
     side.mangled = k->mangled;

@@ -32,10 +32,9 @@ json resourcesJson(const Resources& r) {
                 {"spill_stores", v(r.spillStores)}, {"spill_loads", v(r.spillLoads)}, {"barriers", v(r.barriers)}};
 }
 
-bool kernelMatches(const KernelModel& k, const std::string& want) {
-    if (want.empty() || k.mangled == want || k.name == want) return true;
-    const auto paren = k.name.find('(');
-    return paren != std::string::npos && paren == want.size() && k.name.compare(0, paren, want) == 0;
+// Every kernel without a name; else only the kernel the name picks (LoweringModel::kernel).
+bool kernelMatches(const LoweringModel& model, const KernelModel& k, const std::string& want) {
+    return want.empty() || model.kernel(want) == &k;
 }
 
 json queryJson(const KernelModel& k, const InspectOptions& o) {
@@ -107,7 +106,7 @@ json inspectJson(const LoweringModel& model, const InspectOptions& o) {
              {"files", sourceFilesJson(model.files)}};
     json kernels = json::array();
     for (const auto& k : model.kernels) {
-        if (!kernelMatches(k, o.kernel)) continue;
+        if (!kernelMatches(model, k, o.kernel)) continue;
         json kj{{"name", k.name}, {"mangled", k.mangled}, {"resources", resourcesJson(k.resources)},
                 {"launch_bounds", launchBoundsJson(model, k)}, {"files", sourceFilesJson(k.files)}};
         json ptxLines = json::array();
@@ -153,7 +152,7 @@ std::string lineReport(const LoweringModel& model, const InspectOptions& o) {
     std::ostringstream out;
     bool any = false;
     for (const auto& k : model.kernels) {
-        if (!kernelMatches(k, o.kernel)) continue;
+        if (!kernelMatches(model, k, o.kernel)) continue;
         const auto ptxLines = k.correlation.ptxLinesForSource(o.queryFile, o.line, o.frame);
         const auto sass = k.correlation.sassForSource(o.queryFile, o.line, o.frame);
         if (ptxLines.empty() && sass.empty()) continue;

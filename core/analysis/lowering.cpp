@@ -1,5 +1,7 @@
 #include "core/analysis/lowering.h"
 
+#include "core/build/kernel_name.h"
+
 #include "core/analysis/aggregate.h"
 #include "core/analysis/cfg.h"
 #include "core/analysis/defuse.h"
@@ -18,16 +20,12 @@
 
 namespace lowerscope {
 
-const KernelModel* LoweringModel::kernel(const std::string& nameOrMangled) const {
-    for (const auto& k : kernels)
-        if (k.mangled == nameOrMangled || k.name == nameOrMangled) return &k;
-    // A bare function name ("saxpy") matches the demangled "saxpy(int, float, ...)".
-    for (const auto& k : kernels) {
-        const auto paren = k.name.find('(');
-        if (paren != std::string::npos && k.name.compare(0, paren, nameOrMangled) == 0 && paren == nameOrMangled.size())
-            return &k;
-    }
-    return nullptr;
+const KernelModel* LoweringModel::kernel(const std::string& nameOrMangled, std::string* error) const {
+    std::vector<KernelName> names;
+    names.reserve(kernels.size());
+    for (const auto& k : kernels) names.push_back(KernelName{k.mangled, k.name});
+    const int i = findKernel(names, nameOrMangled, error);
+    return i < 0 ? nullptr : &kernels[size_t(i)];
 }
 
 namespace {

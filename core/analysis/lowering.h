@@ -84,7 +84,9 @@ struct LoweringModel {
     std::vector<KernelModel> kernels;
     std::vector<SourceFileInfo> files;    // every file code of the build maps to: the kernels' files
                                       // and the PTX `.file` table, counts summed over kernels
-    const KernelModel* kernel(const std::string& nameOrMangled) const; // nullptr when absent
+    // The kernel a name picks (core/build/kernel_name.h findKernel: mangled or demangled, then
+    // "scaled_gemm<8>", then a unique plain name); nullptr when none or several, with `error`.
+    const KernelModel* kernel(const std::string& nameOrMangled, std::string* error = nullptr) const;
 };
 
 // Parses and analyses every kernel of a successful build. `sources` classifies the files the

@@ -183,3 +183,47 @@ TEST(InspectCli, AmbiguousFileNameListsTheCandidates) {
     EXPECT_NE(one.stdoutText.find("y/ops.cuh:1"), std::string::npos) << one.stdoutText;
     std::filesystem::remove_all(tmp);
 }
+
+// --kernel names a template instantiation by its name with template arguments ("scaled_gemm<8>",
+// whitespace ignored), as its demangled form "void scaled_gemm<8>(int, ...)" has them; the plain
+// name of two instantiations is ambiguous and the error lists both.
+TEST(InspectCli, KernelByTemplateArguments) {
+    if (!std::filesystem::exists(cli())) GTEST_SKIP() << "lowerscope-cli not built";
+    if (!haveTools()) GTEST_SKIP() << "nvcc/nvdisasm/cuobjdump not found";
+    const auto tmp = std::filesystem::temp_directory_path() / ("ls_inspect_tpl_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(tmp);
+    const std::string cu = src("tests/data/src/header_family.cu");
+    const std::string out = (tmp / "k.json").string();
+    auto kernelsIn = [&](const std::vector<std::string>& args) {
+        ProcessResult r = run(args, tmp / "cache");
+        EXPECT_EQ(r.exitCode, 0) << r.stderrText;
+        std::vector<std::string> names;
+        std::ifstream in(out);
+        const auto doc = nlohmann::json::parse(in, nullptr, false);
+        if (doc.is_object())
+            for (const auto& k : doc["kernels"]) names.push_back(k["name"].get<std::string>());
+        return names;
+    };
+    const auto eight = kernelsIn({"inspect", cu, "--kernel", "scaled_gemm<8>", "--json", out});
+    ASSERT_EQ(eight.size(), 1u);
+    EXPECT_EQ(eight[0].rfind("void scaled_gemm<8>(", 0), 0u) << eight[0];
+    const auto sixteen = kernelsIn({"inspect", cu, "--kernel", "scaled_gemm< 16 >", "--json", out});
+    ASSERT_EQ(sixteen.size(), 1u);
+    EXPECT_EQ(sixteen[0].rfind("void scaled_gemm<16>(", 0), 0u) << sixteen[0];
+    // The exact demangled name still works; so does --line together with --kernel.
+    EXPECT_EQ(kernelsIn({"inspect", cu, "--kernel", eight[0], "--json", out}), eight);
+    ProcessResult line = run({"inspect", cu, "--kernel", "scaled_gemm<16>", "--line", "header_family_gemm.cuh:18"}, tmp / "cache");
+    EXPECT_EQ(line.exitCode, 0) << line.stderrText;
+    EXPECT_NE(line.stdoutText.find("scaled_gemm<16>"), std::string::npos) << line.stdoutText;
+    EXPECT_EQ(line.stdoutText.find("scaled_gemm<8>"), std::string::npos) << line.stdoutText;
+
+    ProcessResult plain = run({"inspect", cu, "--kernel", "scaled_gemm", "--json", out}, tmp / "cache");
+    EXPECT_EQ(plain.exitCode, 2);
+    EXPECT_NE(plain.stderrText.find("ambiguous"), std::string::npos) << plain.stderrText;
+    EXPECT_NE(plain.stderrText.find("scaled_gemm<8>"), std::string::npos) << plain.stderrText;
+    EXPECT_NE(plain.stderrText.find("scaled_gemm<16>"), std::string::npos) << plain.stderrText;
+    ProcessResult wrong = run({"inspect", cu, "--kernel", "scaled_gemm<32>", "--json", out}, tmp / "cache");
+    EXPECT_EQ(wrong.exitCode, 2);
+    EXPECT_NE(wrong.stderrText.find("no kernel named 'scaled_gemm<32>'"), std::string::npos) << wrong.stderrText;
+    std::filesystem::remove_all(tmp);
+}
