@@ -112,6 +112,12 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
         updateTitle();
         if (m_autoBuildAction->isChecked()) m_debounce->start();
     });
+    connect(m_session, &Workspace::headerEditsChanged, this, [this] {
+        updateTitle();
+        if (m_session->hasHeaderEdits() && m_autoBuildAction->isChecked()) m_debounce->start();
+    });
+    connect(m_session, &Workspace::headerSaveFailed, this,
+            [this](const QString& error) { statusBar()->showMessage(error, 10000); });
     connect(m_session, &Workspace::optionsChanged, this, [this] {
         if (m_autoBuildAction->isChecked() && m_session->snapshot()) m_debounce->start();
     });
@@ -829,6 +835,11 @@ void MainWindow::openExample() {
 }
 
 bool MainWindow::save() {
+    // Save saves the edited headers too (a build would save them anyway).
+    if (QString error; !m_session->saveHeaderEdits(&error)) {
+        statusBar()->showMessage(error, 10000);
+        return false;
+    }
     const QString path = m_session->sourcePath();
     if (path.isEmpty() || path.startsWith(QLatin1Char(':'))) {
         const QString target = QFileDialog::getSaveFileName(this, tr("Save CUDA source"), m_session->displayName(),
@@ -860,6 +871,20 @@ bool MainWindow::saveAs(const QString& path) {
 }
 
 bool MainWindow::maybeSave() {
+    if (m_session->hasHeaderEdits() && isVisible()) {
+        QStringList names;
+        for (const QString& p : m_session->editedHeaders()) names << QFileInfo(p).fileName();
+        const auto answer = QMessageBox::question(this, tr("Unsaved changes"),
+                                                  tr("%1 has unsaved changes. Save them?").arg(names.join(QStringLiteral(", "))),
+                                                  QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+        if (answer == QMessageBox::Cancel) return false;
+        if (answer == QMessageBox::Discard) {
+            m_session->discardHeaderEdits();
+        } else if (QString error; !m_session->saveHeaderEdits(&error)) {
+            statusBar()->showMessage(error, 10000);
+            return false;
+        }
+    }
     if (!m_modified || !isVisible()) return true;
     const auto answer = QMessageBox::question(this, tr("Unsaved changes"),
                                               tr("%1 has unsaved changes. Save them?").arg(m_session->displayName()),
@@ -887,7 +912,8 @@ void MainWindow::rebuildRecentMenu() {
 }
 
 void MainWindow::updateTitle() {
-    setWindowTitle(QStringLiteral("%1%2 — Lowerscope").arg(m_session->displayName(), m_modified ? QStringLiteral(" •") : QString()));
+    const bool unsaved = m_modified || m_session->hasHeaderEdits();
+    setWindowTitle(QStringLiteral("%1%2 — Lowerscope").arg(m_session->displayName(), unsaved ? QStringLiteral(" •") : QString()));
 }
 
 void MainWindow::offerRecovery() {

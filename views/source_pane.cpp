@@ -68,8 +68,9 @@ SourcePane::SourcePane(Workspace* session, QWidget* parent) : QWidget(parent), m
     m_files = new QComboBox(this);
     m_files->setObjectName(QStringLiteral("sourceFileCombo"));
     m_files->setToolTip(tr("The files this kernel's code comes from: the open document, its headers and "
-                           "the CUDA toolkit's headers (headers are shown read-only). Ctrl+click an "
-                           "#include line to open the header it names."));
+                           "the CUDA toolkit's headers (read-only). Your headers can be edited: they are "
+                           "saved before each build (• = unsaved). Ctrl+click an #include line to open "
+                           "the header it names."));
     m_files->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_files->hide();
     m_editor = new CodeEditor(this);
@@ -103,6 +104,12 @@ SourcePane::SourcePane(Workspace* session, QWidget* parent) : QWidget(parent), m
         m_session->selectSourceLineIn(m_shownFile, line);
     });
 
+    // Edits of the user's header go to the session (the toolkit's are read-only).
+    connect(m_header, &QsciScintilla::textChanged, this, [this] {
+        if (m_updating || !m_session || m_shownFile.empty() || m_header->isReadOnly()) return;
+        m_session->setHeaderText(m_headerPath, m_header->text());
+    });
+    connect(session, &Workspace::headerEditsChanged, this, &SourcePane::updateFileLabels);
     // Ctrl+click on an #include line opens the header it names.
     for (CodeEditor* ed : {m_editor, m_header})
         connect(ed, &CodeEditor::ctrlClicked, this, [this](int line) {
@@ -141,7 +148,10 @@ SourcePane::SourcePane(Workspace* session, QWidget* parent) : QWidget(parent), m
     connect(session, &Workspace::kernelChanged, this, &SourcePane::onListingChanged);
     connect(session, &Workspace::attributionChanged, this, &SourcePane::onListingChanged);
     connect(session, &Workspace::selectionChanged, this, &SourcePane::onSelectionChanged);
-    connect(session, &Workspace::staleChanged, this, [this](bool stale) { m_editor->setBandsDimmed(stale); });
+    connect(session, &Workspace::staleChanged, this, [this](bool stale) {
+        m_editor->setBandsDimmed(stale);
+        m_header->setBandsDimmed(stale); // an edited header dims the listing too
+    });
     connect(session, &Workspace::buildFinished, this, &SourcePane::onBuildFinished);
     connect(session, &Workspace::compareLineDeltasChanged, this, &SourcePane::updateCompareDeltas);
     connect(session, &Workspace::sourceRevealRequested, this, [this](int line, int column) {
@@ -178,20 +188,28 @@ bool SourcePane::showFile(const std::string& recordedPath) {
         m_shownFile.clear();
         m_stack->setCurrentWidget(m_editor);
     } else {
-        if (m_headerPath != want->path || m_header->text().isEmpty()) {
+        if (m_headerPath != want->path || m_rereadHeader || m_header->text().isEmpty()) {
             // A header of the user's or of the build's toolkit (Workspace::sourceFiles only offers
-            // those); read as it is now.
-            QFile f(want->path);
-            QString text;
-            if (f.open(QIODevice::ReadOnly) && f.size() < (64 << 20)) text = QString::fromUtf8(f.readAll());
+            // those): its unsaved edits, else read as it is now.
+            QString text = m_session->headerText(want->path);
+            if (text.isNull()) {
+                QFile f(want->path);
+                if (f.open(QIODevice::ReadOnly) && f.size() < (64 << 20)) text = QString::fromUtf8(f.readAll());
+            }
             m_updating = true;
-            m_header->setReadOnly(false);
-            m_header->setText(text);
-            m_header->setReadOnly(true);
+            // The same text (a rebuild of the header shown): keep the caret and the undo history.
+            if (m_headerPath != want->path || text != m_header->text()) {
+                m_header->setReadOnly(false);
+                m_header->setText(text);
+                if (m_headerPath != want->path) m_header->SendScintilla(QsciScintilla::SCI_EMPTYUNDOBUFFER);
+            }
             m_header->checkCursorLine(); // the caret's move to line 1 is not the user's selection
             m_updating = false;
             m_headerPath = want->path;
+            m_rereadHeader = false;
         }
+        // The user's headers are edited here (saved before each build); the toolkit's are not.
+        m_header->setReadOnly(!want->editable);
         m_shownFile = want->recorded;
         m_stack->setCurrentWidget(m_header);
         updateHeaderMarks();
@@ -201,6 +219,22 @@ bool SourcePane::showFile(const std::string& recordedPath) {
     const int index = m_files->findData(QString::fromStdString(m_shownFile.empty() ? files.front().recorded : m_shownFile));
     if (index >= 0) m_files->setCurrentIndex(index);
     return true;
+}
+
+QString SourcePane::fileLabel(const ShownSourceFile& f) const {
+    if (f.main) return f.label;
+    if (f.toolkit) return tr("%1 (toolkit, read-only)").arg(f.label);
+    if (!f.editable) return tr("%1 (read-only)").arg(f.label);
+    // Unsaved edits are marked as the window title marks the document's.
+    return m_session && !m_session->headerText(f.path).isNull() ? f.label + QStringLiteral(" •") : f.label;
+}
+
+void SourcePane::updateFileLabels() {
+    if (!m_session) return;
+    for (const auto& f : m_session->sourceFiles()) {
+        const int i = m_files->findData(QString::fromStdString(f.recorded));
+        if (i >= 0 && m_files->itemText(i) != fileLabel(f)) m_files->setItemText(i, fileLabel(f));
+    }
 }
 
 bool SourcePane::openIncludeAt(int line) {
@@ -218,15 +252,14 @@ void SourcePane::refreshFiles() {
     const auto files = m_session ? m_session->sourceFiles() : std::vector<ShownSourceFile>{};
     m_files->clear();
     for (const auto& f : files) {
-        const QString text = f.main ? f.label : f.toolkit ? tr("%1 (toolkit, read-only)").arg(f.label) : tr("%1 (read-only)").arg(f.label);
-        m_files->addItem(text, QString::fromStdString(f.recorded));
+        m_files->addItem(fileLabel(f), QString::fromStdString(f.recorded));
         m_files->setItemData(m_files->count() - 1, f.main ? m_session->sourcePath() : f.path, Qt::ToolTipRole);
     }
     m_files->setVisible(files.size() > 1);
     // The header shown stays when the new build still names it; else back to the document.
     if (!m_shownFile.empty()) {
         const std::string keep = m_shownFile;
-        m_headerPath.clear(); // re-read: the header may have changed on disk
+        m_rereadHeader = true; // the header may have changed on disk
         if (!showFile(keep)) showFile({});
     } else if (!files.empty()) {
         m_files->setCurrentIndex(0);

@@ -7,7 +7,8 @@
 //
 // Kernels defined in headers (issue 12): a file selector above the editor offers every file of
 // the user's that the build's line info names (Workspace::sourceFiles). A header is shown
-// read-only in a second editor with its own bands, line costs, highlight and diagnostics; a PTX
+// in a second editor (the user's headers editable, saved before each build; the toolkit's
+// read-only) with its own bands, line costs, highlight and diagnostics; a PTX
 // or SASS click whose line is in a header opens it at that line, and a click in the header selects
 // its code. The open document keeps its own editor (and its undo history) meanwhile. Ctrl+click
 // on an #include line opens the header it names (Workspace::openInclude), in the same selector.
@@ -26,6 +27,7 @@ class QStackedWidget;
 namespace lowerscope {
 
 class Workspace;
+struct ShownSourceFile;
 class CodeEditor;
 class CudaLexer;
 class FindBar;
@@ -62,6 +64,8 @@ public:
     // names (Workspace::openInclude) in the file selector. False, with lastIncludeError(), when
     // it does not.
     bool openIncludeAt(int line);
+    // The selector's text for a file: its label, "(toolkit, read-only)", or " •" while edited.
+    QString fileLabel(const ShownSourceFile& f) const;
     const QString& lastIncludeError() const { return m_includeError; }
 
 private:
@@ -74,6 +78,7 @@ private:
     void onCursorMoved(int line);
     void setUpEditor(CodeEditor* editor);
     void refreshFiles();
+    void updateFileLabels();
     void updateHeaderMarks();
     void annotate(CodeEditor* editor, const QString& fileName, std::vector<int>* lines);
 
@@ -86,6 +91,7 @@ private:
     QStackedWidget* m_stack;
     std::string m_shownFile;      // recorded path of the header in m_header ("" = the document)
     QString m_headerPath;         // the file m_header's text was read from
+    bool m_rereadHeader = false;  // read it again when next shown (a new build)
     SnapshotPtr m_diagnostics;    // the last finished build, for the header's annotations
     FindBar* m_find;
     bool m_updating = false;

@@ -6,6 +6,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QSaveFile>
 #include <QStandardPaths>
 
 #include <algorithm>
@@ -50,6 +51,7 @@ void Workspace::setDocument(const QString& path, const QString& text) {
     m_requestOrigin = Selection::Origin::None;
     m_requestFile.clear();
     m_openedIncludes.clear();
+    m_headerEdits.clear(); // the window asked about them first (MainWindow::maybeSave)
     emit documentChanged();
     emit snapshotChanged();
     emit selectionChanged();
@@ -107,6 +109,8 @@ std::vector<std::string> Workspace::previewCommand() const {
 quint64 Workspace::build() {
     // A newer build supersedes the running one: kill its children now; its result is dropped.
     if (m_currentJob) m_jobs->cancel(m_currentJob);
+    // The compiler reads headers from disk: edited ones are saved first, so the build sees them.
+    if (QString error; !saveHeaderEdits(&error)) emit headerSaveFailed(error);
 
     BuildRequest request;
     request.sourcePath = m_path;
@@ -212,7 +216,8 @@ QString Workspace::buildStatus() const {
 }
 
 void Workspace::updateStale() {
-    const bool stale = (m_good && m_good->builtText != m_text) || (m_last && !m_last->ok() && m_good);
+    const bool stale = (m_good && m_good->builtText != m_text) || (m_last && !m_last->ok() && m_good) ||
+                       (m_good && !m_headerEdits.empty());
     if (stale == m_stale) return;
     m_stale = stale;
     emit staleChanged(stale);
@@ -275,7 +280,7 @@ std::vector<ShownSourceFile> Workspace::sourceFiles() const {
     std::vector<ShownSourceFile> out;
     if (!m_good) return out;
     const std::string main = mainRecordedFile();
-    out.push_back(ShownSourceFile{main, m_path, true, false, displayName()});
+    out.push_back(ShownSourceFile{main, m_path, true, false, !isInputMode(), displayName()});
     // Only files the core found viewable: the user's own (under the document's folder or an -I
     // folder) and the toolkit's headers (under the include folders of the nvcc that built), that
     // exist here. A path from line info never leads the pane anywhere else (docs/SECURITY.md).
@@ -284,7 +289,8 @@ std::vector<ShownSourceFile> Workspace::sourceFiles() const {
         if (f.kind != SourceFileKind::Project && f.kind != SourceFileKind::Toolkit) continue;
         if (isMainFile(f.path)) continue; // the original of the build copy
         const QString resolved = QString::fromStdString(f.resolved);
-        ShownSourceFile shown{f.path, resolved, false, f.kind == SourceFileKind::Toolkit, QFileInfo(resolved).fileName()};
+        ShownSourceFile shown{f.path, resolved, false, f.kind == SourceFileKind::Toolkit, false, QFileInfo(resolved).fileName()};
+        shown.editable = !shown.toolkit && !isInputMode();
         if (shown.toolkit) {
             // "cuda/std/__cmath/..." says more than a bare file name among the toolkit's headers.
             for (const auto& dir : m_good->sources.toolkitIncludeDirs) {
@@ -302,17 +308,69 @@ std::vector<ShownSourceFile> Workspace::sourceFiles() const {
         const QString path = QString::fromStdString(opened);
         if (std::any_of(out.begin(), out.end(), [&](const ShownSourceFile& f) { return f.path == path; })) continue;
         if (viewableSourcePath(opened, m_good->sources) != opened) continue;
-        out.push_back(ShownSourceFile{opened, path, false, false, QFileInfo(path).fileName()});
+        out.push_back(ShownSourceFile{opened, path, false, false, !isInputMode(), QFileInfo(path).fileName()});
         for (const auto& dir : m_good->sources.toolkitIncludeDirs) {
             const QString rel = QDir(QString::fromStdString(dir)).relativeFilePath(path);
             if (!rel.startsWith(QLatin1String(".."))) {
                 out.back().toolkit = true;
+                out.back().editable = false;
                 out.back().label = rel;
                 break;
             }
         }
     }
     return out;
+}
+
+bool Workspace::setHeaderText(const QString& path, const QString& text) {
+    if (path.isEmpty()) return false;
+    const auto files = sourceFiles();
+    const bool offered = std::any_of(files.begin(), files.end(),
+                                     [&](const ShownSourceFile& f) { return !f.main && f.editable && f.path == path; });
+    // Only the user's own headers this build offers: no other path is ever written.
+    if (!offered) return false;
+    auto it = m_headerEdits.find(path);
+    if (it != m_headerEdits.end() && it->second == text) return true;
+    m_headerEdits[path] = text;
+    updateStale();
+    emit headerEditsChanged();
+    return true;
+}
+
+QString Workspace::headerText(const QString& path) const {
+    const auto it = m_headerEdits.find(path);
+    return it == m_headerEdits.end() ? QString() : it->second;
+}
+
+QStringList Workspace::editedHeaders() const {
+    QStringList out;
+    for (const auto& [path, text] : m_headerEdits) out << path;
+    return out;
+}
+
+bool Workspace::saveHeaderEdits(QString* error) {
+    if (m_headerEdits.empty()) return true;
+    bool ok = true;
+    for (auto it = m_headerEdits.begin(); it != m_headerEdits.end();) {
+        QSaveFile f(it->first);
+        if (f.open(QIODevice::WriteOnly) && f.write(it->second.toUtf8()) >= 0 && f.commit()) {
+            it = m_headerEdits.erase(it);
+            continue;
+        }
+        if (ok && error) *error = tr("Cannot save %1: %2").arg(it->first, f.errorString());
+        ok = false;
+        ++it;
+    }
+    updateStale();
+    emit headerEditsChanged();
+    return ok;
+}
+
+void Workspace::discardHeaderEdits() {
+    if (m_headerEdits.empty()) return;
+    m_headerEdits.clear();
+    updateStale();
+    emit headerEditsChanged();
 }
 
 std::string Workspace::openInclude(const QString& lineText, const std::string& fromRecorded, QString* error) {

@@ -16,6 +16,7 @@
 
 #include <QObject>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -64,6 +65,7 @@ struct ShownSourceFile {
     QString path;         // where it is read from (canonical); the open document's own path for it
     bool main = false;    // the open document (editable); headers are shown read-only
     bool toolkit = false; // under an include folder of the toolkit whose nvcc built (read-only)
+    bool editable = false; // a header of the user's (not the toolkit's, not in input mode)
     QString label;        // what the file selector says: the file name, a toolkit header's path
                           // below its include folder ("cuda/std/cmath")
 };
@@ -167,6 +169,19 @@ public:
     // recorded path to show, or "" with `error` saying why (not an include line, nothing built,
     // not found, outside your folders and the toolkit's include folders: never opened).
     std::string openInclude(const QString& lineText, const std::string& fromRecorded, QString* error);
+
+    // ---- edits of the user's headers (issue 12). The compiler reads headers from disk, so an
+    // edited header is saved before each build (and by save): the build sees what the pane shows.
+    // Only files sourceFiles() offers as editable are accepted; false otherwise.
+    bool setHeaderText(const QString& path, const QString& text);
+    // The unsaved text of a header (its ShownSourceFile::path), or a null QString when unedited.
+    QString headerText(const QString& path) const;
+    bool hasHeaderEdits() const { return !m_headerEdits.empty(); }
+    QStringList editedHeaders() const;
+    // Writes every edited header (QSaveFile); false with `error` naming the first that failed
+    // (the others are still written; failed ones stay edited).
+    bool saveHeaderEdits(QString* error = nullptr);
+    void discardHeaderEdits();
     ListingKey listingKey() const;
     // Asks the source pane to show a location (diagnostic clicked).
     void revealSource(int line, int column) { emit sourceRevealRequested(line, column); }
@@ -185,6 +200,8 @@ public:
 signals:
     void documentChanged();
     void editorTextChanged(); // the user edited the text (autosave, auto-build)
+    void headerEditsChanged(); // a header was edited, saved or its edits dropped (dirty markers, auto-build)
+    void headerSaveFailed(const QString& error); // a build could not save an edited header first
     void optionsChanged();
     void projectChanged();
     void buildStarted(quint64 jobId);
@@ -229,6 +246,7 @@ private:
     int m_requestLine = 0;
     std::string m_requestFile; // origin Source: the recorded file of a header line ("" = the document)
     std::vector<std::string> m_openedIncludes; // canonical paths opened by openInclude, in order
+    std::map<QString, QString> m_headerEdits;  // header path (ShownSourceFile::path) → unsaved text
     uint32_t m_requestAddress = 0;
     int m_launchThreads = 0;
     int m_launchShared = 0;

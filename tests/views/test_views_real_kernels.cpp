@@ -27,6 +27,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <set>
 
 using namespace lowerscope;
 
@@ -212,7 +213,7 @@ private slots:
         const QString mathPath = QStringLiteral(LOWERSCOPE_SOURCE_DIR "/tests/data/src/header_family_math.cuh");
         QVERIFY(openAndBuild(cu));
         ws()->setAttribution(InlineAttribution::CallSite);
-        // The files: the document, then both headers (read-only).
+        // The files: the document, then both headers.
         const auto files = ws()->sourceFiles();
         QCOMPARE(files.size(), size_t(3));
         QVERIFY(files[0].main);
@@ -253,7 +254,7 @@ private slots:
         QCOMPARE(sp->shownFile(), gemm);
         QTRY_VERIFY(sp->headerEditor()->isVisible());
         QCOMPARE(sp->headerEditor()->text(), readAll(gemmPath));
-        QVERIFY(sp->headerEditor()->isReadOnly());
+        QVERIFY(!sp->headerEditor()->isReadOnly()); // the user's header: editable (the toolkit's are not)
         QCOMPARE(sp->headerEditor()->highlightedLines(), std::vector<int>{18});
         int line = 0, index = 0;
         sp->headerEditor()->getCursorPosition(&line, &index);
@@ -488,6 +489,75 @@ private slots:
         BuildOptions back = ws()->options();
         back.includeDirs.pop_back();
         ws()->setOptions(back);
+    }
+    // The user's headers are edited in the Source pane like the document: an edit marks the file
+    // (selector and title " •") and the listing stale, survives switching files, and is saved
+    // before the next build, which compiles it (the compiler reads headers from disk).
+    void userHeadersAreEditedAndSavedBeforeTheBuild() {
+        QDir d(m_tmp.path());
+        QVERIFY(d.mkpath(QStringLiteral("hf")));
+        for (const char* name : {"header_family.cu", "header_family_gemm.cuh", "header_family_math.cuh"})
+            QVERIFY(QFile::copy(QStringLiteral(LOWERSCOPE_SOURCE_DIR "/tests/data/src/") + QLatin1String(name),
+                                d.filePath(QStringLiteral("hf/") + QLatin1String(name))));
+        const QString mathPath = d.filePath(QStringLiteral("hf/header_family_math.cuh"));
+        QVERIFY(openAndBuild(d.filePath(QStringLiteral("hf/header_family.cu"))));
+        ws()->setAttribution(InlineAttribution::Callee);
+        std::string math;
+        for (const auto& f : ws()->sourceFiles())
+            if (f.path.endsWith(QLatin1String("header_family_math.cuh"))) {
+                math = f.recorded;
+                QVERIFY(f.editable && !f.toolkit);
+            }
+        QVERIFY(!math.empty());
+        // The multiply-add written on math.cuh:7, and which lines of the file have FFMAs.
+        auto ffmaLines = [&] {
+            std::set<int> lines;
+            for (const auto& ins : ws()->kernel()->sass.instructions)
+                if (ins.mnemonic == "FFMA" && ins.source.file == math) lines.insert(ins.source.line);
+            return lines;
+        };
+        QCOMPARE(ffmaLines(), std::set<int>{7});
+        SourcePane* sp = m_w->sourcePane();
+        m_w->pane(QStringLiteral("source"))->raise();
+        QVERIFY(sp->showFile(math));
+        CodeEditor* ed = sp->headerEditor();
+        QVERIFY(!ed->isReadOnly());
+        const QString before = readAll(mathPath);
+        QCOMPARE(ed->text(), before);
+        // A comment line typed at the top: line 7's code moves to line 8.
+        ed->setFocus();
+        ed->setCursorPosition(0, 0);
+        QTest::keyClicks(ed, QStringLiteral("// edited"));
+        QTest::keyClick(ed, Qt::Key_Return);
+        QCOMPARE(ed->text(), QStringLiteral("// edited\n") + before);
+        QVERIFY(ws()->hasHeaderEdits());
+        QCOMPARE(readAll(mathPath), before); // not written yet
+        QVERIFY2(sp->fileSelector()->currentText().endsWith(QStringLiteral(" •")), qPrintable(sp->fileSelector()->currentText()));
+        QVERIFY2(m_w->windowTitle().contains(QStringLiteral(" •")), qPrintable(m_w->windowTitle()));
+        QVERIFY(ws()->isStale());
+        // To the document and back: the edit is still there.
+        QVERIFY(sp->showFile({}));
+        QVERIFY(sp->showFile(math));
+        QCOMPARE(sp->headerEditor()->text(), QStringLiteral("// edited\n") + before);
+        // The build saves it first and compiles it.
+        QVERIFY(waitForBuild());
+        QVERIFY(!ws()->hasHeaderEdits());
+        QCOMPARE(readAll(mathPath), QStringLiteral("// edited\n") + before);
+        QCOMPARE(ffmaLines(), std::set<int>{8});
+        QVERIFY(!ws()->isStale());
+        QVERIFY2(!sp->fileSelector()->currentText().endsWith(QStringLiteral(" •")), qPrintable(sp->fileSelector()->currentText()));
+        QVERIFY(!m_w->windowTitle().contains(QStringLiteral(" •")));
+        QCOMPARE(sp->headerEditor()->text(), QStringLiteral("// edited\n") + before);
+        // Only the user's headers this build offers are ever written.
+        QVERIFY(!ws()->setHeaderText(d.filePath(QStringLiteral("hf/header_family.cu")), QStringLiteral("x")));
+        QVERIFY(!ws()->setHeaderText(QStringLiteral("/etc/hostname"), QStringLiteral("x")));
+        QVERIFY(!ws()->hasHeaderEdits());
+        // Another edit, dropped: nothing is written.
+        QTest::keyClicks(sp->headerEditor(), QStringLiteral("x"));
+        QVERIFY(ws()->hasHeaderEdits());
+        ws()->discardHeaderEdits();
+        QVERIFY(!ws()->hasHeaderEdits());
+        QCOMPARE(readAll(mathPath), QStringLiteral("// edited\n") + before);
     }
 };
 
