@@ -50,6 +50,14 @@ void AutomationDriver::onBuildDone() {
             return;
         }
     }
+    if (!m_options.kernel.isEmpty()) {
+        // A header's lines have code in the kernel instantiated from it, not in the first one.
+        std::string why;
+        const SnapshotPtr snap = s->snapshot();
+        const KernelModel* k = snap ? snap->model.kernel(m_options.kernel.toStdString(), &why) : nullptr;
+        if (k) s->setKernelIndex(int(k - snap->model.kernels.data()));
+        else std::fprintf(stderr, "lowerscope: --kernel: %s\n", snap ? why.c_str() : "nothing was built");
+    }
     if (m_options.attribution) {
         // Through the toolbar's combo, as a user would: it keeps the menu's Ctrl+I check in step.
         if (auto* combo = m_window->findChild<QComboBox*>(QStringLiteral("attributionCombo"))) {

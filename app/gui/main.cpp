@@ -1,6 +1,6 @@
 // lowerscope: the desktop explorer.
 //   lowerscope [FILE] [build options] [--project DB] [--member NAME] [--frame F] [--select-line N]
-//              [--select-sass ADDR] [--profile P.json]
+//              [--select-sass ADDR] [--kernel NAME] [--profile P.json]
 //              [--screenshot OUT.png] [--size WxH] [--dump-state OUT.json] [--quit-after-build]
 //              [--dark|--light] [--compare | --compare-with "B's build flags"]
 // FILE is anything docs/INPUTS.md lists: a .cu, .ptx, cubin, binary or Triton folder.
@@ -32,6 +32,7 @@ struct Args {
     std::string selectLine; // "N" or "FILE:N"
     std::string selectSass; // "0x1a0" or "416"
     std::string frame;      // "call-site", "callee", "any"
+    std::string kernel;     // as lowerscope-cli --kernel
     std::string profile;
     std::string screenshot, dumpState, size, compareWith;
     bool dark = false, light = false, compare = false;
@@ -57,6 +58,10 @@ void describe(CLI::App& cli, Args& a) {
             return std::regex_match(s, std::regex("0[xX][0-9a-fA-F]{1,8}|[0-9]{1,10}")) ? std::string()
                                                                                         : std::string("expected an address, e.g. 0x1a0");
         });
+    cli.add_option("--kernel", a.kernel,
+                   "Show this kernel after the first build: mangled or demangled name, name with template "
+                   "arguments ('scaled_gemm<8>') or a plain name only one kernel has")
+        ->type_name("NAME");
     cli.add_option("--frame", a.frame,
                    "Inlined code → call-site, callee or any (the toolbar's attribution), set before selecting")
         ->check(CLI::IsMember({"call-site", "callee", "any"}));
@@ -150,6 +155,7 @@ int main(int argc, char** argv) {
         const bool hex = args.selectSass.size() > 2 && (args.selectSass[1] == 'x' || args.selectSass[1] == 'X');
         automation.selectSass = std::stoll(hex ? args.selectSass.substr(2) : args.selectSass, nullptr, hex ? 16 : 10);
     }
+    automation.kernel = QString::fromStdString(args.kernel);
     if (!args.frame.empty()) automation.attribution = lowerscope::parseAttribution(args.frame);
     automation.screenshot = QString::fromStdString(args.screenshot);
     automation.dumpState = QString::fromStdString(args.dumpState);

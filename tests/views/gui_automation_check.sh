@@ -1,0 +1,23 @@
+#!/bin/sh
+# The GUI's scripted run as the README's screenshots use it (issue 12): --kernel picks a template
+# instantiation by its name with template arguments, --frame sets the attribution, --select-sass
+# clicks a SASS row whose callee line is in a header, and --dump-state shows where that landed.
+# Usage: gui_automation_check.sh LOWERSCOPE LOWERSCOPE_CLI SOURCE_DIR WORK_DIR
+set -eu
+gui=$1 cli=$2 src=$3 work=$4
+mkdir -p "$work"
+cu="$src/tests/data/src/header_family.cu"
+# An FFMA written on header_family_math.cuh:7, in scaled_gemm<16>: its address from the CLI.
+addr=$("$cli" inspect "$cu" --kernel 'scaled_gemm<16>' --line header_family_math.cuh:7 --frame callee |
+    sed -n 's|^ */\*\([0-9a-f]*\)\*/ *FFMA.*|\1|p' | head -1)
+[ -n "$addr" ] || { echo "no FFMA on header_family_math.cuh:7 in scaled_gemm<16>"; exit 1; }
+QT_QPA_PLATFORM=offscreen "$gui" "$cu" --kernel 'scaled_gemm< 16 >' --frame callee --select-sass "0x$addr" \
+    --dump-state "$work/state.json" --quit-after-build
+state=$(cat "$work/state.json")
+echo "$state" | grep -q '"kernel": "void scaled_gemm<16>(' || { echo "wrong kernel: $state"; exit 1; }
+echo "$state" | grep -q '"attribution": "callee"' || { echo "wrong attribution: $state"; exit 1; }
+echo "$state" | grep -q "SASS $addr ← header_family_math.cuh:7" || { echo "selection not on math.cuh:7: $state"; exit 1; }
+# A name no kernel has is reported; the run still completes.
+QT_QPA_PLATFORM=offscreen "$gui" "$cu" --kernel 'scaled_gemm<32>' --quit-after-build 2>"$work/err.txt" || true
+grep -q "no kernel named 'scaled_gemm<32>'" "$work/err.txt" || { echo "no error for an unknown kernel"; cat "$work/err.txt"; exit 1; }
+echo "ok: scaled_gemm<16>, callee, SASS $addr on header_family_math.cuh:7"
