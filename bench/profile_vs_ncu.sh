@@ -9,7 +9,7 @@
 #   - stall reasons: the top three (by samples, all samples of a reason) and their order;
 #   - wall time of the three requests against ncu's wall time for the same sections: <= 0.5x.
 #
-# usage: bench/profile_vs_ncu.sh BUILD_DIR [OUT_DIR]
+# usage: [ONLY=REGEX] bench/profile_vs_ncu.sh BUILD_DIR [OUT_DIR]
 # Writes OUT_DIR/profile_vs_ncu.md and OUT_DIR/profile_vs_ncu.json (plus the raw files in
 # OUT_DIR/profile_raw/), prints the table.
 set -uo pipefail
@@ -29,6 +29,13 @@ CASES=(
   "sgemm_tiled|kernels/sgemm_tiled.cu|sgemm_tiled|"
   "ffma_independent|kernels/ffma_chain.cu|ffma_independent|"
 )
+
+# ONLY=REGEX keeps the cases whose name matches (the GPU test runs two of them).
+if [ -n "${ONLY:-}" ]; then
+  kept=()
+  for c in "${CASES[@]}"; do [[ ${c%%|*} =~ $ONLY ]] && kept+=("$c"); done
+  CASES=("${kept[@]}")
+fi
 
 now() { date +%s.%N; }
 for c in "${CASES[@]}"; do
