@@ -56,7 +56,7 @@ void SassModel::setProfile(std::vector<ProfileTotals> rows, uint64_t kernelSampl
     m_kernelSamples = m_profile.empty() ? 0 : kernelSamples;
     m_maxRowSamples = 0;
     for (const auto& t : m_profile) m_maxRowSamples = std::max(m_maxRowSamples, t.sampleTotal());
-    if (rowCount() > 0) emit dataChanged(index(0, ExecutedColumn), index(rowCount() - 1, StallsColumn));
+    if (rowCount() > 0) emit dataChanged(index(0, ExecutedColumn), index(rowCount() - 1, SectorsColumn));
 }
 
 void SassModel::setSourceLines(std::vector<int> sourceLines) {
@@ -166,6 +166,27 @@ static QString chainText(const SourceLoc& loc) {
     return s;
 }
 
+namespace {
+
+// 1 − thread instructions / (32 × warp instructions): the share of lanes that sat out an executed
+// warp instruction (branch divergence or a partial warp); -1 without both counts.
+double divergenceOf(const ProfileTotals& t) {
+    const uint64_t warps = t.count("smsp__sass_inst_executed");
+    if (warps == 0 || !t.counts.count("smsp__sass_thread_inst_executed")) return -1;
+    return std::clamp(1.0 - double(t.count("smsp__sass_thread_inst_executed")) / (32.0 * double(warps)), 0.0, 1.0);
+}
+
+// Global sectors per global load/store request (1 request = one warp instruction); -1 when the row
+// made no global requests. 4 sectors per request is a fully coalesced 32-bit access.
+double sectorsPerRequestOf(const ProfileTotals& t) {
+    const uint64_t requests = t.count("smsp__sass_inst_executed_op_global_ld") + t.count("smsp__sass_inst_executed_op_global_st");
+    if (requests == 0) return -1;
+    return double(t.count("smsp__sass_sectors_mem_global")) / double(requests);
+}
+
+} // namespace
+
+
 QVariant SassModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
     const size_t row = size_t(index.row());
@@ -194,6 +215,14 @@ QVariant SassModel::data(const QModelIndex& index, int role) const {
             return QStringLiteral("%1% %2").arg(100.0 * double(n) / double(m_kernelSamples), 0, 'f', 1)
                 .arg(reasons.empty() ? QString() : QString::fromStdString(reasons.front().first));
         }
+        case DivergenceColumn: {
+            const double d = m_profile.empty() ? -1 : divergenceOf(m_profile[row]);
+            return d < 0 ? QString() : QStringLiteral("%1%").arg(100 * d, 0, 'f', 0);
+        }
+        case SectorsColumn: {
+            const double s = m_profile.empty() ? -1 : sectorsPerRequestOf(m_profile[row]);
+            return s < 0 ? QString() : QString::number(s, 'f', 1);
+        }
         }
         return {};
     case Qt::ToolTipRole:
@@ -203,7 +232,20 @@ QVariant SassModel::data(const QModelIndex& index, int role) const {
                                                       sassDescription(ins.mnemonic));
         if (index.column() == LiveColumn && ins.live.gpr >= 0)
             return QStringLiteral("live: %1 GPR, %2 predicate, %3 uniform").arg(ins.live.gpr).arg(ins.live.pred).arg(ins.live.ugpr);
-        if ((index.column() == ExecutedColumn || index.column() == StallsColumn) && !m_profile.empty()) {
+        if (index.column() == SectorsColumn && !m_profile.empty() && sectorsPerRequestOf(m_profile[row]) >= 0) {
+            const ProfileTotals& t = m_profile[row];
+            const uint64_t requests =
+                t.count("smsp__sass_inst_executed_op_global_ld") + t.count("smsp__sass_inst_executed_op_global_st");
+            return tr("global requests: %1\nsectors: %2 (%3 per request)\nideal sectors: %4 (%5 per request): "
+                      "more than ideal means uncoalesced access")
+                .arg(requests)
+                .arg(t.count("smsp__sass_sectors_mem_global"))
+                .arg(sectorsPerRequestOf(t), 0, 'f', 2)
+                .arg(t.count("smsp__sass_sectors_mem_global_ideal"))
+                .arg(double(t.count("smsp__sass_sectors_mem_global_ideal")) / double(requests), 0, 'f', 2);
+        }
+        if ((index.column() == ExecutedColumn || index.column() == StallsColumn || index.column() == DivergenceColumn) &&
+            !m_profile.empty()) {
             const ProfileTotals& t = m_profile[row];
             QString tip = tr("instructions executed (warps): %1\nthread instructions: %2\npredicated-on threads: %3")
                               .arg(t.count("smsp__sass_inst_executed"))
@@ -234,7 +276,8 @@ QVariant SassModel::data(const QModelIndex& index, int role) const {
         if (line > 0) return Theme::band(line, m_stale);
         return {};
     case Qt::TextAlignmentRole:
-        if (index.column() == SourceLineColumn || index.column() == LiveColumn || index.column() == ExecutedColumn)
+        if (index.column() == SourceLineColumn || index.column() == LiveColumn || index.column() == ExecutedColumn ||
+            index.column() == DivergenceColumn || index.column() == SectorsColumn)
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         return {};
     case AddressRole: return QVariant::fromValue(ins.address);
@@ -249,6 +292,8 @@ QVariant SassModel::data(const QModelIndex& index, int role) const {
     case InlineChainRole: return chainText(ins.source);
     case StallRole: return ins.hasEncoding ? ins.control.stall : -1;
     case FilterMatchRole: return !fadedRow(row);
+    case DivergenceRole: return m_profile.empty() ? -1.0 : divergenceOf(m_profile[row]);
+    case SectorsPerRequestRole: return m_profile.empty() ? -1.0 : sectorsPerRequestOf(m_profile[row]);
     case ExecutedRole:
         if (m_profile.empty() || !m_profile[row].counts.count("smsp__sass_inst_executed")) return -1;
         return QVariant::fromValue(qulonglong(m_profile[row].count("smsp__sass_inst_executed")));
@@ -276,6 +321,8 @@ QVariant SassModel::headerData(int section, Qt::Orientation orientation, int rol
     case LiveColumn: return tr("Live GPR");
     case ExecutedColumn: return tr("Executed");
     case StallsColumn: return tr("Stalls");
+    case DivergenceColumn: return tr("Idle lanes");
+    case SectorsColumn: return tr("Sect/req");
     }
     return {};
 }

@@ -18,7 +18,8 @@ class SassModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Columns { AddressColumn, SourceLineColumn, PredicateColumn, OpcodeColumn, OperandsColumn,
-                   ControlColumn, LiveColumn, ExecutedColumn, StallsColumn, ColumnCount };
+                   ControlColumn, LiveColumn, ExecutedColumn, StallsColumn, DivergenceColumn, SectorsColumn,
+                   ColumnCount };
     enum Roles {
         AddressRole = Qt::UserRole + 1, // uint32 address
         SourceLineRole,     // int, attributed source line in the open document, 0 = none
@@ -36,6 +37,8 @@ public:
         StallSamplesRole,   // QVariantList of [reason, samples] pairs, most first (profile; "_not_issued"
                             // subsets left out)
         MaxRowSamplesRole,  // qulonglong: the most samples any row has (the bar's scale)
+        DivergenceRole,     // double 0..1: lanes idle per executed warp instruction, -1 when unknown
+        SectorsPerRequestRole, // double: global sectors per global load/store request, -1 when none
     };
 
     explicit SassModel(QObject* parent = nullptr);

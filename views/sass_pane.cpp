@@ -133,12 +133,17 @@ SassPane::SassPane(Workspace* session, QWidget* parent) : QWidget(parent), m_ses
     hh->resizeSection(SassModel::LiveColumn, cw * 9);
     hh->resizeSection(SassModel::ExecutedColumn, cw * 9);
     hh->resizeSection(SassModel::StallsColumn, cw * 34);
+    hh->resizeSection(SassModel::DivergenceColumn, cw * 7);
+    hh->resizeSection(SassModel::SectorsColumn, cw * 7);
     // Profile columns sit right after the opcode (where the eye is), and appear only with a
     // profile of the shown build (setProfile).
     hh->moveSection(hh->visualIndex(SassModel::ExecutedColumn), hh->visualIndex(SassModel::OperandsColumn));
     hh->moveSection(hh->visualIndex(SassModel::StallsColumn), hh->visualIndex(SassModel::OperandsColumn));
-    m_view->setColumnHidden(SassModel::ExecutedColumn, true);
-    m_view->setColumnHidden(SassModel::StallsColumn, true);
+    hh->moveSection(hh->visualIndex(SassModel::DivergenceColumn), hh->visualIndex(SassModel::OperandsColumn));
+    hh->moveSection(hh->visualIndex(SassModel::SectorsColumn), hh->visualIndex(SassModel::OperandsColumn));
+    for (int c : {int(SassModel::ExecutedColumn), int(SassModel::StallsColumn), int(SassModel::DivergenceColumn),
+                  int(SassModel::SectorsColumn)})
+        m_view->setColumnHidden(c, true);
     hh->setSectionResizeMode(SassModel::OperandsColumn, QHeaderView::Interactive);
     m_body->addWidget(m_view, 1);
     createGutter();
@@ -354,8 +359,9 @@ void SassPane::applyProfile() {
         m_profileNote = tr("no build to show the profile on");
     }
     if (!shown) m_model->clearProfile();
-    m_view->setColumnHidden(SassModel::ExecutedColumn, !shown);
-    m_view->setColumnHidden(SassModel::StallsColumn, !shown);
+    for (int c : {int(SassModel::ExecutedColumn), int(SassModel::StallsColumn), int(SassModel::DivergenceColumn),
+                  int(SassModel::SectorsColumn)})
+        m_view->setColumnHidden(c, !shown);
 }
 
 void SassPane::onSelectionChanged() {

@@ -39,10 +39,19 @@ class ProfileColumnsTest : public QObject {
             nlohmann::json samples = nlohmann::json::object();
             if (i == 1) samples = {{"long_scoreboard", 30}, {"long_scoreboard_not_issued", 25}, {"wait", 10}};
             if (i == 2) samples = {{"selected", 60}};
+            nlohmann::json counts = {{"smsp__sass_inst_executed", 100 * (i + 1)}};
+            // Row 1: half the lanes sat out (16 of 32 threads per warp instruction); row 2: 300
+            // global loads touching 2400 sectors (8 per request, 4 ideal).
+            if (i == 1) counts["smsp__sass_thread_inst_executed"] = 16 * 200;
+            if (i == 2) {
+                counts["smsp__sass_inst_executed_op_global_ld"] = 300;
+                counts["smsp__sass_sectors_mem_global"] = 2400;
+                counts["smsp__sass_sectors_mem_global_ideal"] = 1200;
+            }
             rows.push_back({{"address", k->sass.instructions[i].address},
                             {"opcode", k->sass.instructions[i].opcode},
                             {"profiled", true},
-                            {"counts", {{"smsp__sass_inst_executed", 100 * (i + 1)}}},
+                            {"counts", counts},
                             {"samples", samples}});
         }
         return nlohmann::json{{"schema", "lowerscope.profile/1"},
@@ -93,6 +102,15 @@ private slots:
         QCOMPARE(reasons[0].toList().value(0).toString(), QStringLiteral("long_scoreboard"));
         QCOMPARE(m->index(0, 0).data(SassModel::MaxRowSamplesRole).toULongLong(), qulonglong(60));
         QVERIFY(m->index(1, SassModel::StallsColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("wait  10")));
+        // Divergence and coalescing, where the counts are there.
+        QVERIFY(!view->isColumnHidden(SassModel::DivergenceColumn));
+        QVERIFY(!view->isColumnHidden(SassModel::SectorsColumn));
+        QCOMPARE(m->index(1, SassModel::DivergenceColumn).data().toString(), QStringLiteral("50%"));
+        QCOMPARE(m->index(1, 0).data(SassModel::DivergenceRole).toDouble(), 0.5);
+        QCOMPARE(m->index(0, SassModel::DivergenceColumn).data().toString(), QString()); // no thread counts
+        QCOMPARE(m->index(2, SassModel::SectorsColumn).data().toString(), QStringLiteral("8.0"));
+        QVERIFY(m->index(2, SassModel::SectorsColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("4.00 per request")));
+        QCOMPARE(m->index(0, 0).data(SassModel::SectorsPerRequestRole).toDouble(), -1.0);
         QVERIFY(!view->grab().isNull()); // the delegate paints the bars without trouble
     }
 
@@ -100,6 +118,7 @@ private slots:
         const QString note = pane()->setProfile(parsed(document("0123456789abcdef", "fedcba9876543210")));
         QVERIFY2(note.contains(QStringLiteral("another build")), qPrintable(note));
         QVERIFY(pane()->view()->isColumnHidden(SassModel::ExecutedColumn));
+        QVERIFY(pane()->view()->isColumnHidden(SassModel::SectorsColumn));
         QCOMPARE(pane()->model()->index(0, SassModel::ExecutedColumn).data().toString(), QString());
     }
 
