@@ -9,6 +9,7 @@
 #include "core/build/compile_db.h"
 #include "core/build/input.h"
 #include "core/build/json_io.h"
+#include "core/build/kernel_name.h"
 #include "core/parse/ptx_parser.h"
 #include "views/autosave.h"
 #include "views/build_options_pane.h"
@@ -1079,7 +1080,25 @@ void MainWindow::updateInfo() {
                                                  : QStringLiteral("%1:%2").arg(QFileInfo(QString::fromStdString(sel.sourceFile)).fileName()).arg(sel.fileLine);
         text = tr("%1 → %2 PTX line(s), %3 SASS instruction(s)")
                    .arg(where).arg(sel.ptxLines.size()).arg(sel.sassAddresses.size());
-        if (sel.sassAddresses.empty() && m_session->kernel()) text += tr(" (no code for this line)");
+        if (sel.sassAddresses.empty() && m_session->kernel()) {
+            // Headers hold several kernels (one per instantiation, or one per header): say which
+            // other kernels have code on the line, so the kernel box can be switched to one.
+            QStringList others;
+            const SnapshotPtr snap = m_session->snapshot();
+            const std::string file = sel.sourceLine > 0 ? snap->buildPath.toStdString() : sel.sourceFile;
+            const int line = sel.sourceLine > 0 ? sel.sourceLine : sel.fileLine;
+            for (const KernelModel& k : snap->model.kernels)
+                if (&k != m_session->kernel() && !k.correlation.sassForSource(file, line, m_session->attribution()).empty())
+                    others << QString::fromStdString(kernelNameWithArgs(k.name));
+            if (others.isEmpty()) {
+                text += tr(" (no code for this line)");
+            } else {
+                const qsizetype n = others.size();
+                while (others.size() > 3) others.removeLast();
+                text += tr(" (no code in this kernel; code in %1%2)")
+                            .arg(others.join(QStringLiteral(", ")), n > 3 ? tr(" and %1 more").arg(n - 3) : QString());
+            }
+        }
     } else if (sel.origin == Selection::Origin::Sass || sel.origin == Selection::Origin::Ptx) {
         const QString what = sel.origin == Selection::Origin::Sass && sel.focusSassAddress
                                  ? tr("SASS %1").arg(*sel.focusSassAddress, 4, 16, QLatin1Char('0'))

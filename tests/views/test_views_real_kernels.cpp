@@ -21,6 +21,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QLabel>
 #include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -558,6 +559,31 @@ private slots:
         ws()->discardHeaderEdits();
         QVERIFY(!ws()->hasHeaderEdits());
         QCOMPARE(readAll(mathPath), QStringLiteral("// edited\n") + before);
+    }
+    // A line with code in another kernel only: the selection line says which kernel has it.
+    void aLineOfAnotherKernelNamesIt() {
+        const QString path = write(QStringLiteral("two_kernels.cu"),
+                                   "template <int N> __global__ void first(float* p) { p[threadIdx.x] *= float(N); }\n"
+                                   "__global__ void second(float* p) { p[threadIdx.x] += 1.0f; }\n"
+                                   "template __global__ void first<3>(float*);\n");
+        QVERIFY(!path.isEmpty());
+        QVERIFY(openAndBuild(path));
+        QCOMPARE(ws()->snapshot()->model.kernels.size(), size_t(2));
+        const KernelModel* second = ws()->snapshot()->model.kernel("second");
+        QVERIFY(second);
+        const int firstIndex = second == &ws()->snapshot()->model.kernels[0] ? 1 : 0;
+        ws()->setKernelIndex(firstIndex);
+        auto* info = m_w->findChild<QLabel*>(QStringLiteral("selectionInfo"));
+        QVERIFY(info);
+        m_w->selectSourceLine(2);
+        QVERIFY(ws()->selection().sassAddresses.empty());
+        QVERIFY2(info->text().contains(QLatin1String("no code in this kernel; code in second")), qPrintable(info->text()));
+        m_w->selectSourceLine(3); // the instantiation line: code in no kernel
+        QVERIFY2(info->text().endsWith(QLatin1String("(no code for this line)")), qPrintable(info->text()));
+        // The other way round, the template instantiation is named with its arguments.
+        ws()->setKernelIndex(1 - firstIndex);
+        m_w->selectSourceLine(1);
+        QVERIFY2(info->text().contains(QLatin1String("code in first<3>")), qPrintable(info->text()));
     }
 };
 
