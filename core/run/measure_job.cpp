@@ -117,6 +117,16 @@ bool probeRunner(const std::vector<std::string>& command, std::string& deviceNam
     return true;
 }
 
+void applyLaunchText(const LaunchText& launch, LaunchSpec& spec) {
+    spec.grid = launch.grid;
+    spec.block = launch.block;
+    spec.sharedBytes = launch.sharedBytes;
+    spec.args = launch.args;
+    spec.outputs = launch.outputs;
+    spec.bytes = launch.bytes;
+    spec.flops = launch.flops;
+}
+
 MeasureOutcome runMeasureJob(const MeasureRequest& request, std::atomic<bool>* cancel, const MeasureProgressFn& progress) {
     MeasureOutcome out;
     out.jobId = request.jobId;
@@ -143,13 +153,7 @@ MeasureOutcome runMeasureJob(const MeasureRequest& request, std::atomic<bool>* c
         const std::string label = side.label;
         if (side.cubin.empty()) return fail(label + " has no cubin: build it first");
         side.spec.kernel = side.mangled;
-        side.spec.grid = request.launch.grid;
-        side.spec.block = request.launch.block;
-        side.spec.sharedBytes = request.launch.sharedBytes;
-        side.spec.args = request.launch.args;
-        side.spec.outputs = request.launch.outputs;
-        side.spec.bytes = request.launch.bytes;
-        side.spec.flops = request.launch.flops;
+        applyLaunchText(request.launch, side.spec);
         if (side.file.empty()) side.file = request.sourceName;
         // A single run is unlabelled, as in the CLI; A and B keep their labels.
         if (request.sides.size() == 1) side.label.clear();

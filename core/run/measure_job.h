@@ -39,6 +39,10 @@ struct LaunchText {
 LaunchText defaultLaunch(const std::string& sourcePath, const std::string& kernel, const std::vector<PtxParam>& params,
                          std::string* origin = nullptr, const PtxLaunchBounds* bounds = nullptr);
 
+// Puts the launch as typed into `spec` (grid, block, shared bytes, arguments, outputs, declared
+// bytes and FLOPs); the kernel and description are left as they are.
+void applyLaunchText(const LaunchText& launch, LaunchSpec& spec);
+
 struct MeasureRequest {
     uint64_t jobId = 0;
     std::vector<MeasureSide> sides;  // 1 = single run, 2 = A/B interleaved (their `spec` is

@@ -12,13 +12,7 @@ ProfileJobOutcome runProfileJob(const ProfileJobRequest& request, std::atomic<bo
     }
     MeasureSide side = request.side;
     side.spec.kernel = side.mangled;
-    side.spec.grid = request.launch.grid;
-    side.spec.block = request.launch.block;
-    side.spec.sharedBytes = request.launch.sharedBytes;
-    side.spec.args = request.launch.args;
-    side.spec.outputs = request.launch.outputs;
-    side.spec.bytes = request.launch.bytes;
-    side.spec.flops = request.launch.flops;
+    applyLaunchText(request.launch, side.spec);
     side.label.clear();
     PreparedSide prepared;
     try {
