@@ -44,6 +44,8 @@ struct ExperimentArgs {
     bool noDiff = false;
     bool trust = false;
     std::string vary; // --vary: a parameter series instead of A/B
+    double pricePerHour = 2.50;     // --price-per-hour: for the report's cost section
+    double launchesPerRequest = 1;  // --launches-per-request
 };
 
 std::optional<std::string> readText(const std::string& path) {
@@ -377,6 +379,8 @@ int runExperiment(const ExperimentArgs& a) {
         const ExperimentSession saved = loadSession(sessionPath);
 
         ReportInputs in;
+        in.pricePerGpuHour = a.pricePerHour;
+        in.launchesPerRequest = a.launchesPerRequest;
         in.session = &saved;
         in.diffOptions.naming = RegisterNaming::PerAnchor;  // robust when B is more than a renaming (diff.h)
         const LaunchRecord& la = rec.launches[0];
@@ -473,9 +477,19 @@ void registerExperimentCommand(CLI::App& app, int& exitCode) {
                     "one run; writes OUT.series.json, OUT.md and OUT.svg. SPEC: -D NAME=v1,v2,... | "
                     "--maxrregcount=32,64 (any build option, FLAG=v1,v2) | --arg NAME=v1,v2 | --grid=a;b | --block=a;b")
         ->type_name("SPEC");
+    cmd->add_option("--price-per-hour", args->pricePerHour,
+                    "price of one GPU-hour for the report's cost section (any currency; default 2.50)")
+        ->check(CLI::NonNegativeNumber)
+        ->type_name("PRICE");
+    cmd->add_option("--launches-per-request", args->launchesPerRequest,
+                    "launches of this kernel per request of your workload, for the cost per million requests "
+                    "(default 1)")
+        ->check(CLI::PositiveNumber)
+        ->type_name("N");
     cmd->callback([args, &exitCode] {
         exitCode = args->vary.empty() ? runExperiment(*args)
-                                      : runSeries(args->compare, args->vary, args->out, args->title, args->hypothesis);
+                                      : runSeries(args->compare, args->vary, args->out, args->title, args->hypothesis,
+                                                  args->pricePerHour, args->launchesPerRequest);
     });
 }
 

@@ -29,7 +29,7 @@ bool writeText(const std::string& path, const std::string& text) {
 } // namespace
 
 int runSeries(const CompareArgs& a, const std::string& vary, const std::string& out, const std::string& title,
-              const std::string& hypothesis) {
+              const std::string& hypothesis, double pricePerHour, double launchesPerRequest) {
     try {
         SeriesSpec spec;
         try {
@@ -99,7 +99,7 @@ int runSeries(const CompareArgs& a, const std::string& vary, const std::string& 
         // The output's own name only: the folder is wherever the reader wants it (no paths of this machine).
         command += " -o " + shellQuote({std::filesystem::path(out).filename().string()});
         if (!writeText(out + ".series.json", doc.dump(1) + "\n") || !writeText(out + ".svg", seriesSvg(doc)) ||
-            !writeText(out + ".md", seriesMarkdown(doc, title, hypothesis, svgName, command)))
+            !writeText(out + ".md", seriesMarkdown(doc, title, hypothesis, svgName, command, pricePerHour, launchesPerRequest)))
             throw CliFailure{kUsage, "cannot write " + out + ".series.json / .md / .svg"};
         for (const auto& p : doc["points"]) {
             std::printf("%-24s median %-12s [%s, %s]", escapeControl(p["label"].get<std::string>()).c_str(),

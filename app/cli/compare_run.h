@@ -80,7 +80,7 @@ MeasurementRecord measureSides(ProcessRunner& runner, const std::vector<Prepared
 // `experiment --vary SPEC`: one build and one variant per value, measured interleaved in one run;
 // writes OUT.series.json, OUT.md and OUT.svg. Returns the exit code (0, 1 build/kernel error, 2 usage).
 int runSeries(const CompareArgs& args, const std::string& vary, const std::string& out, const std::string& title,
-              const std::string& hypothesis);
+              const std::string& hypothesis, double pricePerHour = 2.50, double launchesPerRequest = 1);
 
 // The runner process the flags ask for (--runner, --timeout). Throws CliFailure on a bad --runner.
 std::unique_ptr<ProcessRunner> makeRunner(const LaunchArgs& a);

@@ -1,5 +1,6 @@
 #include "core/experiment/report.h"
 
+#include "core/run/measurement_data.h"
 #include "core/run/profile_join.h"
 
 #include "core/run/protocol.h"
@@ -179,6 +180,34 @@ void writeCounters(std::ostringstream& md, const nlohmann::json& doc, const std:
 
 } // namespace
 
+std::string costMarkdown(const std::vector<std::pair<std::string, double>>& variants, double price,
+                         double launchesPerRequest) {
+    std::vector<std::pair<std::string, double>> v;
+    for (const auto& x : variants)
+        if (x.second > 0 && std::isfinite(x.second)) v.push_back(x);
+    if (v.empty() || !(price >= 0) || !(launchesPerRequest > 0)) return {};
+    std::ostringstream md;
+    md << "## Cost\n\n";
+    md << "At " << fmt("%.2f", price) << " per GPU-hour and " << fmt("%g", launchesPerRequest)
+       << " launch" << (launchesPerRequest == 1 ? "" : "es") << " of this kernel per request (set with "
+       << "`--price-per-hour` and `--launches-per-request`), from each variant's median:\n\n";
+    md << "| variant | GPU-s per million launches | cost per million launches | GPU time per request | cost per "
+          "million requests | change |\n|---|---:|---:|---:|---:|---:|\n";
+    const CostLine first = costLine(v.front().second, price);
+    for (size_t i = 0; i < v.size(); ++i) {
+        const CostLine c = costLine(v[i].second, price);
+        md << "| " << cell(v[i].first) << " | " << fmt(c.gpuSecondsPerMillion < 10 ? "%.2f" : "%.1f", c.gpuSecondsPerMillion)
+           << " | " << fmt(c.costPerMillion < 1 ? "%.4f" : "%.2f", c.costPerMillion) << " | "
+           << formatDuration(v[i].second * launchesPerRequest) << " | "
+           << fmt(c.costPerMillion * launchesPerRequest < 1 ? "%.4f" : "%.2f", c.costPerMillion * launchesPerRequest)
+           << " | " << (i == 0 ? std::string("–") : fmt("%+.1f %%", 100 * (c.costPerMillion / first.costPerMillion - 1)))
+           << " |\n";
+    }
+    md << "\n_GPU time is the kernel's own time on the GPU; launch overhead, host work and idle time between "
+          "launches are not in it, so a real service pays at least this._\n\n";
+    return md.str();
+}
+
 std::string renderMarkdownReport(const ReportInputs& in) {
     std::ostringstream md;
     if (!in.session) return "# Experiment\n\n_No session._\n";
@@ -324,6 +353,14 @@ std::string renderMarkdownReport(const ReportInputs& in) {
         md << "Runs without a result:\n\n";
         for (const auto& f : failures) md << "- " << f << "\n";
         md << "\n";
+    }
+
+    // ------------------------------------------------------------------ cost
+    if (haveRun) {
+        std::vector<std::pair<std::string, double>> medians;
+        for (const VariantResult& v : run.variants)
+            medians.emplace_back(v.label.empty() ? v.kernel : v.label, computeStats(v.samplesMs).median);
+        md << costMarkdown(medians, in.pricePerGpuHour, in.launchesPerRequest);
     }
 
     // ------------------------------------------------------------------ counters

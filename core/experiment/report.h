@@ -37,7 +37,16 @@ struct ReportInputs {
     int measurementIndex = -1;          // which session.measurements entry to tabulate; -1 = the
                                         // last one that holds a result
     std::vector<ReportChart> charts;
+    double pricePerGpuHour = 2.50;      // for the cost section (any currency; the GUI's default)
+    double launchesPerRequest = 1;      // the user's workload: kernel launches per request
 };
+
+// The cost section (issue 15): per variant, GPU-seconds and cost per million launches at
+// `pricePerGpuHour`, and for a workload of `launchesPerRequest` launches per request the GPU time
+// per request and the cost per million requests, each with its change against the first variant.
+// `variants` are (label, median ms); variants with a non-positive median are left out.
+std::string costMarkdown(const std::vector<std::pair<std::string, double>>& variants, double pricePerGpuHour,
+                         double launchesPerRequest);
 
 // The whole report. Never throws on odd measurement documents: they are reported as unreadable.
 std::string renderMarkdownReport(const ReportInputs& inputs);

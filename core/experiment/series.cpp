@@ -1,6 +1,7 @@
 // Parameter series (series.h).
 #include "core/experiment/series.h"
 
+#include "core/experiment/report.h"
 #include "core/run/stats.h"
 
 #include <algorithm>
@@ -230,7 +231,8 @@ std::string seriesSvg(const json& doc) {
 }
 
 std::string seriesMarkdown(const json& doc, const std::string& title, const std::string& hypothesis,
-                           const std::string& svgFile, const std::string& command) {
+                           const std::string& svgFile, const std::string& command, double pricePerGpuHour,
+                           double launchesPerRequest) {
     std::ostringstream md;
     md << "# " << (title.empty() ? "Series: " + doc.value("vary", std::string()) : title) << "\n\n";
     md << "Kernel `" << doc.value("kernel", std::string()) << "` of `" << doc.value("file", std::string())
@@ -264,6 +266,11 @@ std::string seriesMarkdown(const json& doc, const std::string& title, const std:
           "reversed each round), so slow drift of the GPU affects every point alike. Ratios pair each point's "
           "samples with the first point's; a difference is called only when the medians' 95 % intervals are "
           "apart and the ratio is at least 0.5 % from 1._\n\n";
+    if (pricePerGpuHour >= 0) {
+        std::vector<std::pair<std::string, double>> medians;
+        for (const auto& p : doc.at("points")) medians.emplace_back(p.value("label", std::string()), p.value("median_ms", 0.0));
+        md << costMarkdown(medians, pricePerGpuHour, launchesPerRequest);
+    }
     if (!command.empty()) md << "Reproduce:\n\n```sh\n" << command << "\n```\n";
     return md.str();
 }

@@ -67,7 +67,9 @@ std::string seriesSvg(const nlohmann::json& document);
 
 // The Markdown report: title, the hypothesis (may be empty), the table, the chart (`svgFile`,
 // relative to the report; "" = none), and how it was measured.
+// With `pricePerGpuHour` >= 0 a cost section follows (core/experiment/report.h costMarkdown).
 std::string seriesMarkdown(const nlohmann::json& document, const std::string& title, const std::string& hypothesis,
-                           const std::string& svgFile, const std::string& command);
+                           const std::string& svgFile, const std::string& command, double pricePerGpuHour = -1,
+                           double launchesPerRequest = 1);
 
 } // namespace lowerscope

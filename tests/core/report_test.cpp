@@ -200,3 +200,24 @@ TEST(Report, MangledMeasurementsNeverThrow) {
     }
     EXPECT_GT(cases, 200);
 }
+
+TEST(Report, CostSectionAtAUserPriceAndWorkload) {
+    // 10 ms and 5 ms: 10,000 and 5,000 GPU-s per million launches; at 3.60 per GPU-hour that is
+    // 10.00 and 5.00 per million launches; with 4 launches per request 40 ms vs 20 ms per request.
+    const std::string md = costMarkdown({{"A", 10.0}, {"B", 5.0}}, 3.60, 4);
+    EXPECT_NE(md.find("## Cost"), std::string::npos) << md;
+    EXPECT_NE(md.find("At 3.60 per GPU-hour and 4 launches"), std::string::npos) << md;
+    EXPECT_NE(md.find("| A | 10000.0 | 10.00 | 40.00 ms | 40.00 | – |"), std::string::npos) << md;
+    EXPECT_NE(md.find("| B | 5000.0 | 5.00 | 20.00 ms | 20.00 | -50.0 % |"), std::string::npos) << md;
+    EXPECT_TRUE(costMarkdown({{"A", 0.0}}, 3.6, 1).empty()) << "no median, no cost";
+    EXPECT_TRUE(costMarkdown({{"A", 1.0}}, 3.6, 0).empty()) << "a workload needs launches";
+    // The A/B report carries it from its inputs.
+    ExperimentSession s = syntheticSession();
+    ReportInputs in;
+    in.session = &s;
+    in.pricePerGpuHour = 1.0;
+    in.launchesPerRequest = 2;
+    const std::string report = renderMarkdownReport(in);
+    EXPECT_NE(report.find("## Cost"), std::string::npos);
+    EXPECT_NE(report.find("At 1.00 per GPU-hour and 2 launches"), std::string::npos);
+}
