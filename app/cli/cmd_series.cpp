@@ -45,7 +45,14 @@ int runSeries(const CompareArgs& a, const std::string& vary, const std::string& 
         if (!a.project.empty()) base = projectOptions(a.project, a.file).options;
         Toolchain tc = discoverToolchain();
         std::vector<BuiltLaunch> built;
+        std::vector<BuildOptions> pointOptions;
         std::vector<SeriesPoint> points;
+        ProfileCollectOptions profileOptions;
+        if (a.launch.profile) {
+            std::string error;
+            if (!parseProfileCollections(a.launch.profileCollect, profileOptions.collections, error))
+                throw CliFailure{kUsage, "--profile-metrics: " + error};
+        }
         for (size_t i = 0; i < spec.values.size(); ++i) {
             std::string opts = a.optsA;
             for (const auto& w : seriesBuildWords(spec, i)) opts += " " + w;
@@ -80,6 +87,7 @@ int runSeries(const CompareArgs& a, const std::string& vary, const std::string& 
             }
             points.push_back(std::move(p));
             built.push_back(std::move(b));
+            pointOptions.push_back(o);
         }
         auto runner = makeRunner(a.launch);
         std::vector<PreparedSide> sides;
@@ -89,9 +97,22 @@ int runSeries(const CompareArgs& a, const std::string& vary, const std::string& 
             points[i].samplesMs = rec.result.variants[i].samplesMs;
             points[i].mode = rec.result.variants[i].mode;
         }
+        // --profile: after the timing (counters never disturb it), one profiled launch per point.
+        std::vector<nlohmann::json> profiles;
+        if (a.launch.profile) {
+            for (size_t i = 0; i < built.size(); ++i) {
+                ProfileSide side = profileSide(built[i], a.file, pointOptions[i]);
+                ProfileCollectResult r = collectProfile(*runner, side.target, profileOptions);
+                for (const auto& e : r.errors)
+                    std::cerr << "lowerscope-cli experiment: profile " << points[i].label << ": " << escapeControl(e) << '\n';
+                profiles.push_back(std::move(r.document));
+            }
+        }
         const std::string kernel = built.front().side.launch.kernelName;
-        const nlohmann::json doc = seriesDocument(spec, std::filesystem::path(a.file).filename().string(),
+        nlohmann::json doc = seriesDocument(spec, std::filesystem::path(a.file).filename().string(),
                                                   kernel.substr(0, kernel.find('(')), rec.result.device, points);
+        for (size_t i = 0; i < profiles.size() && i < doc["points"].size(); ++i)
+            doc["points"][i]["profile"] = seriesPointProfile(profiles[i]);
         const std::string svgName = std::filesystem::path(out).filename().string() + ".svg";
         std::string command = "lowerscope-cli experiment " + shellQuote({a.file}) + " --vary " + shellQuote({vary});
         if (!a.launch.kernel.empty()) command += " --kernel " + shellQuote({a.launch.kernel});

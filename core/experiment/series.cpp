@@ -2,12 +2,14 @@
 #include "core/experiment/series.h"
 
 #include "core/experiment/report.h"
+#include "core/run/profile_join.h"
 #include "core/run/stats.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -181,6 +183,33 @@ json seriesDocument(const SeriesSpec& spec, const std::string& file, const std::
     return doc;
 }
 
+json seriesPointProfile(const json& d) {
+    json out{{"metrics", json::object()}, {"stalls", json::array()}, {"collections_failed", json::array()}};
+    if (!d.is_object()) return out;
+    if (auto m = d.find("metrics"); m != d.end() && m->is_array())
+        for (const auto& x : *m)
+            if (x.is_object() && x.contains("name") && x["name"].is_string() && x.contains("value") && x["value"].is_number())
+                out["metrics"][x["name"].get<std::string>()] = x["value"];
+    if (auto c = d.find("collections"); c != d.end() && c->is_object())
+        for (auto it = c->begin(); it != c->end(); ++it)
+            if (!it.value().is_object() || !it.value().value("ok", false)) out["collections_failed"].push_back(it.key());
+    if (auto t = d.find("kernel_totals"); t != d.end() && t->is_object()) {
+        ProfileTotals totals;
+        if (auto s = t->find("samples"); s != t->end() && s->is_object())
+            for (auto it = s->begin(); it != s->end(); ++it)
+                if (it.value().is_number_unsigned()) totals.samples[it.key()] = it.value().get<uint64_t>();
+        if (auto c = t->find("counts"); c != t->end() && c->is_object())
+            if (auto e = c->find("smsp__sass_inst_executed"); e != c->end() && e->is_number_unsigned())
+                out["instructions_executed"] = *e;
+        const double all = double(totals.sampleTotal());
+        for (const auto& [reason, n] : stallReasons(totals)) {
+            if (out["stalls"].size() == 5 || all <= 0) break;
+            out["stalls"].push_back(json::array({reason, double(n) / all}));
+        }
+    }
+    return out;
+}
+
 std::string seriesSvg(const json& doc) {
     const json& pts = doc.at("points");
     const int W = 640, H = 360, L = 70, R = 20, T = 40, B = 60;
@@ -262,6 +291,40 @@ std::string seriesMarkdown(const json& doc, const std::string& title, const std:
     }
     md << "\n";
     if (!svgFile.empty()) md << "![median per point](" << svgFile << ")\n\n";
+    // Counters per point (--profile): a few kernel metrics and the top stall reasons.
+    bool profiled = false;
+    for (const auto& p : doc.at("points")) profiled = profiled || (p.contains("profile") && p["profile"].is_object());
+    if (profiled) {
+        static const std::pair<const char*, const char*> cols[] = {
+            {"sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occupancy"},
+            {"smsp__issue_active.avg.pct_of_peak_sustained_active", "issue slots busy"},
+            {"dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM throughput"},
+            {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", "shared bank conflicts"}};
+        md << "Counters, one profiled launch per point after the timing:\n\n| point |";
+        for (const auto& c : cols) md << " " << c.second << " |";
+        md << " top stall reasons |\n|---|";
+        for (size_t i = 0; i < std::size(cols); ++i) md << "---:|";
+        md << "---|\n";
+        for (const auto& p : doc.at("points")) {
+            md << "| " << mdCell(p.value("label", std::string())) << " |";
+            const json pr = p.contains("profile") && p["profile"].is_object() ? p["profile"] : json::object();
+            const json ms = pr.contains("metrics") && pr["metrics"].is_object() ? pr["metrics"] : json::object();
+            for (const auto& c : cols) {
+                const auto it = ms.find(c.first);
+                const bool pct = std::string(c.first).find("pct") != std::string::npos;
+                md << " " << (it != ms.end() && it->is_number() ? fmt(pct ? "%.1f %%" : "%.0f", it->get<double>()) : "–")
+                   << " |";
+            }
+            std::string reasons;
+            if (pr.contains("stalls") && pr["stalls"].is_array())
+                for (const auto& r : pr["stalls"])
+                    if (r.is_array() && r.size() == 2 && r[0].is_string() && r[1].is_number() && reasons.size() < 200)
+                        reasons += (reasons.empty() ? "" : ", ") + r[0].get<std::string>() + " " +
+                                   fmt("%.0f %%", 100 * r[1].get<double>());
+            md << " " << mdCell(reasons.empty() ? "–" : reasons) << " |\n";
+        }
+        md << "\n";
+    }
     md << "_All points were measured in one interleaved run (every round times each point once, the order "
           "reversed each round), so slow drift of the GPU affects every point alike. Ratios pair each point's "
           "samples with the first point's; a difference is called only when the medians' 95 % intervals are "

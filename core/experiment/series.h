@@ -61,6 +61,12 @@ struct SeriesPoint {
 nlohmann::json seriesDocument(const SeriesSpec& spec, const std::string& file, const std::string& kernel,
                               const DeviceInfo& device, const std::vector<SeriesPoint>& points);
 
+// What a series point keeps of its lowerscope.profile/1 document (`experiment --vary --profile`):
+// {"metrics": {name: value} of the kernel collection, "stalls": [[reason, share 0..1], ...] top
+// five, "instructions_executed", "collections_failed": [names]}. Untrusted input: fields of the
+// wrong type are left out.
+nlohmann::json seriesPointProfile(const nlohmann::json& profileDocument);
+
 // A standalone SVG line chart of the document: the median per point with its 95 % interval as an
 // error bar, points in the order measured (categorical x axis).
 std::string seriesSvg(const nlohmann::json& document);

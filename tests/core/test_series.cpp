@@ -124,3 +124,53 @@ TEST(CliSeries, VaryADefineBuildsEachPointAndMeasuresThemInOneRun) {
     EXPECT_FALSE(fs::exists(dir / "ran"));
     fs::remove_all(dir);
 }
+
+TEST(Series, PointProfileKeepsWhatIsWellFormed) {
+    const nlohmann::json doc = {
+        {"collections", {{"kernel", {{"ok", true}}}, {"samples", {{"ok", false}}}}},
+        {"metrics", {{{"name", "sm__warps_active.avg.pct_of_peak_sustained_active"}, {"value", 74.8}},
+                     {{"name", "bad"}, {"value", "74"}},
+                     "not an object"}},
+        {"kernel_totals",
+         {{"counts", {{"smsp__sass_inst_executed", 1000u}}},
+          {"samples", {{"long_scoreboard", 300u}, {"wait", 100u}, {"junk", "x"}}}}}};
+    const nlohmann::json p = seriesPointProfile(doc);
+    EXPECT_EQ(p["metrics"].size(), 1u);
+    EXPECT_DOUBLE_EQ(p["metrics"]["sm__warps_active.avg.pct_of_peak_sustained_active"].get<double>(), 74.8);
+    EXPECT_EQ(p["collections_failed"], nlohmann::json::array({"samples"}));
+    EXPECT_EQ(p["instructions_executed"], 1000u);
+    ASSERT_EQ(p["stalls"].size(), 2u);
+    EXPECT_EQ(p["stalls"][0][0], "long_scoreboard");
+    EXPECT_DOUBLE_EQ(p["stalls"][0][1].get<double>(), 0.75);
+    EXPECT_TRUE(seriesPointProfile("a string")["metrics"].empty());
+}
+
+TEST(CliSeries, ProfileAddsCountersToEveryPoint) {
+    static Toolchain tc = discoverToolchain();
+    if (!tc.nvcc.found() || !tc.nvdisasm.found()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    const fs::path dir = fs::temp_directory_path() / ("lowerscope-series-profile-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    ProcessSpec spec;
+    spec.argv = {LOWERSCOPE_CLI, "experiment", std::string(LOWERSCOPE_SOURCE_DIR) + "/docs/examples/ffma_chains.cu",
+                 "--vary", "-D CHAINS=1,4", "--profile", "--runner", RUNNER_BIN, "--min-samples", "3",
+                 "--min-time", "0", "--max-time", "5", "-o", (dir / "s").string()};
+    spec.env = {{"LOWERSCOPE_CACHE_DIR", (dir / "cache").string()},
+                {"LOWERSCOPE_LIBCUDA", FAKE_GPU},
+                {"LOWERSCOPE_LIBCUPTI", FAKE_GPU}};
+    spec.timeout = std::chrono::seconds(300);
+    const ProcessResult r = runProcess(spec);
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    std::ifstream in(dir / "s.series.json");
+    const nlohmann::json doc = nlohmann::json::parse(in);
+    for (const auto& p : doc["points"]) {
+        ASSERT_TRUE(p.contains("profile")) << p.dump().substr(0, 300);
+        EXPECT_FALSE(p["profile"]["metrics"].empty());
+        // The fake counts 1000 x (offset/16 + 1) at the first four offsets of whatever it profiles.
+        EXPECT_EQ(p["profile"]["instructions_executed"], 10000u);
+        EXPECT_TRUE(p["profile"]["collections_failed"].empty());
+    }
+    std::ifstream mdIn(dir / "s.md");
+    const std::string md((std::istreambuf_iterator<char>(mdIn)), std::istreambuf_iterator<char>());
+    EXPECT_NE(md.find("Counters, one profiled launch per point"), std::string::npos) << md;
+    fs::remove_all(dir);
+}
