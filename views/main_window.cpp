@@ -40,6 +40,8 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
+#include <QTextBrowser>
+#include <QTemporaryDir>
 #include <QDragEnterEvent>
 #include <QElapsedTimer>
 #include <QFileDialog>
@@ -522,6 +524,12 @@ void MainWindow::createActions() {
                                                           tr("CUDA sources (*.cu *.cuh)"));
         if (!path.isEmpty()) saveAs(path);
     })->setShortcut(QKeySequence::SaveAs);
+    QMenu* examples = file->addMenu(tr("E&xamples"));
+    for (const auto& [id, title] : bundledExperiments()) {
+        examples->addAction(title, this, [this, id = id] {
+            if (maybeSave()) openBundledExperiment(id);
+        });
+    }
     m_experiment->addFileActions(this, file); // sessions, measurements, report
     file->addSeparator();
     file->addAction(tr("&Quit"), this, &QWidget::close)->setShortcut(QKeySequence::Quit);
@@ -827,6 +835,54 @@ void MainWindow::loadText(const QString& path, const QString& text) {
     m_modified = false;
     updateTitle();
     if (m_opts.autoBuildOnOpen) build();
+}
+
+QList<QPair<QString, QString>> MainWindow::bundledExperiments() {
+    return {{QStringLiteral("ffma_chain"), tr("FFMA latency: one dependent chain vs eight independent chains")},
+            {QStringLiteral("ffma_chain_profile"), tr("FFMA latency with counters: why 3.45× and not 4×")},
+            {QStringLiteral("fast_math"), tr("damped_wave: precise math vs --use_fast_math")}};
+}
+
+bool MainWindow::openBundledExperiment(const QString& id) {
+    bool known = false;
+    QString title;
+    for (const auto& [i, t] : bundledExperiments()) {
+        if (i == id) {
+            known = true;
+            title = t;
+        }
+    }
+    if (!known) return false;
+    // A copy outside the bundle: the session can be rerun, edited and saved like any other.
+    static QTemporaryDir dir;
+    const QString path = dir.filePath(id + QStringLiteral(".lowerscope"));
+    QFile::remove(path);
+    if (!dir.isValid() || !QFile::copy(QStringLiteral(":/examples/%1.lowerscope").arg(id), path)) {
+        statusBar()->showMessage(tr("Cannot unpack the example %1").arg(id), 10000);
+        return false;
+    }
+    QFile(path).setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    if (!m_experiment->openSession(path)) return false;
+    QFile md(QStringLiteral(":/examples/%1.md").arg(id));
+    if (md.open(QIODevice::ReadOnly)) {
+        auto* browser = qobject_cast<QTextBrowser*>(m_writeUp);
+        if (!browser) {
+            browser = new QTextBrowser(this);
+            browser->setWindowFlag(Qt::Window);
+            browser->setOpenExternalLinks(false);
+            browser->resize(900, 800);
+            m_writeUp = browser;
+        }
+        browser->setWindowTitle(tr("Example: %1 (recorded on an H200; rerun it with Measure to see your GPU's numbers)")
+                                    .arg(title));
+        browser->setMarkdown(QString::fromUtf8(md.readAll()));
+        browser->show();
+        browser->raise();
+    }
+    statusBar()->showMessage(tr("Example %1 opened: the recorded results are in Measure and Compare A/B; Run A/B "
+                                "measures them on this machine's GPU").arg(title),
+                             10000);
+    return true;
 }
 
 void MainWindow::openExample() {

@@ -77,6 +77,13 @@ public:
     ComparePanel* comparePanel() const { return m_compare; }
     MeasurePane* measurePane() const { return m_measure; }
     ProfilePane* profilePane() const { return m_profilePane; }
+    // The recorded experiments bundled with the application (File → Examples, issue 15): id
+    // ("ffma_chain"), title. openBundledExperiment() opens one as a session (a copy in a temporary
+    // folder, so saving never touches the bundle) and shows its write-up; false when unknown.
+    static QList<QPair<QString, QString>> bundledExperiments();
+    bool openBundledExperiment(const QString& id);
+    // The write-up window of the last opened example (nullptr before).
+    QWidget* writeUpWindow() const { return m_writeUp; }
     ExperimentCardEditor* experimentCard() const { return m_card; }
     ExperimentController* experiment() const { return m_experiment; }
     QComboBox* kernelCombo() const { return m_kernelCombo; }
@@ -184,6 +191,7 @@ private:
     ComparePanel* m_compare = nullptr;
     MeasurePane* m_measure = nullptr;
     ProfilePane* m_profilePane = nullptr;
+    QWidget* m_writeUp = nullptr;
     ProfileHeat* m_heat = nullptr;
     ExperimentCardEditor* m_card = nullptr;
     ExperimentController* m_experiment = nullptr;

@@ -9,7 +9,9 @@
 #include "views/compare_panel.h"
 #include "views/diff_model.h"
 #include "views/diff_view.h"
+#include "views/experiment_record.h"
 #include "views/main_window.h"
+#include "views/measure_pane.h"
 #include "views/profile_pane.h"
 #include "views/ptx_pane.h"
 #include "views/sass_model.h"
@@ -21,6 +23,7 @@
 #include <QLabel>
 #include <QTableView>
 #include <QTableWidget>
+#include <QTextBrowser>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -181,6 +184,22 @@ private slots:
         qunsetenv("LOWERSCOPE_LIBCUPTI");
         qunsetenv("LOWERSCOPE_LIBCUDA");
         qunsetenv("LOWERSCOPE_RUNNER");
+    }
+
+    void bundledExperimentsOpenAsSessions() {
+        // File → Examples (issue 15): each recorded experiment opens as a session with its card,
+        // its recorded measurement and its write-up.
+        QCOMPARE(MainWindow::bundledExperiments().size(), 3);
+        for (const auto& [id, title] : MainWindow::bundledExperiments()) {
+            QVERIFY2(m_w->openBundledExperiment(id), qPrintable(id));
+            QVERIFY2(!m_w->experimentCard()->card().hypothesis.trimmed().isEmpty(), qPrintable(id));
+            QVERIFY2(!m_w->measurePane()->documents().empty(), qPrintable(id + QStringLiteral(": no recorded run")));
+            auto* writeUp = qobject_cast<QTextBrowser*>(m_w->writeUpWindow());
+            QVERIFY(writeUp && writeUp->isVisible());
+            QVERIFY2(writeUp->toPlainText().contains(QStringLiteral("Hypothesis")), qPrintable(id));
+            QVERIFY(testutil::waitForBuilds(ws()));
+        }
+        QVERIFY(!m_w->openBundledExperiment(QStringLiteral("no_such_example")));
     }
 
     void cleanupTestCase() { m_w.reset(); }
