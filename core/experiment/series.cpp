@@ -148,7 +148,8 @@ std::vector<std::string> seriesBuildWords(const SeriesSpec& s, size_t i) {
     switch (s.kind) {
     case SeriesKind::Define: return {"-D" + s.name + "=" + v};
     case SeriesKind::BuildOption:
-        // Long options take "=value"; short ones (-O, -G) are glued to it as nvcc writes them.
+        // Long options take "=value"; a short one is glued to its value (-DX, -Idir); a flag the CLI
+        // does not know is refused when the point is built ("--vary FLAG=V: ...", exit 2).
         return {s.name.rfind("--", 0) == 0 ? s.name + "=" + v : s.name + v};
     default: return {};
     }

@@ -1,6 +1,6 @@
 #pragma once
 // Parameter series (issue 15): one parameter varied over a list of values — a define
-// ("-D CHAINS=1,2,4,8"), a build option ("--maxrregcount=32,64,128", "-O=0,1,2,3"), a launch
+// ("-D CHAINS=1,2,4,8"), a build option ("--maxrregcount=32,64,128", "--ptxas-opt=0,1,2,3"), a launch
 // argument ("--arg iters=1024,4096") or a launch dimension ("--block=32;64;128": ';' separates the
 // points because a dimension may itself be "x,y,z"). Each point is one build and one variant of a
 // single interleaved measurement (the runner runs N variants round by round, reversing the order
