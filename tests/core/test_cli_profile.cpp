@@ -5,6 +5,7 @@
 // writes what it has (issue 14 items 1, 2, 4, 5).
 #include "core/build/process.h"
 #include "core/build/toolchain.h"
+#include "fake_gpu_cli.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -190,15 +191,11 @@ TEST(CliCompareProfile, ExperimentReportShowsTheCountersOfBothSides) {
     if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
     const fs::path dir = fs::temp_directory_path() / ("lowerscope-experiment-profile-" + std::to_string(::getpid()));
     fs::create_directories(dir);
-    ProcessSpec spec;
-    spec.argv = {LOWERSCOPE_CLI, "experiment", std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/saxpy.cu", "--runner",
-                 RUNNER_BIN, "--b", "-DUNUSED_BY_SAXPY=1", "--profile", "--min-samples", "3", "--min-time", "0",
-                 "--max-time", "5", "-o", (dir / "exp").string(), "--hypothesis", "an unused define changes nothing"};
-    spec.env = {{"LOWERSCOPE_CACHE_DIR", (dir / "cache").string()},
-                {"LOWERSCOPE_LIBCUDA", FAKE_GPU},
-                {"LOWERSCOPE_LIBCUPTI", FAKE_GPU}};
-    spec.timeout = std::chrono::seconds(300);
-    const ProcessResult r = runProcess(spec);
+    const ProcessResult r = testutil::runCliOnFakeGpu(
+        {"experiment", std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/saxpy.cu", "--b", "-DUNUSED_BY_SAXPY=1",
+         "--profile", "--min-samples", "3", "--min-time", "0", "--max-time", "5", "-o", (dir / "exp").string(),
+         "--hypothesis", "an unused define changes nothing"},
+        dir / "cache");
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
     std::ifstream in(dir / "exp.md");
     const std::string md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

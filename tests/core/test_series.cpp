@@ -4,6 +4,7 @@
 #include "core/build/process.h"
 #include "core/build/toolchain.h"
 #include "core/experiment/series.h"
+#include "fake_gpu_cli.h"
 
 #include <gtest/gtest.h>
 
@@ -96,15 +97,10 @@ TEST(CliSeries, VaryADefineBuildsEachPointAndMeasuresThemInOneRun) {
     if (!tc.nvcc.found() || !tc.nvdisasm.found()) GTEST_SKIP() << "nvcc/nvdisasm not found";
     const fs::path dir = fs::temp_directory_path() / ("lowerscope-series-" + std::to_string(::getpid()));
     fs::create_directories(dir);
-    ProcessSpec spec;
-    spec.argv = {LOWERSCOPE_CLI, "experiment", std::string(LOWERSCOPE_SOURCE_DIR) + "/docs/examples/ffma_chains.cu",
-                 "--vary", "-D CHAINS=1,4,16", "--runner", RUNNER_BIN, "--min-samples", "3", "--min-time", "0",
-                 "--max-time", "5", "-o", (dir / "s").string()};
-    spec.env = {{"LOWERSCOPE_CACHE_DIR", (dir / "cache").string()},
-                {"LOWERSCOPE_LIBCUDA", FAKE_GPU},
-                {"LOWERSCOPE_LIBCUPTI", FAKE_GPU}};
-    spec.timeout = std::chrono::seconds(300);
-    const ProcessResult r = runProcess(spec);
+    std::vector<std::string> args = {"experiment", std::string(LOWERSCOPE_SOURCE_DIR) + "/docs/examples/ffma_chains.cu",
+                                     "--vary", "-D CHAINS=1,4,16", "--min-samples", "3", "--min-time", "0",
+                                     "--max-time", "5", "-o", (dir / "s").string()};
+    const ProcessResult r = testutil::runCliOnFakeGpu(args, dir / "cache");
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
     std::ifstream in(dir / "s.series.json");
     const nlohmann::json doc = nlohmann::json::parse(in);
@@ -117,8 +113,8 @@ TEST(CliSeries, VaryADefineBuildsEachPointAndMeasuresThemInOneRun) {
     EXPECT_TRUE(fs::exists(dir / "s.svg"));
     EXPECT_TRUE(fs::exists(dir / "s.md"));
     // A value nvcc's shell would read is refused before anything is built.
-    spec.argv[4] = "-D CHAINS=1,$(touch " + (dir / "ran").string() + ")";
-    const ProcessResult bad = runProcess(spec);
+    args[3] = "-D CHAINS=1,$(touch " + (dir / "ran").string() + ")";
+    const ProcessResult bad = testutil::runCliOnFakeGpu(args, dir / "cache");
     EXPECT_EQ(bad.exitCode, 2);
     EXPECT_NE(bad.stderrText.find("not a plain value"), std::string::npos) << bad.stderrText;
     EXPECT_FALSE(fs::exists(dir / "ran"));
@@ -150,15 +146,10 @@ TEST(CliSeries, ProfileAddsCountersToEveryPoint) {
     if (!tc.nvcc.found() || !tc.nvdisasm.found()) GTEST_SKIP() << "nvcc/nvdisasm not found";
     const fs::path dir = fs::temp_directory_path() / ("lowerscope-series-profile-" + std::to_string(::getpid()));
     fs::create_directories(dir);
-    ProcessSpec spec;
-    spec.argv = {LOWERSCOPE_CLI, "experiment", std::string(LOWERSCOPE_SOURCE_DIR) + "/docs/examples/ffma_chains.cu",
-                 "--vary", "-D CHAINS=1,4", "--profile", "--runner", RUNNER_BIN, "--min-samples", "3",
-                 "--min-time", "0", "--max-time", "5", "-o", (dir / "s").string()};
-    spec.env = {{"LOWERSCOPE_CACHE_DIR", (dir / "cache").string()},
-                {"LOWERSCOPE_LIBCUDA", FAKE_GPU},
-                {"LOWERSCOPE_LIBCUPTI", FAKE_GPU}};
-    spec.timeout = std::chrono::seconds(300);
-    const ProcessResult r = runProcess(spec);
+    const ProcessResult r = testutil::runCliOnFakeGpu(
+        {"experiment", std::string(LOWERSCOPE_SOURCE_DIR) + "/docs/examples/ffma_chains.cu", "--vary", "-D CHAINS=1,4",
+         "--profile", "--min-samples", "3", "--min-time", "0", "--max-time", "5", "-o", (dir / "s").string()},
+        dir / "cache");
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
     std::ifstream in(dir / "s.series.json");
     const nlohmann::json doc = nlohmann::json::parse(in);
