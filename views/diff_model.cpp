@@ -83,6 +83,9 @@ int SassDiffModel::rowCount(const QModelIndex& parent) const {
 }
 
 void SassDiffModel::setProfileRows(std::vector<ProfileRowDelta> rows) {
+    // No profile before or after (every recompute of a diff without profiles): nothing changed,
+    // so no dataChanged over every row of a long listing.
+    if (rows.empty() && !m_hasProfiles) return;
     m_profileRows = std::move(rows);
     m_hasProfiles = !m_profileRows.empty();
     m_profileOfRow.assign(m_diff.rows.size(), -1);

@@ -331,6 +331,10 @@ QString ProfilePane::setProfile(std::shared_ptr<const ProfileDocument> doc) {
 }
 
 void ProfilePane::clearViews() {
+    // Every build without a profile comes here: once cleared, a new chart and heat signal per build
+    // would be work for nothing.
+    if (m_viewsClear) return;
+    m_viewsClear = true;
     m_metrics->setRowCount(0);
     m_hotTable->setRowCount(0);
     m_hot.clear();
@@ -410,6 +414,7 @@ void ProfilePane::apply() {
             m_showsB = !profileDocumentMismatch(*m_profileB, digestHex(cb.data(), cb.size()), kb->sass, kb->mangled);
         }
     }
+    m_viewsClear = false;
     m_flops = countFlops(k->sass, join);
     const DeviceInfo* dev = m_profile->device ? &*m_profile->device : nullptr;
     m_roofline = rooflinePoint(m_flops, m_profile->metrics, dev ? dev->fp32PeakGflops : 0, dev ? dev->peakBandwidthGBs : 0);

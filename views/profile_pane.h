@@ -133,6 +133,7 @@ private:
     std::shared_ptr<const ProfileDocument> m_profile;
     std::shared_ptr<const ProfileDocument> m_profileB;
     bool m_showsB = false;
+    bool m_viewsClear = false; // tables, chart and heat show nothing (clearViews has nothing to do)
     QString m_note;
     std::vector<HotLine> m_hot;
     bool m_bySamples = false;
