@@ -466,7 +466,7 @@ double MeasurePane::pricePerGpuHour() const { return m_price->value(); }
 
 // -------------------------------------------------------------------------------------- jobs
 
-bool MeasurePane::sideFromSession(Workspace* s, const QString& label, MeasureSide& out, QString& why) const {
+bool MeasurePane::sideFromSession(Workspace* s, const QString& label, MeasureSide& out, QString& why) {
     SnapshotPtr snap = s ? s->snapshot() : nullptr;
     const KernelModel* k = s ? s->kernel() : nullptr;
     if (!s || !snap || !snap->ok() || !k) {

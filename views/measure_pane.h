@@ -91,6 +91,11 @@ public:
     // The tracker the jobs run on: workspace A's at construction, else one of the pane's own.
     JobTracker& jobs() const { return *m_jobs; }
 
+    // The current build of `s` as a measurement side labelled `label` (cubin, kernel, parameters,
+    // recorded file and options); false with `why` when `s` has no successful build. Also used by
+    // the Profile pane.
+    static bool sideFromSession(Workspace* s, const QString& label, MeasureSide& out, QString& why);
+
     // ---- results
     // Shows a measurement document (a run/compare --json file, a runner result or error).
     // False with `error` when it cannot be read; the shown result is then untouched.
@@ -141,7 +146,6 @@ private:
     void updateCost();
     void updateButtons();
     void emitBlockSize();
-    bool sideFromSession(Workspace* s, const QString& label, MeasureSide& out, QString& why) const;
 
     Options m_opts;
     QPointer<Workspace> m_a, m_b;

@@ -5,7 +5,6 @@
 #include "views/measure_pane.h"
 #include "views/workspace.h"
 
-#include "core/build/build_options.h"
 #include "core/run/buffer_data.h"
 #include "core/run/profile_join.h"
 
@@ -185,19 +184,13 @@ void ProfilePane::setSessionB(Workspace* b, std::function<bool()> active) {
 }
 
 bool ProfilePane::requestFor(Workspace* ws, ProfileJobRequest& request, QString& why) const {
-    SnapshotPtr snap = ws ? ws->snapshot() : nullptr;
-    const KernelModel* k = ws ? ws->kernel() : nullptr;
-    if (!snap || !snap->ok() || !k) {
+    QString unused;
+    if (!MeasurePane::sideFromSession(ws, QStringLiteral("A"), request.side, unused)) {
         why = tr("Build the kernel first.");
         return false;
     }
-    request.side.cubin = snap->result.cubin;
-    request.side.mangled = k->mangled;
-    request.side.signature = k->name;
-    request.side.file = ws->displayName().toStdString();
-    request.side.buildOptions = shellQuote(toNvccArgs(snap->options));
-    if (k->ptxFunction >= 0 && k->ptxFunction < int(snap->model.ptx.functions.size()))
-        request.side.params = snap->model.ptx.functions[size_t(k->ptxFunction)].params;
+    SnapshotPtr snap = ws->snapshot();
+    const KernelModel* k = ws->kernel();
     request.sass = std::shared_ptr<const SassFunction>(snap, &k->sass);
     request.arch = snap->model.arch;
     if (m_launch) request.launch = m_launch();
