@@ -383,11 +383,8 @@ void ProfilePane::apply() {
         h.executed = l.totals.count("smsp__sass_inst_executed");
         h.samples = l.totals.sampleTotal();
         QStringList rs;
-        const double total = double(l.totals.sampleTotal());
-        for (const auto& [reason, n] : stallReasons(l.totals)) {
-            if (rs.size() == 3 || total <= 0) break;
-            rs << QStringLiteral("%1 %2 %").arg(QString::fromStdString(reason)).arg(100.0 * double(n) / total, 0, 'f', 0);
-        }
+        for (const auto& [reason, share] : stallShares(l.totals, 3))
+            rs << QStringLiteral("%1 %2 %").arg(QString::fromStdString(reason)).arg(100.0 * share, 0, 'f', 0);
         h.reasons = rs.join(QStringLiteral(", "));
         m_hot.push_back(std::move(h));
     }
@@ -439,15 +436,10 @@ void ProfilePane::fillMetrics(const DeviceInfo* dev) {
         else m_metrics->setItem(r, 1, new QTableWidgetItem(text));
     };
     const auto& ms = m_profile->metrics;
-    auto find = [&](const char* n) -> const ProfileMetric* {
-        for (const auto& m : ms)
-            if (m.name == n) return &m;
-        return nullptr;
-    };
     // Derived rates against the device's peaks first: what the kernel achieved of what exists.
-    const ProfileMetric* ns = find("gpu__time_duration.sum");
-    const ProfileMetric* rd = find("dram__bytes_read.sum");
-    const ProfileMetric* wr = find("dram__bytes_write.sum");
+    const ProfileMetric* ns = findMetric(ms, "gpu__time_duration.sum");
+    const ProfileMetric* rd = findMetric(ms, "dram__bytes_read.sum");
+    const ProfileMetric* wr = findMetric(ms, "dram__bytes_write.sum");
     if (dev && ns && ns->value > 0 && rd && wr && dev->peakBandwidthGBs > 0) {
         const double gbs = (rd->value + wr->value) / ns->value; // bytes per ns = GB/s
         addRow(tr("DRAM bandwidth"), tr("(dram__bytes_read.sum + dram__bytes_write.sum) / gpu__time_duration.sum"),
@@ -469,10 +461,9 @@ void ProfilePane::fillMetrics(const DeviceInfo* dev) {
         else addRow(metricLabel(m.name), tip, nullptr, valueText(m));
         if (!m_showsB) continue;
         const int r = m_metrics->rowCount() - 1;
-        for (const auto& mb : m_profileB->metrics) {
-            if (mb.name != m.name) continue;
-            m_metrics->setItem(r, 2, new QTableWidgetItem(valueText(mb)));
-            auto* ratio = new QTableWidgetItem(m.value != 0 ? QStringLiteral("%1").arg(mb.value / m.value, 0, 'f', 3)
+        if (const ProfileMetric* mb = findMetric(m_profileB->metrics, m.name)) {
+            m_metrics->setItem(r, 2, new QTableWidgetItem(valueText(*mb)));
+            auto* ratio = new QTableWidgetItem(m.value != 0 ? QStringLiteral("%1").arg(mb->value / m.value, 0, 'f', 3)
                                                             : QStringLiteral("–"));
             ratio->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             m_metrics->setItem(r, 3, ratio);

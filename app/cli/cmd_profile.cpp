@@ -72,17 +72,6 @@ std::string metricText(const ProfileMetric& m) {
     return buf;
 }
 
-// Reasons with their share of `t`'s samples, largest first (the "_not_issued" subsets left out).
-std::vector<std::pair<std::string, double>> topReasons(const ProfileTotals& t, size_t n) {
-    std::vector<std::pair<std::string, double>> out;
-    const double total = static_cast<double>(t.sampleTotal());
-    for (const auto& [reason, k] : stallReasons(t)) {
-        if (out.size() == n || total <= 0) break;
-        out.emplace_back(reason, static_cast<double>(k) / total);
-    }
-    return out;
-}
-
 } // namespace
 
 ProfileSide profileSide(const BuiltLaunch& b, const std::string& file, const BuildOptions& options) {
@@ -132,7 +121,7 @@ void printProfileSummary(const json& doc, const ProfileJoin& join, const std::ve
     }
     if (samples > 0) {
         std::string reasons;
-        for (const auto& [r, share] : topReasons(join.kernel, 4)) {
+        for (const auto& [r, share] : stallShares(join.kernel, 4)) {
             char buf[96];
             std::snprintf(buf, sizeof buf, "%s%s %.0f%%", reasons.empty() ? "" : ", ", r.c_str(), share * 100);
             reasons += buf;
@@ -155,7 +144,7 @@ void printProfileSummary(const json& doc, const ProfileJoin& join, const std::ve
         for (size_t i = 0; i < lines.size() && i < 5 && weight(lines[i]) > 0; ++i) {
             const ProfiledLine& l = *lines[i];
             std::string why;
-            for (const auto& [r, share] : topReasons(l.totals, 2)) {
+            for (const auto& [r, share] : stallShares(l.totals, 2)) {
                 char buf[96];
                 std::snprintf(buf, sizeof buf, "%s%s %.0f%%", why.empty() ? "" : ", ", r.c_str(), share * 100);
                 why += buf;

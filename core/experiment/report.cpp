@@ -130,10 +130,8 @@ void writeCounters(std::ostringstream& md, const nlohmann::json& doc, const std:
         if (total == 0) continue;
         md << "Stall samples of " << cell(label) << " (" << formatCount(total) << "): ";
         int n = 0;
-        for (const auto& [reason, k] : stallReasons(t)) {
-            if (n++ == 4) break;
-            md << (n > 1 ? ", " : "") << cell(reason) << " " << fmt("%.1f %%", 100.0 * double(k) / double(total));
-        }
+        for (const auto& [reason, share] : stallShares(t, 4))
+            md << (n++ ? ", " : "") << cell(reason) << " " << fmt("%.1f %%", 100.0 * share);
         md << ".\n\n";
     }
     if (auto rows = p->find("rows"); rows != p->end() && rows->is_array() && !rows->empty()) {

@@ -202,11 +202,7 @@ json seriesPointProfile(const json& d) {
         if (auto c = t->find("counts"); c != t->end() && c->is_object())
             if (auto e = c->find("smsp__sass_inst_executed"); e != c->end() && e->is_number_unsigned())
                 out["instructions_executed"] = *e;
-        const double all = double(totals.sampleTotal());
-        for (const auto& [reason, n] : stallReasons(totals)) {
-            if (out["stalls"].size() == 5 || all <= 0) break;
-            out["stalls"].push_back(json::array({reason, double(n) / all}));
-        }
+        for (const auto& [reason, share] : stallShares(totals, 5)) out["stalls"].push_back(json::array({reason, share}));
     }
     return out;
 }

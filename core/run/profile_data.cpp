@@ -29,6 +29,12 @@ std::optional<ProfileCollection> parseProfileCollection(const std::string& name)
     return std::nullopt;
 }
 
+const ProfileMetric* findMetric(const std::vector<ProfileMetric>& metrics, const std::string& name) {
+    for (const auto& m : metrics)
+        if (m.name == name) return &m;
+    return nullptr;
+}
+
 const std::vector<std::string>& defaultKernelMetrics() {
     // Names as Nsight Compute prints them; each was evaluated on an H200 (GH100) with CUPTI 13.0.
     static const std::vector<std::string> names = {

@@ -79,6 +79,9 @@ struct ProfileData {
     bool operator==(const ProfileData&) const = default;
 };
 
+// The metric named `name` in `metrics`, nullptr when absent.
+const ProfileMetric* findMetric(const std::vector<ProfileMetric>& metrics, const std::string& name);
+
 // The default kernel metric set (issue 14): duration, DRAM bytes, L2/L1 hit rates and bytes,
 // achieved occupancy, issue activity and IPC, SM/memory/DRAM throughput as % of peak, branch and
 // thread-per-instruction efficiency, shared-memory bank conflicts. All evaluate on sm_90.

@@ -43,6 +43,16 @@ std::vector<std::pair<std::string, uint64_t>> stallReasons(const ProfileTotals& 
     return out;
 }
 
+std::vector<std::pair<std::string, double>> stallShares(const ProfileTotals& t, size_t n) {
+    std::vector<std::pair<std::string, double>> out;
+    const double total = static_cast<double>(t.sampleTotal());
+    for (const auto& [reason, k] : stallReasons(t)) {
+        if (out.size() == n || total <= 0) break;
+        out.emplace_back(reason, static_cast<double>(k) / total);
+    }
+    return out;
+}
+
 std::string formatCount(uint64_t v) {
     char buf[32];
     if (v >= 1000000000ull) {

@@ -37,6 +37,9 @@ struct ProfileTotals {
 // (they are counted within their reason).
 std::vector<std::pair<std::string, uint64_t>> stallReasons(const ProfileTotals& t);
 
+// The first `n` of stallReasons(t) with their share of t.sampleTotal() (0..1); empty without samples.
+std::vector<std::pair<std::string, double>> stallShares(const ProfileTotals& t, size_t n);
+
 // A count as people read it: 9000 → "9000", 524288 → "524.3k", 138412032 → "138.41M", "1.23G".
 std::string formatCount(uint64_t count);
 

@@ -2,7 +2,6 @@
 #include "core/run/roofline.h"
 
 #include <algorithm>
-#include <optional>
 
 namespace lowerscope {
 
@@ -11,12 +10,6 @@ namespace {
 bool isTensor(const std::string& m) {
     return m == "HMMA" || m == "IMMA" || m == "DMMA" || m == "BMMA" || m == "HGMMA" || m == "IGMMA" || m == "QGMMA" ||
            m == "BGMMA" || m == "UTCHMMA" || m == "UTCIMMA" || m == "UTCQMMA" || m == "OMMA" || m == "QMMA";
-}
-
-std::optional<double> metric(const std::vector<ProfileMetric>& ms, const std::string& name) {
-    for (const auto& m : ms)
-        if (m.name == name) return m.value;
-    return std::nullopt;
 }
 
 } // namespace
@@ -66,11 +59,11 @@ RooflinePoint rooflinePoint(const FlopCount& flops, const std::vector<ProfileMet
                             double peakGBs) {
     RooflinePoint p;
     p.flops = flops.total();
-    const auto rd = metric(metrics, "dram__bytes_read.sum");
-    const auto wr = metric(metrics, "dram__bytes_write.sum");
-    const auto ns = metric(metrics, "gpu__time_duration.sum");
-    p.dramBytes = rd.value_or(0) + wr.value_or(0);
-    p.seconds = ns.value_or(0) * 1e-9;
+    const ProfileMetric* rd = findMetric(metrics, "dram__bytes_read.sum");
+    const ProfileMetric* wr = findMetric(metrics, "dram__bytes_write.sum");
+    const ProfileMetric* ns = findMetric(metrics, "gpu__time_duration.sum");
+    p.dramBytes = (rd ? rd->value : 0) + (wr ? wr->value : 0);
+    p.seconds = (ns ? ns->value : 0) * 1e-9;
     p.peakGflops = peakGflops;
     p.peakGBs = peakGBs;
     if (!flops.haveThreadCounts) p.why = "no per-instruction thread counts (collect instructions)";
