@@ -502,17 +502,9 @@ void printProfileDeltas(const json& p) {
     }
     const json rows = p.value("rows", json::array());
     if (rows.is_array() && !rows.empty()) {
-        std::vector<const json*> v;
-        for (const auto& r : rows) {
-            if (r.is_object() && r.contains("samples_delta") && r["samples_delta"].is_number_integer()) v.push_back(&r);
-        }
-        auto mag = [](const json* r, const char* k) { return std::llabs((*r)[k].get<long long>()); };
-        std::stable_sort(v.begin(), v.end(), [&](auto* x, auto* y) {
-            return mag(x, "samples_delta") + mag(x, "executed_delta") > mag(y, "samples_delta") + mag(y, "executed_delta");
-        });
         std::printf("SASS rows that changed most (executed, stall samples; A -> B):\n");
-        for (size_t i = 0; i < v.size() && i < 8; ++i) {
-            const json& r = *v[i];
+        for (const auto& [row, change] : rankProfileRows(rows, 8)) {
+            const json& r = *row;
             auto op = [&](const char* k) { return r.contains(k) && r[k].is_string() ? escapeControl(r[k].get<std::string>()) : std::string("-"); };
             std::printf("  row %5d %-8s %-22s %-22s executed %s -> %s, samples %s -> %s\n", r.value("row", 0),
                         escapeControl(r.value("status", std::string())).c_str(), op("opcode_a").c_str(), op("opcode_b").c_str(),

@@ -1,6 +1,7 @@
 #include "core/experiment/report.h"
 
 #include "core/run/measurement_data.h"
+#include "core/run/profile_collect.h"
 #include "core/run/profile_join.h"
 
 #include "core/run/protocol.h"
@@ -135,16 +136,8 @@ void writeCounters(std::ostringstream& md, const nlohmann::json& doc, const std:
         md << ".\n\n";
     }
     if (auto rows = p->find("rows"); rows != p->end() && rows->is_array() && !rows->empty()) {
-        std::vector<const json*> v;
-        for (const json& r : *rows)
-            if (r.is_object() && r.contains("executed_delta") && r["executed_delta"].is_number_integer() &&
-                r.contains("samples_delta") && r["samples_delta"].is_number_integer())
-                v.push_back(&r);
-        auto weight = [](const json* r) {
-            return std::llabs((*r)["executed_delta"].get<long long>()) + std::llabs((*r)["samples_delta"].get<long long>());
-        };
-        std::stable_sort(v.begin(), v.end(), [&](auto* x, auto* y) { return weight(x) > weight(y); });
-        if (!v.empty() && weight(v.front()) > 0) {
+        const auto ranked = rankProfileRows(*rows, 8);
+        if (!ranked.empty() && ranked.front().second > 0) {
             md << "SASS rows whose counts changed most (aligned diff):\n\n| row | status | " << cell(la) << " | "
                << cell(lb) << " | executed " << cell(la) << " → " << cell(lb) << " | stall samples " << cell(la)
                << " → " << cell(lb) << " |\n|---:|---|---|---|---|---|\n";
@@ -157,8 +150,9 @@ void writeCounters(std::ostringstream& md, const nlohmann::json& doc, const std:
                 const auto c = it != r.end() ? countOf(*it) : std::nullopt;
                 return c ? formatCount(*c) : std::string("–");
             };
-            for (size_t i = 0; i < v.size() && i < 8 && weight(v[i]) > 0; ++i) {
-                const json& r = *v[i];
+            for (const auto& [entry, change] : ranked) {
+                if (change == 0) break;
+                const json& r = *entry;
                 const auto row = r.find("row");
                 md << "| " << (row != r.end() && row->is_number_integer() ? std::to_string(row->get<long long>()) : "?")
                    << " | " << cell(str(r, "status")) << " | " << cell(str(r, "opcode_a")) << " | "
