@@ -26,16 +26,7 @@ std::string fmt(const char* format, double v) {
     return buf;
 }
 
-// Table cells: a '|' would end the cell, a newline the row.
-std::string cell(const std::string& text) {
-    std::string out;
-    for (char c : text) {
-        if (c == '|') out += "\\|";
-        else if (c == '\n') out += ' ';
-        else out += c;
-    }
-    return out;
-}
+std::string cell(const std::string& text) { return markdownCell(text); }
 
 std::string code(const std::string& text) {
     // Inline code that may itself hold backticks: fence with more backticks than it contains.
@@ -171,6 +162,16 @@ void writeCounters(std::ostringstream& md, const nlohmann::json& doc, const std:
 }
 
 } // namespace
+
+std::string markdownCell(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+        if (c == '|') out += "\\|";
+        else if (c == '\n' || c == '\r') out += ' ';
+        else out += c;
+    }
+    return out;
+}
 
 std::string costMarkdown(const std::vector<std::pair<std::string, double>>& variants, double price,
                          double launchesPerRequest) {

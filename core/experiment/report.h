@@ -41,6 +41,10 @@ struct ReportInputs {
     double launchesPerRequest = 1;      // the user's workload: kernel launches per request
 };
 
+// A Markdown table cell: '|' escaped, line breaks made spaces (a '|' would end the cell, a line
+// break the row). For every table the reports write.
+std::string markdownCell(const std::string& text);
+
 // The cost section (issue 15): per variant, GPU-seconds and cost per million launches at
 // `pricePerGpuHour`, and for a workload of `launchesPerRequest` launches per request the GPU time
 // per request and the cost per million requests, each with its change against the first variant.

@@ -72,15 +72,6 @@ std::string xmlEscape(const std::string& s) {
     return out;
 }
 
-std::string mdCell(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        if (c == '|') out += "\\|";
-        else if (c == '\n' || c == '\r') out += ' ';
-        else out += c;
-    }
-    return out;
-}
 
 } // namespace
 
@@ -271,7 +262,7 @@ std::string seriesMarkdown(const json& doc, const std::string& title, const std:
     md << "| point | median | 95 % CI | noise | vs first (95 % CI) | registers | spills (B) | occupancy |\n";
     md << "|---|---:|---|---:|---|---:|---:|---:|\n";
     for (const auto& p : doc.at("points")) {
-        md << "| " << mdCell(p.value("label", std::string())) << " | " << formatDuration(p.value("median_ms", 0.0))
+        md << "| " << markdownCell(p.value("label", std::string())) << " | " << formatDuration(p.value("median_ms", 0.0))
            << " | " << formatDuration(p.value("ci_low_ms", 0.0)) << " – " << formatDuration(p.value("ci_high_ms", 0.0))
            << " | " << fmt("%.2f %%", 100 * p.value("noise", 0.0)) << " | ";
         if (p.contains("ratio_ci_low"))
@@ -303,7 +294,7 @@ std::string seriesMarkdown(const json& doc, const std::string& title, const std:
         for (size_t i = 0; i < std::size(cols); ++i) md << "---:|";
         md << "---|\n";
         for (const auto& p : doc.at("points")) {
-            md << "| " << mdCell(p.value("label", std::string())) << " |";
+            md << "| " << markdownCell(p.value("label", std::string())) << " |";
             const json pr = p.contains("profile") && p["profile"].is_object() ? p["profile"] : json::object();
             const json ms = pr.contains("metrics") && pr["metrics"].is_object() ? pr["metrics"] : json::object();
             for (const auto& c : cols) {
@@ -318,7 +309,7 @@ std::string seriesMarkdown(const json& doc, const std::string& title, const std:
                     if (r.is_array() && r.size() == 2 && r[0].is_string() && r[1].is_number() && reasons.size() < 200)
                         reasons += (reasons.empty() ? "" : ", ") + r[0].get<std::string>() + " " +
                                    fmt("%.0f %%", 100 * r[1].get<double>());
-            md << " " << mdCell(reasons.empty() ? "–" : reasons) << " |\n";
+            md << " " << markdownCell(reasons.empty() ? "–" : reasons) << " |\n";
         }
         md << "\n";
     }
