@@ -415,12 +415,7 @@ int runRun(const RunArgs& a) {
 // stall samples. A failed collection is recorded ("errors") and never fails the comparison.
 json profileBothSides(Runner& runner, const BuiltLaunch& ba, const BuiltLaunch& bb, const std::string& fileA,
                       const std::string& fileB, const BuildOptions& optsA, const BuildOptions& optsB,
-                      const std::string& collect) {
-    ProfileCollectOptions opts;
-    std::string error;
-    if (!parseProfileCollections(collect, opts.collections, error)) {
-        throw Failure{kUsage, "--profile-metrics: " + error};
-    }
+                      const ProfileCollectOptions& opts) {
     ProfileSide sa = profileSide(ba, fileA, optsA);
     ProfileSide sb = profileSide(bb, fileB, optsB);
     ProfileCollectResult ra = collectProfile(runner, sa.target, opts);
@@ -454,10 +449,11 @@ CompareRun compareDocument(const CompareArgs& a) {
     } catch (const std::runtime_error& e) {
         throw Failure{kUsage, std::string("--project: ") + e.what()};
     }
+    // --profile-metrics is checked before anything is built or measured.
+    ProfileCollectOptions profileOpts;
     if (a.launch.profile) {
-        std::vector<ProfileCollection> wanted;
         std::string error;
-        if (!parseProfileCollections(a.launch.profileCollect, wanted, error)) {
+        if (!parseProfileCollections(a.launch.profileCollect, profileOpts.collections, error)) {
             throw Failure{kUsage, "--profile-metrics: " + error};
         }
     }
@@ -473,7 +469,7 @@ CompareRun compareDocument(const CompareArgs& a) {
     rec.optionsB = a.optsB;
     json doc = writeMeasurement(rec);
     if (a.launch.profile) {
-        doc["profile"] = profileBothSides(*runner, ba, bb, a.file, fileB, optsA, optsB, a.launch.profileCollect);
+        doc["profile"] = profileBothSides(*runner, ba, bb, a.file, fileB, optsA, optsB, profileOpts);
     }
     if (!a.launch.keepOutputs.empty()) {
         keepOutputs((std::filesystem::path(a.launch.keepOutputs) / "a").string(), rec.result.variants.at(0));
