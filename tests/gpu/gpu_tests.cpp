@@ -98,6 +98,17 @@ RunnerConfig config(double deadlineS = 10) {
     return c;
 }
 
+// kernels/saxpy.cu's saxpy, 256 threads per block; by default the small launch that checks the client
+// still works after a fault.
+LaunchSpec saxpySpec(std::vector<std::string> args = {"n=1<<16", "a=2.5", "x=f32[n]", "y=f32[n]"}) {
+    LaunchSpec s;
+    s.kernel = "saxpy";
+    s.grid = {"ceil(n/256)"};
+    s.block = {"256"};
+    s.args = std::move(args);
+    return s;
+}
+
 LaunchSpec faultSpec(const std::string& kernel) {
     LaunchSpec s;
     s.kernel = kernel;
@@ -217,11 +228,7 @@ int testFaults() {
                                                          {"misaligned_write", "CUDA_ERROR_MISALIGNED_ADDRESS"},
                                                          {"trap_kernel", "CUDA_ERROR_LAUNCH_FAILED"},
                                                          {"assert_kernel", "CUDA_ERROR_ASSERT"}};
-    LaunchSpec ok;
-    ok.kernel = "saxpy";
-    ok.grid = {"ceil(n/256)"};
-    ok.block = {"256"};
-    ok.args = {"n=1<<16", "a=2.5", "x=f32[n]", "y=f32[n]"};
+    const LaunchSpec ok = saxpySpec();
     int starts = 0;
     for (const auto& [kernel, cudaError] : expected) {
         RunRequest req = quickRequest();
@@ -256,11 +263,7 @@ int testDeadline() {
                 deadline);
     CHECK(!o.ok && o.error.kind == RunErrorKind::Deadline, "kind %s", runErrorKindName(o.error.kind));
     CHECK(s >= deadline && s < deadline + 10, "%.2f s", s);
-    LaunchSpec ok;
-    ok.kernel = "saxpy";
-    ok.grid = {"ceil(n/256)"};
-    ok.block = {"256"};
-    ok.args = {"n=1<<16", "a=2.5", "x=f32[n]", "y=f32[n]"};
+    const LaunchSpec ok = saxpySpec();
     RunRequest next = quickRequest();
     next.variants.push_back(variantFor(src("kernels/saxpy.cu"), ok));
     RunOutcome n = runner.run(next);
@@ -429,11 +432,7 @@ int testProfile() {
         const char* file;
         LaunchSpec spec;
     };
-    LaunchSpec saxpy;
-    saxpy.kernel = "saxpy";
-    saxpy.grid = {"ceil(n/256)"};
-    saxpy.block = {"256"};
-    saxpy.args = {"n=1<<22", "a=2.5", "x=f32[n]:random(seed=1)", "y=f32[n]:random(seed=2)"};
+    const LaunchSpec saxpy = saxpySpec({"n=1<<22", "a=2.5", "x=f32[n]:random(seed=1)", "y=f32[n]:random(seed=2)"});
     LaunchSpec ffma;
     ffma.kernel = "ffma_independent";
     ffma.grid = {"132"};
@@ -472,8 +471,7 @@ int testProfile() {
         CHECK(samples > 0, "%s: no stall samples", c.spec.kernel.c_str());
     }
     // A faulting kernel under each collection: contained, and the client keeps working.
-    LaunchSpec ok = saxpy;
-    ok.args = {"n=1<<16", "a=2.5", "x=f32[n]", "y=f32[n]"};
+    const LaunchSpec ok = saxpySpec();
     for (ProfileCollection c : {ProfileCollection::Kernel, ProfileCollection::Instructions, ProfileCollection::Samples}) {
         ProcessRunner runner(config(20));
         RunRequest req;
