@@ -133,11 +133,7 @@ void printSummary(const char* what, const RunResult& r) {
 
 int testSaxpy() {
     ProcessRunner runner(config());
-    LaunchSpec s;
-    s.kernel = "saxpy";
-    s.grid = {"ceil(n/256)"};
-    s.block = {"256"};
-    s.args = {"n=1<<20", "a=2.5", "x=f32[n]:random(seed=1)", "y=f32[n]:random(seed=2)"};
+    LaunchSpec s = saxpySpec({"n=1<<20", "a=2.5", "x=f32[n]:random(seed=1)", "y=f32[n]:random(seed=2)"});
     s.outputs = {"y"};
     s.bytes = "12*n";
     RunRequest req = quickRequest(MeasureMode::Cold);
@@ -384,11 +380,7 @@ int testShort() {
 
 int testCompare() {
     ProcessRunner runner(config());
-    LaunchSpec s;
-    s.kernel = "saxpy";
-    s.grid = {"ceil(n/256)"};
-    s.block = {"256"};
-    s.args = {"n=1<<22", "a=2.5", "x=f32[n]:random(seed=1)", "y=f32[n]:random(seed=2)"};
+    LaunchSpec s = saxpySpec({"n=1<<22", "a=2.5", "x=f32[n]:random(seed=1)", "y=f32[n]:random(seed=2)"});
     BuildOptions fast;
     fast.fastMath = true;
     RunRequest req = quickRequest(MeasureMode::Cold);
