@@ -19,6 +19,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/bench/lib.sh"
 cli=""
 runs=5
 arch=sm_90
@@ -32,11 +34,7 @@ while [ $# -gt 0 ]; do
     *) kernels+=("$1"); shift ;;
     esac
 done
-if [ -z "$cli" ]; then
-    for c in "$here"/build*/app/lowerscope-cli; do
-        if [ -x "$c" ] && { [ -z "$cli" ] || [ "$c" -nt "$cli" ]; }; then cli=$c; fi
-    done
-fi
+[ -n "$cli" ] || cli=$(newest_cli "$here")
 [ -x "$cli" ] || { echo "build_bench: no lowerscope-cli found; pass --cli PATH" >&2; exit 2; }
 [ ${#kernels[@]} -gt 0 ] || kernels=("$here"/kernels/*.cu)
 

@@ -18,6 +18,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/bench/lib.sh"
 cli=""
 before=""
 lrm=0
@@ -36,11 +38,7 @@ while [ $# -gt 0 ]; do
     *) echo "heavy_build: unknown argument $1" >&2; exit 2 ;;
     esac
 done
-if [ -z "$cli" ]; then
-    for c in "$here"/build*/app/lowerscope-cli; do
-        if [ -x "$c" ] && { [ -z "$cli" ] || [ "$c" -nt "$cli" ]; }; then cli=$c; fi
-    done
-fi
+[ -n "$cli" ] || cli=$(newest_cli "$here")
 [ -x "$cli" ] || { echo "heavy_build: no lowerscope-cli found; pass --cli PATH" >&2; exit 2; }
 [ -z "$before" ] || [ -x "$before" ] || { echo "heavy_build: --before-cli $before is not executable" >&2; exit 2; }
 
