@@ -631,7 +631,7 @@ void addLaunchSpecFlags(CLI::App& cmd, LaunchArgs& a) {
     cmd.add_option("--block", a.block, "block: an expression or x,y,z expressions")->type_name("B");
     cmd.add_option("--shared", a.shared, "dynamic shared memory, bytes (expression)")->type_name("BYTES");
     cmd.add_option("--arg", a.args,
-                   "argument in parameter order: n=1<<20, a=2.5, x=f32[n]:random(seed=7)|zeros|ones|iota|const(V) "
+                   "argument in parameter order: n=1<<20, a=2.5, x=f32[n]:random(seed=7)|random(seed=7, run=32)|zeros|ones|iota|const(V) "
                    "(repeatable; with a sidecar, overrides its argument of that name)")
         ->type_name("SPEC");
 }

@@ -67,7 +67,9 @@ bool isFloatType(ElemType type) {
 
 std::string initToString(const BufferInit& init) {
     switch (init.kind) {
-    case InitKind::Random: return "random(seed=" + std::to_string(init.seed) + ")";
+    case InitKind::Random:
+        return "random(seed=" + std::to_string(init.seed) + (init.run > 1 ? ", run=" + std::to_string(init.run) : "") +
+               ")";
     case InitKind::Zeros: return "zeros";
     case InitKind::Ones: return "ones";
     case InitKind::Iota: return "iota";
@@ -134,26 +136,41 @@ BufferInit parseInit(const std::string& text, const std::string& initText, bool&
         return init;
     } else if (head == "random") {
         init.kind = InitKind::Random;
-        if (!inner.empty()) {
-            std::string value = inner;
-            if (inner.rfind("seed", 0) == 0) {
-                size_t eq = inner.find('=');
-                if (eq == std::string::npos) {
-                    argFail(text, "expected random(seed=N)");
-                }
-                value = trim(inner.substr(eq + 1));
+        // random(N), random(seed=N), random(run=R), random(seed=N, run=R)
+        size_t start = 0;
+        while (!inner.empty() && start <= inner.size()) {
+            size_t comma = inner.find(',', start);
+            const std::string item = trim(inner.substr(start, comma == std::string::npos ? std::string::npos
+                                                                                         : comma - start));
+            start = comma == std::string::npos ? inner.size() + 1 : comma + 1;
+            std::string key = "seed", value = item;
+            if (size_t eq = item.find('='); eq != std::string::npos) {
+                key = trim(item.substr(0, eq));
+                value = trim(item.substr(eq + 1));
+            } else if (item.rfind("seed", 0) == 0 || item.rfind("run", 0) == 0) {
+                argFail(text, "expected random(seed=N) or random(seed=N, run=R)");
             }
             try {
-                int64_t seed = evaluateConstant(value).asInt("the seed");
-                init.seed = static_cast<uint64_t>(seed);
-                seedGiven = true;
+                if (key == "seed") {
+                    int64_t seed = evaluateConstant(value).asInt("the seed");
+                    init.seed = static_cast<uint64_t>(seed);
+                    seedGiven = true;
+                } else if (key == "run") {
+                    const int64_t run = evaluateConstant(value).asInt("the run length");
+                    if (run < 1 || run > (int64_t(1) << 30)) {
+                        argFail(text, "run=R needs 1 <= R <= 2^30");
+                    }
+                    init.run = run;
+                } else {
+                    argFail(text, "random() takes seed=N and run=R, not '" + key + "'");
+                }
             } catch (const ExprError& e) {
                 argFail(text, e.what());
             }
         }
         return init;
     } else {
-        argFail(text, "unknown initialiser '" + head + "' (known: random, random(seed=N), zeros, ones, iota, const(V))");
+        argFail(text, "unknown initialiser '" + head + "' (known: random, random(seed=N), random(seed=N, run=R), zeros, ones, iota, const(V))");
     }
     if (!inner.empty()) {
         argFail(text, head + " takes no arguments");

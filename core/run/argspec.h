@@ -3,6 +3,7 @@
 //
 //   scalars   n=1<<24   a=2.5   iters=65536
 //   buffers   x=f32[n]  x=f32[n]:random  y=f32[n]:zeros|ones|iota|const(3)|random(seed=7)
+//             |random(seed=7, run=32) (runs of 32 equal values)
 //             element types f16 bf16 f32 f64 i8 u8 i32 u32 i64 u64; the default init is seeded random
 //   sizes, grid, block and dynamic shared memory are expressions (expr.h) of the scalars and of
 //   `grid`/`block` (total blocks / threads per block) and grid_x.. block_z.
@@ -41,13 +42,16 @@ enum class InitKind : uint8_t { Random, Zeros, Ones, Iota, Const };
 
 // How a buffer is filled before a run. Random: floats uniform in [-1, 1), signed integers uniform
 // in [-128, 127], unsigned in [0, 255], from a counter-based generator keyed by `seed`.
+// `run` > 1 (random(seed=N, run=R)) gives runs of R consecutive elements one shared value: data
+// that is uniform per warp when R = 32 and a warp's threads read consecutive elements.
 struct BufferInit {
     InitKind kind = InitKind::Random;
     uint64_t seed = 0;
     double value = 0;        // for Const
+    int64_t run = 1;         // Random: elements per drawn value (1 .. 2^30)
     bool operator==(const BufferInit&) const = default;
 };
-std::string initToString(const BufferInit& init);  // "random(seed=7)", "const(3)", "zeros"
+std::string initToString(const BufferInit& init);  // "random(seed=7)", "random(seed=7, run=32)", "const(3)", "zeros"
 
 // One parsed `name=...` argument (not yet evaluated).
 struct ArgSpec {

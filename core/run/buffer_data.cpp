@@ -118,7 +118,8 @@ std::vector<uint8_t> makeBufferData(ElemType type, int64_t count, const BufferIn
         case InitKind::Iota: v = static_cast<double>(i); break;
         case InitKind::Const: v = init.value; break;
         case InitKind::Random: {
-            uint64_t r = mix64(key ^ (static_cast<uint64_t>(i) * 0xd1b54a32d192ed03ULL));
+            const uint64_t draw = static_cast<uint64_t>(init.run > 1 ? i / init.run : i); // runs share a value
+            uint64_t r = mix64(key ^ (draw * 0xd1b54a32d192ed03ULL));
             if (isFloatType(type)) {
                 // 24 (f32 and narrower) or 53 (f64) random bits: exactly representable, in [-1, 1).
                 v = type == ElemType::F64 ? std::ldexp(static_cast<double>(r >> 11), -52) - 1.0

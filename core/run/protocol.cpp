@@ -400,6 +400,7 @@ json toJson(const BufferSpec& v) {
                 {"init", initToString(v.init)},
                 {"init_kind", initKindName(v.init.kind)},
                 {"seed", v.init.seed},
+                {"run", v.init.run},
                 {"value", v.init.value},
                 {"output", v.output}};
 }
@@ -625,6 +626,10 @@ void fromJson(const json& j, BufferSpec& v) {
         v.init.seed = seed->is_number_unsigned() ? seed->get<uint64_t>() : static_cast<uint64_t>(seed->get<int64_t>());
     }
     v.init.value = getD(j, "value", 0);
+    v.init.run = getI(j, "run", 1);
+    if (v.init.run < 1 || v.init.run > (int64_t(1) << 30)) {
+        bad("run", "out of range (1 .. 2^30)");
+    }
     v.output = getB(j, "output", false);
 }
 

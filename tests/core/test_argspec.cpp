@@ -158,12 +158,20 @@ TEST(ArgSpec, ParsesScalarsAndBuffers) {
     EXPECT_EQ(c.init.kind, InitKind::Const);
     EXPECT_EQ(c.init.value, 3);
     EXPECT_EQ(parseArgSpec("z=i64[4]:const(-1.5)").init.value, -1.5);
+    ArgSpec runs = parseArgSpec("x=f32[n]:random(seed=5, run=32)");
+    EXPECT_EQ(runs.init.seed, 5u);
+    EXPECT_EQ(runs.init.run, 32);
+    EXPECT_EQ(initToString(runs.init), "random(seed=5, run=32)");
+    EXPECT_EQ(parseArgSpec("x=f32[n]:random(run=4)").init.run, 4);
+    EXPECT_EQ(parseArgSpec("x=f32[n]:random(seed=5)").init.run, 1);
 }
 
 TEST(ArgSpec, RejectsMalformedSpecs) {
     for (const char* bad : {"n", "=3", "1n=3", "n=", "x=f33[4]", "x=f32[4", "x=f32[4]random", "x=f32[4]:gaussian",
                             "x=f32[4]:const()", "x=f32[4]:zeros(1)", "grid=4", "block_x=2", "x=f32[1+]",
-                            "x=f32[4]:random(seed=)"}) {
+                            "x=f32[4]:random(seed=)", "x=f32[4]:random(seed=1, run=0)",
+                            "x=f32[4]:random(run=-3)", "x=f32[4]:random(seed=1, runs=2)", "x=f32[4]:random(seed=1,)",
+                            "x=f32[4]:random(run)"}) {
         EXPECT_THROW(parseArgSpec(bad), ArgSpecError) << bad;
     }
 }
@@ -416,6 +424,21 @@ TEST(BufferData, GeneratorsAreDeterministicAndInRange) {
     EXPECT_LT(mx, 1.0);
     EXPECT_NEAR(sum / 100000, 0.0, 0.01);
     EXPECT_LT(zeros, 5);
+    // run=32: every aligned group of 32 elements holds one value, and the groups differ.
+    BufferInit runs{InitKind::Random, 5, 0};
+    runs.run = 32;
+    auto r = makeBufferData(ElemType::F32, 4096, runs);
+    int distinctGroups = 0;
+    for (int64_t g = 0; g < 4096 / 32; ++g) {
+        const double first = elementAsDouble(ElemType::F32, r.data(), g * 32);
+        for (int64_t k = 1; k < 32; ++k) {
+            ASSERT_EQ(elementAsDouble(ElemType::F32, r.data(), g * 32 + k), first) << g << " " << k;
+        }
+        distinctGroups += g > 0 && first != elementAsDouble(ElemType::F32, r.data(), (g - 1) * 32) ? 1 : 0;
+    }
+    EXPECT_GT(distinctGroups, 4096 / 32 - 3);
+    runs.run = 1;
+    EXPECT_EQ(makeBufferData(ElemType::F32, 100000, runs), a); // run=1 is the plain generator
     auto iota = makeBufferData(ElemType::I32, 10, BufferInit{InitKind::Iota, 0, 0});
     EXPECT_EQ(elementAsDouble(ElemType::I32, iota.data(), 9), 9);
     auto h = makeBufferData(ElemType::F16, 3, BufferInit{InitKind::Const, 0, 3.0});

@@ -24,6 +24,7 @@ LaunchVariant sampleVariant() {
                 {"y", 16, 8, 1, {}}};
     v.buffers = {{"x", ElemType::F32, 1 << 24, {InitKind::Random, 1, 0}, false},
                  {"y", ElemType::BF16, 1 << 24, {InitKind::Const, 0, 3.5}, true}};
+    v.buffers[0].init.run = 32; // random(seed=1, run=32) must survive the trip to the runner
     v.bytes = 12.0 * (1 << 24);
     v.flops = std::nullopt;
     return v;
@@ -215,7 +216,9 @@ TEST(Protocol, MalformedMessagesThrow) {
                             R"({"variants": [{"grid": [1,1,1], "block": [1,1,1],
                                 "buffers": [{"name": "x", "type": "f17", "count": 4}]}]})",
                             R"({"variants": [{"grid": [1,1,1], "block": [1,1,1],
-                                "buffers": [{"name": "x", "count": -4}]}]})"}) {
+                                "buffers": [{"name": "x", "count": -4}]}]})",
+                            R"({"variants": [{"grid": [1,1,1], "block": [1,1,1],
+                                "buffers": [{"name": "x", "count": 4, "run": 0}]}]})"}) {
         EXPECT_THROW(fromJson(json::parse(bad), r), ProtocolError) << bad;
     }
 }
