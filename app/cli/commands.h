@@ -16,4 +16,5 @@ void registerRunCommands(CLI::App& app, int& exitCode);     // run, compare
 void registerExperimentCommand(CLI::App& app, int& exitCode); // experiment
 void registerDiffCommand(CLI::App& app, int& exitCode);     // diff
 void registerProfileCommand(CLI::App& app, int& exitCode);  // profile
+void registerChartCommand(CLI::App& app, int& exitCode);    // chart
 } // namespace lowerscope::cli

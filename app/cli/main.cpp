@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
     lowerscope::cli::registerExperimentCommand(app, exitCode);
     lowerscope::cli::registerDiffCommand(app, exitCode);
     lowerscope::cli::registerProfileCommand(app, exitCode);
+    lowerscope::cli::registerChartCommand(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -62,16 +62,24 @@ std::string xmlEscape(const std::string& s) {
     std::string out;
     for (char c : s) {
         switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        default: out += c;
+        case '&':
+            out += "&amp;";
+            break;
+        case '<':
+            out += "&lt;";
+            break;
+        case '>':
+            out += "&gt;";
+            break;
+        case '"':
+            out += "&quot;";
+            break;
+        default:
+            out += c;
         }
     }
     return out;
 }
-
 
 } // namespace
 
@@ -96,15 +104,17 @@ SeriesSpec parseSeriesSpec(const std::string& textIn) {
     } else if (starts("-")) {
         s.kind = SeriesKind::BuildOption;
         const size_t eq = text.find('=');
-        if (eq == std::string::npos) throw std::invalid_argument("'" + textIn + "': write the option as FLAG=v1,v2,...");
+        if (eq == std::string::npos)
+            throw std::invalid_argument("'" + textIn + "': write the option as FLAG=v1,v2,...");
         s.name = text.substr(0, eq);
         rest = text.substr(eq + 1);
         if (!plainToken(s.name) || s.name.size() < 2)
             throw std::invalid_argument("'" + s.name + "' is not a build option name");
     } else {
-        throw std::invalid_argument("'" + textIn +
-                                    "': vary a define (-D NAME=v1,v2), a build option (--maxrregcount=32,64), a "
-                                    "launch argument (--arg NAME=v1,v2) or a dimension (--grid=a;b, --block=a;b)");
+        throw std::invalid_argument(
+            "'" + textIn +
+            "': vary a define (-D NAME=v1,v2), a build option (--maxrregcount=32,64), a "
+            "launch argument (--arg NAME=v1,v2) or a dimension (--grid=a;b, --block=a;b)");
     }
     if (s.kind == SeriesKind::Define || s.kind == SeriesKind::LaunchArg) {
         const size_t eq = rest.find('=');
@@ -122,10 +132,12 @@ SeriesSpec parseSeriesSpec(const std::string& textIn) {
         if (!ok || (sep == ',' && !plainToken(v)))
             throw std::invalid_argument("'" + v + "' in '" + textIn +
                                         "' is not a plain value (letters, digits, . _ - + : only)");
-        if (!seen.insert(v).second) throw std::invalid_argument("'" + v + "' appears twice in '" + textIn + "'");
+        if (!seen.insert(v).second)
+            throw std::invalid_argument("'" + v + "' appears twice in '" + textIn + "'");
         s.values.push_back(v);
     }
-    if (s.values.size() < 2) throw std::invalid_argument("'" + textIn + "': a series needs at least two values");
+    if (s.values.size() < 2)
+        throw std::invalid_argument("'" + textIn + "': a series needs at least two values");
     if (s.values.size() > 16) throw std::invalid_argument("'" + textIn + "': at most 16 values");
     return s;
 }
@@ -137,27 +149,34 @@ std::string seriesPointLabel(const SeriesSpec& s, size_t i) {
 std::vector<std::string> seriesBuildWords(const SeriesSpec& s, size_t i) {
     const std::string& v = s.values.at(i);
     switch (s.kind) {
-    case SeriesKind::Define: return {"-D" + s.name + "=" + v};
+    case SeriesKind::Define:
+        return {"-D" + s.name + "=" + v};
     case SeriesKind::BuildOption:
         // Long options take "=value"; a short one is glued to its value (-DX, -Idir); a flag the CLI
         // does not know is refused when the point is built ("--vary FLAG=V: ...", exit 2).
         return {s.name.rfind("--", 0) == 0 ? s.name + "=" + v : s.name + v};
-    default: return {};
+    default:
+        return {};
     }
 }
 
 json seriesDocument(const SeriesSpec& spec, const std::string& file, const std::string& kernel,
                     const DeviceInfo& device, const std::vector<SeriesPoint>& points) {
     static const char* kinds[] = {"define", "build_option", "launch_arg", "grid", "block"};
-    json doc{{"schema", "lowerscope.series/1"}, {"file", file},         {"kernel", kernel},
-             {"vary", spec.text},               {"kind", kinds[int(spec.kind)]}, {"name", spec.name},
-             {"device", toJson(device)},        {"points", json::array()}};
+    json doc{{"schema", "lowerscope.series/1"},
+             {"file", file},
+             {"kernel", kernel},
+             {"vary", spec.text},
+             {"kind", kinds[int(spec.kind)]},
+             {"name", spec.name},
+             {"device", toJson(device)},
+             {"points", json::array()}};
     for (size_t i = 0; i < points.size(); ++i) {
         const SeriesPoint& p = points[i];
         const SampleStats st = computeStats(p.samplesMs);
-        json j{{"label", p.label},       {"value", p.value},  {"build_options", p.buildOptions},
-               {"samples", p.samplesMs}, {"median_ms", st.median}, {"ci_low_ms", st.ciLow},
-               {"ci_high_ms", st.ciHigh}, {"noise", st.noise}, {"mode", p.mode}};
+        json j{{"label", p.label},        {"value", p.value},       {"build_options", p.buildOptions},
+               {"samples", p.samplesMs},  {"median_ms", st.median}, {"ci_low_ms", st.ciLow},
+               {"ci_high_ms", st.ciHigh}, {"noise", st.noise},      {"mode", p.mode}};
         j["registers"] = p.registers >= 0 ? json(p.registers) : json(nullptr);
         j["spill_bytes"] = p.spillBytes >= 0 ? json(p.spillBytes) : json(nullptr);
         j["occupancy"] = p.occupancy >= 0 ? json(p.occupancy) : json(nullptr);
@@ -180,11 +199,13 @@ json seriesPointProfile(const json& d) {
     if (!d.is_object()) return out;
     if (auto m = d.find("metrics"); m != d.end() && m->is_array())
         for (const auto& x : *m)
-            if (x.is_object() && x.contains("name") && x["name"].is_string() && x.contains("value") && x["value"].is_number())
+            if (x.is_object() && x.contains("name") && x["name"].is_string() && x.contains("value") &&
+                x["value"].is_number())
                 out["metrics"][x["name"].get<std::string>()] = x["value"];
     if (auto c = d.find("collections"); c != d.end() && c->is_object())
         for (auto it = c->begin(); it != c->end(); ++it)
-            if (!it.value().is_object() || !it.value().value("ok", false)) out["collections_failed"].push_back(it.key());
+            if (!it.value().is_object() || !it.value().value("ok", false))
+                out["collections_failed"].push_back(it.key());
     if (auto t = d.find("kernel_totals"); t != d.end() && t->is_object()) {
         ProfileTotals totals;
         if (auto s = t->find("samples"); s != t->end() && s->is_object())
@@ -193,56 +214,120 @@ json seriesPointProfile(const json& d) {
         if (auto c = t->find("counts"); c != t->end() && c->is_object())
             if (auto e = c->find("smsp__sass_inst_executed"); e != c->end() && e->is_number_unsigned())
                 out["instructions_executed"] = *e;
-        for (const auto& [reason, share] : stallShares(totals, 5)) out["stalls"].push_back(json::array({reason, share}));
+        for (const auto& [reason, share] : stallShares(totals, 5))
+            out["stalls"].push_back(json::array({reason, share}));
     }
     return out;
 }
 
 std::string seriesSvg(const json& doc) {
-    const json& pts = doc.at("points");
-    const int W = 640, H = 360, L = 70, R = 20, T = 40, B = 60;
-    double hi = 0;
-    for (const auto& p : pts) hi = std::max(hi, p.value("ci_high_ms", 0.0));
-    if (hi <= 0) hi = 1;
-    // A round top for the y axis: 1, 2 or 5 times a power of ten.
-    const double mag = std::pow(10.0, std::floor(std::log10(hi)));
-    double top = mag;
-    for (double m : {1.0, 2.0, 5.0, 10.0})
-        if (m * mag >= hi * 1.05) {
-            top = m * mag;
-            break;
+    return seriesOverlaySvg({{"", doc}},
+                            doc.value("kernel", std::string()) + ": median time per launch vs " +
+                                doc.value("name", std::string()),
+                            false);
+}
+
+std::string seriesOverlaySvg(const std::vector<std::pair<std::string, json>>& lines, const std::string& title,
+                             bool logY) {
+    static const char* const colours[] = {"#1f6fb4", "#d9541e", "#2a9d3f", "#8e44ad", "#b8860b", "#17a2b8"};
+    const bool legend = lines.size() > 1 || (lines.size() == 1 && !lines[0].first.empty());
+    const int W = 720, H = 400, L = 78, R = legend ? 190 : 20, T = 40, B = 60;
+    // The x axis: the first line's values, in its order (the lines share them: checked by the caller).
+    std::vector<std::string> xs;
+    double lo = 0, hi = 0;
+    bool any = false;
+    for (const auto& [name, doc] : lines) {
+        if (!doc.contains("points") || !doc["points"].is_array()) continue;
+        for (const auto& p : doc["points"]) {
+            if (!p.is_object()) continue;
+            if (&doc == &lines.front().second) xs.push_back(p.value("value", std::string()));
+            const double m = p.value("median_ms", 0.0);
+            const double a = p.value("ci_low_ms", m), b = p.value("ci_high_ms", m);
+            if (!(m > 0)) continue;
+            lo = any ? std::min(lo, a > 0 ? a : m) : (a > 0 ? a : m);
+            hi = any ? std::max(hi, b) : b;
+            any = true;
         }
-    const size_t n = pts.size();
+    }
+    if (!any || hi <= 0) {
+        lo = 0.1;
+        hi = 1;
+    }
+    // Linear: 0 .. a round top (1, 2 or 5 times a power of ten). Log: whole decades around the data.
+    double bottom = 0, top;
+    if (logY) {
+        bottom = std::pow(10.0, std::floor(std::log10(lo)));
+        top = std::pow(10.0, std::ceil(std::log10(hi * 1.0001)));
+        if (top <= bottom) top = bottom * 10;
+    } else {
+        const double mag = std::pow(10.0, std::floor(std::log10(hi)));
+        top = mag;
+        for (double m : {1.0, 2.0, 5.0, 10.0})
+            if (m * mag >= hi * 1.05) {
+                top = m * mag;
+                break;
+            }
+    }
+    const size_t n = std::max<size_t>(xs.size(), 1);
     auto x = [&](size_t i) { return L + (W - L - R) * (n == 1 ? 0.5 : (double(i) + 0.5) / double(n)); };
-    auto y = [&](double v) { return T + (H - T - B) * (1 - v / top); };
+    auto y = [&](double v) {
+        const double f = logY ? (std::log10(std::max(v, bottom)) - std::log10(bottom)) /
+                                    (std::log10(top) - std::log10(bottom))
+                              : v / top;
+        return T + (H - T - B) * (1 - f);
+    };
     std::ostringstream s;
     s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
       << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
     s << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-    s << "<text x=\"" << W / 2 << "\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">"
-      << xmlEscape(doc.value("kernel", std::string()) + ": median time per launch vs " + doc.value("name", std::string()))
-      << "</text>\n";
-    for (int k = 0; k <= 5; ++k) {
-        const double v = top * k / 5;
+    s << "<text x=\"" << (L + W - R) / 2 << "\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">"
+      << xmlEscape(title) << "</text>\n";
+    std::vector<double> ticks;
+    if (logY)
+        for (double v = bottom; v <= top * 1.0001; v *= 10) ticks.push_back(v);
+    else
+        for (int k = 0; k <= 5; ++k) ticks.push_back(top * k / 5);
+    for (double v : ticks) {
         s << "<line x1=\"" << L << "\" x2=\"" << W - R << "\" y1=\"" << y(v) << "\" y2=\"" << y(v)
           << "\" stroke=\"#ddd\"/>\n";
         s << "<text x=\"" << L - 6 << "\" y=\"" << y(v) + 4 << "\" text-anchor=\"end\">"
           << xmlEscape(formatDuration(v)) << "</text>\n";
     }
-    std::string path;
-    for (size_t i = 0; i < n; ++i) {
-        const json& p = pts[i];
-        const double m = p.value("median_ms", 0.0), lo = p.value("ci_low_ms", m), up = p.value("ci_high_ms", m);
-        path += (i ? " L" : "M") + fmt("%.1f", x(i)) + " " + fmt("%.1f", y(m));
-        s << "<line x1=\"" << x(i) << "\" x2=\"" << x(i) << "\" y1=\"" << y(lo) << "\" y2=\"" << y(up)
-          << "\" stroke=\"#444\" stroke-width=\"2\"/>\n";
-        s << "<circle cx=\"" << x(i) << "\" cy=\"" << y(m) << "\" r=\"4\" fill=\"#1f6fb4\"/>\n";
+    for (size_t i = 0; i < xs.size(); ++i)
         s << "<text x=\"" << x(i) << "\" y=\"" << H - B + 18 << "\" text-anchor=\"middle\">"
-          << xmlEscape(p.value("value", std::string())) << "</text>\n";
+          << xmlEscape(xs[i]) << "</text>\n";
+    for (size_t k = 0; k < lines.size(); ++k) {
+        const auto& [name, doc] = lines[k];
+        const char* colour = colours[k % std::size(colours)];
+        if (!doc.contains("points") || !doc["points"].is_array()) continue;
+        std::string path;
+        size_t i = 0;
+        for (const auto& p : doc["points"]) {
+            if (!p.is_object() || i >= xs.size()) break;
+            const double m = p.value("median_ms", 0.0), a = p.value("ci_low_ms", m),
+                         b = p.value("ci_high_ms", m);
+            if (m > 0 || !logY) {
+                path += (path.empty() ? "M" : " L") + fmt("%.1f", x(i)) + " " + fmt("%.1f", y(m));
+                s << "<line x1=\"" << x(i) << "\" x2=\"" << x(i) << "\" y1=\"" << y(a) << "\" y2=\"" << y(b)
+                  << "\" stroke=\"#444\" stroke-width=\"2\"/>\n";
+                s << "<circle cx=\"" << x(i) << "\" cy=\"" << y(m) << "\" r=\"4\" fill=\"" << colour
+                  << "\"/>\n";
+            }
+            ++i;
+        }
+        s << "<path d=\"" << path << "\" fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"1.5\"/>\n";
+        if (legend) {
+            const int ly = T + 10 + static_cast<int>(k) * 20;
+            s << "<line x1=\"" << W - R + 12 << "\" x2=\"" << W - R + 34 << "\" y1=\"" << ly << "\" y2=\""
+              << ly << "\" stroke=\"" << colour << "\" stroke-width=\"3\"/>\n";
+            s << "<text x=\"" << W - R + 40 << "\" y=\"" << ly + 4 << "\">" << xmlEscape(name) << "</text>\n";
+        }
     }
-    s << "<path d=\"" << path << "\" fill=\"none\" stroke=\"#1f6fb4\" stroke-width=\"1.5\"/>\n";
+    const std::string axis =
+        lines.empty() ? std::string() : lines.front().second.value("name", std::string());
     s << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 16 << "\" text-anchor=\"middle\">"
-      << xmlEscape(doc.value("name", std::string())) << " (error bars: 95 % interval of the median)</text>\n";
+      << xmlEscape(axis) << (logY ? " (log time axis; " : " (")
+      << "error bars: 95 % interval of the median)</text>\n";
     s << "</svg>\n";
     return s.str();
 }
@@ -257,17 +342,19 @@ std::string seriesMarkdown(const json& doc, const std::string& title, const std:
     if (doc.contains("device") && doc["device"].is_object())
         md << " on " << doc["device"].value("name", std::string("an unnamed device"));
     md << ".\n\n";
-    md << "**Hypothesis (written before the measurement).** " << (hypothesis.empty() ? "_(none given)_" : hypothesis)
-       << "\n\n";
+    md << "**Hypothesis (written before the measurement).** "
+       << (hypothesis.empty() ? "_(none given)_" : hypothesis) << "\n\n";
     md << "| point | median | 95 % CI | noise | vs first (95 % CI) | registers | spills (B) | occupancy |\n";
     md << "|---|---:|---|---:|---|---:|---:|---:|\n";
     for (const auto& p : doc.at("points")) {
-        md << "| " << markdownCell(p.value("label", std::string())) << " | " << formatDuration(p.value("median_ms", 0.0))
-           << " | " << formatDuration(p.value("ci_low_ms", 0.0)) << " – " << formatDuration(p.value("ci_high_ms", 0.0))
-           << " | " << fmt("%.2f %%", 100 * p.value("noise", 0.0)) << " | ";
+        md << "| " << markdownCell(p.value("label", std::string())) << " | "
+           << formatDuration(p.value("median_ms", 0.0)) << " | " << formatDuration(p.value("ci_low_ms", 0.0))
+           << " – " << formatDuration(p.value("ci_high_ms", 0.0)) << " | "
+           << fmt("%.2f %%", 100 * p.value("noise", 0.0)) << " | ";
         if (p.contains("ratio_ci_low"))
-            md << fmt("%.3f", p.value("ratio_to_first", 1.0)) << " (" << fmt("%.3f", p.value("ratio_ci_low", 0.0))
-               << "–" << fmt("%.3f", p.value("ratio_ci_high", 0.0)) << ")"
+            md << fmt("%.3f", p.value("ratio_to_first", 1.0)) << " ("
+               << fmt("%.3f", p.value("ratio_ci_low", 0.0)) << "–"
+               << fmt("%.3f", p.value("ratio_ci_high", 0.0)) << ")"
                << (p.value("significant", false) ? "" : ", not significant");
         else
             md << "1 (reference)";
@@ -281,7 +368,8 @@ std::string seriesMarkdown(const json& doc, const std::string& title, const std:
     if (!svgFile.empty()) md << "![median per point](" << svgFile << ")\n\n";
     // Counters per point (--profile): a few kernel metrics and the top stall reasons.
     bool profiled = false;
-    for (const auto& p : doc.at("points")) profiled = profiled || (p.contains("profile") && p["profile"].is_object());
+    for (const auto& p : doc.at("points"))
+        profiled = profiled || (p.contains("profile") && p["profile"].is_object());
     if (profiled) {
         static const std::pair<const char*, const char*> cols[] = {
             {"sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occupancy"},
@@ -296,17 +384,21 @@ std::string seriesMarkdown(const json& doc, const std::string& title, const std:
         for (const auto& p : doc.at("points")) {
             md << "| " << markdownCell(p.value("label", std::string())) << " |";
             const json pr = p.contains("profile") && p["profile"].is_object() ? p["profile"] : json::object();
-            const json ms = pr.contains("metrics") && pr["metrics"].is_object() ? pr["metrics"] : json::object();
+            const json ms =
+                pr.contains("metrics") && pr["metrics"].is_object() ? pr["metrics"] : json::object();
             for (const auto& c : cols) {
                 const auto it = ms.find(c.first);
                 const bool pct = std::string(c.first).find("pct") != std::string::npos;
-                md << " " << (it != ms.end() && it->is_number() ? fmt(pct ? "%.1f %%" : "%.0f", it->get<double>()) : "–")
+                md << " "
+                   << (it != ms.end() && it->is_number() ? fmt(pct ? "%.1f %%" : "%.0f", it->get<double>())
+                                                         : "–")
                    << " |";
             }
             std::string reasons;
             if (pr.contains("stalls") && pr["stalls"].is_array())
                 for (const auto& r : pr["stalls"])
-                    if (r.is_array() && r.size() == 2 && r[0].is_string() && r[1].is_number() && reasons.size() < 200)
+                    if (r.is_array() && r.size() == 2 && r[0].is_string() && r[1].is_number() &&
+                        reasons.size() < 200)
                         reasons += (reasons.empty() ? "" : ", ") + r[0].get<std::string>() + " " +
                                    fmt("%.0f %%", 100 * r[1].get<double>());
             md << " " << markdownCell(reasons.empty() ? "–" : reasons) << " |\n";
@@ -314,12 +406,14 @@ std::string seriesMarkdown(const json& doc, const std::string& title, const std:
         md << "\n";
     }
     md << "_All points were measured in one interleaved run (every round times each point once, the order "
-          "reversed each round), so slow drift of the GPU affects every point alike. Ratios pair each point's "
+          "reversed each round), so slow drift of the GPU affects every point alike. Ratios pair each "
+          "point's "
           "samples with the first point's; a difference is called only when the medians' 95 % intervals are "
           "apart and the ratio is at least 0.5 % from 1._\n\n";
     if (pricePerGpuHour >= 0) {
         std::vector<std::pair<std::string, double>> medians;
-        for (const auto& p : doc.at("points")) medians.emplace_back(p.value("label", std::string()), p.value("median_ms", 0.0));
+        for (const auto& p : doc.at("points"))
+            medians.emplace_back(p.value("label", std::string()), p.value("median_ms", 0.0));
         md << costMarkdown(medians, pricePerGpuHour, launchesPerRequest);
     }
     if (!command.empty()) md << "Reproduce:\n\n```sh\n" << command << "\n```\n";

@@ -18,6 +18,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lowerscope {
@@ -70,6 +71,13 @@ nlohmann::json seriesPointProfile(const nlohmann::json& profileDocument);
 // A standalone SVG line chart of the document: the median per point with its 95 % interval as an
 // error bar, points in the order measured (categorical x axis).
 std::string seriesSvg(const nlohmann::json& document);
+
+// Several series on one chart (`lowerscope-cli chart`): one coloured line per (name, document) with a
+// legend, the x axis taken from the first document's point values (the caller checks that the
+// documents share them), medians with their 95 % intervals, a linear or logarithmic time axis.
+// Untrusted documents: points of the wrong shape are skipped, never thrown on.
+std::string seriesOverlaySvg(const std::vector<std::pair<std::string, nlohmann::json>>& lines,
+                             const std::string& title, bool logY);
 
 // The Markdown report: title, the hypothesis (may be empty), the table, the chart (`svgFile`,
 // relative to the report; "" = none), and how it was measured.

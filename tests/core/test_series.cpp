@@ -6,10 +6,9 @@
 #include "core/experiment/series.h"
 #include "fake_gpu_cli.h"
 
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <regex>
 
 using namespace lowerscope;
@@ -28,7 +27,8 @@ TEST(Series, SpecForms) {
     EXPECT_EQ(o.kind, SeriesKind::BuildOption);
     EXPECT_EQ(seriesBuildWords(o, 1), std::vector<std::string>{"--maxrregcount=64"});
     EXPECT_EQ(seriesBuildWords(parseSeriesSpec("-O=0,3"), 1), std::vector<std::string>{"-O3"});
-    EXPECT_EQ(seriesBuildWords(parseSeriesSpec("--arch=sm_80,sm_90"), 0), std::vector<std::string>{"--arch=sm_80"});
+    EXPECT_EQ(seriesBuildWords(parseSeriesSpec("--arch=sm_80,sm_90"), 0),
+              std::vector<std::string>{"--arch=sm_80"});
 
     SeriesSpec a = parseSeriesSpec("--arg iters=1024,4096");
     EXPECT_EQ(a.kind, SeriesKind::LaunchArg);
@@ -40,9 +40,9 @@ TEST(Series, SpecForms) {
 }
 
 TEST(Series, ValuesThatAreNotPlainTokensAreRefused) {
-    for (const char* bad : {"-D X=$(id),1", "-D X=1,`id`", "-D X=1;2", "-D X=a b,c", "--maxrregcount=32,$HOME",
-                            "--arg n=1<<20,2", "-D 1X=1,2", "-D X=1", "-D X=1,1", "CHAINS=1,2", "--maxrregcount",
-                            "-D X=1,\"2\"", "--block=32;6'4"}) {
+    for (const char* bad : {"-D X=$(id),1", "-D X=1,`id`", "-D X=1;2", "-D X=a b,c",
+                            "--maxrregcount=32,$HOME", "--arg n=1<<20,2", "-D 1X=1,2", "-D X=1", "-D X=1,1",
+                            "CHAINS=1,2", "--maxrregcount", "-D X=1,\"2\"", "--block=32;6'4"}) {
         EXPECT_THROW(parseSeriesSpec(bad), std::invalid_argument) << bad;
     }
 }
@@ -97,9 +97,18 @@ TEST(CliSeries, VaryADefineBuildsEachPointAndMeasuresThemInOneRun) {
     if (!tc.nvcc.found() || !tc.nvdisasm.found()) GTEST_SKIP() << "nvcc/nvdisasm not found";
     const fs::path dir = fs::temp_directory_path() / ("lowerscope-series-" + std::to_string(::getpid()));
     fs::create_directories(dir);
-    std::vector<std::string> args = {"experiment", std::string(LOWERSCOPE_SOURCE_DIR) + "/docs/examples/ffma_chains.cu",
-                                     "--vary", "-D CHAINS=1,4,16", "--min-samples", "3", "--min-time", "0",
-                                     "--max-time", "5", "-o", (dir / "s").string()};
+    std::vector<std::string> args = {"experiment",
+                                     std::string(LOWERSCOPE_SOURCE_DIR) + "/docs/examples/ffma_chains.cu",
+                                     "--vary",
+                                     "-D CHAINS=1,4,16",
+                                     "--min-samples",
+                                     "3",
+                                     "--min-time",
+                                     "0",
+                                     "--max-time",
+                                     "5",
+                                     "-o",
+                                     (dir / "s").string()};
     const ProcessResult r = testutil::runCliOnFakeGpu(args, dir / "cache");
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
     std::ifstream in(dir / "s.series.json");
@@ -124,9 +133,10 @@ TEST(CliSeries, VaryADefineBuildsEachPointAndMeasuresThemInOneRun) {
 TEST(Series, PointProfileKeepsWhatIsWellFormed) {
     const nlohmann::json doc = {
         {"collections", {{"kernel", {{"ok", true}}}, {"samples", {{"ok", false}}}}},
-        {"metrics", {{{"name", "sm__warps_active.avg.pct_of_peak_sustained_active"}, {"value", 74.8}},
-                     {{"name", "bad"}, {"value", "74"}},
-                     "not an object"}},
+        {"metrics",
+         {{{"name", "sm__warps_active.avg.pct_of_peak_sustained_active"}, {"value", 74.8}},
+          {{"name", "bad"}, {"value", "74"}},
+          "not an object"}},
         {"kernel_totals",
          {{"counts", {{"smsp__sass_inst_executed", 1000u}}},
           {"samples", {{"long_scoreboard", 300u}, {"wait", 100u}, {"junk", "x"}}}}}};
@@ -144,11 +154,13 @@ TEST(Series, PointProfileKeepsWhatIsWellFormed) {
 TEST(CliSeries, ProfileAddsCountersToEveryPoint) {
     static Toolchain tc = discoverToolchain();
     if (!tc.nvcc.found() || !tc.nvdisasm.found()) GTEST_SKIP() << "nvcc/nvdisasm not found";
-    const fs::path dir = fs::temp_directory_path() / ("lowerscope-series-profile-" + std::to_string(::getpid()));
+    const fs::path dir =
+        fs::temp_directory_path() / ("lowerscope-series-profile-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     const ProcessResult r = testutil::runCliOnFakeGpu(
-        {"experiment", std::string(LOWERSCOPE_SOURCE_DIR) + "/docs/examples/ffma_chains.cu", "--vary", "-D CHAINS=1,4",
-         "--profile", "--min-samples", "3", "--min-time", "0", "--max-time", "5", "-o", (dir / "s").string()},
+        {"experiment", std::string(LOWERSCOPE_SOURCE_DIR) + "/docs/examples/ffma_chains.cu", "--vary",
+         "-D CHAINS=1,4", "--profile", "--min-samples", "3", "--min-time", "0", "--max-time", "5", "-o",
+         (dir / "s").string()},
         dir / "cache");
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
     std::ifstream in(dir / "s.series.json");
@@ -163,5 +175,86 @@ TEST(CliSeries, ProfileAddsCountersToEveryPoint) {
     std::ifstream mdIn(dir / "s.md");
     const std::string md((std::istreambuf_iterator<char>(mdIn)), std::istreambuf_iterator<char>());
     EXPECT_NE(md.find("Counters, one profiled launch per point"), std::string::npos) << md;
+    fs::remove_all(dir);
+}
+
+namespace {
+
+nlohmann::json twoPointSeries(const std::string& name, const std::vector<std::string>& values, double scale) {
+    const SeriesSpec s = parseSeriesSpec("--arg " + name + "=" + values[0] + "," + values[1]);
+    std::vector<SeriesPoint> pts(2);
+    for (size_t i = 0; i < 2; ++i) {
+        pts[i].label = seriesPointLabel(s, i);
+        pts[i].value = values[i];
+        pts[i].samplesMs = {scale * (i + 1), scale * (i + 1), scale * (i + 1) * 1.01};
+    }
+    return seriesDocument(s, "k.cu", "k", DeviceInfo{}, pts);
+}
+
+size_t count(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+} // namespace
+
+TEST(Series, OverlayDrawsOneLineAndLegendEntryPerSeries) {
+    const auto a = twoPointSeries("s", {"0", "1"}, 1), b = twoPointSeries("s", {"0", "1"}, 0.01);
+    const std::string svg = seriesOverlaySvg({{"dense", a}, {"skip & <b>", b}}, "t", false);
+    EXPECT_EQ(count(svg, "<circle "), 4u);
+    EXPECT_EQ(count(svg, "<path "), 2u);
+    EXPECT_NE(svg.find(">dense</text>"), std::string::npos);
+    EXPECT_NE(svg.find("skip &amp; &lt;b&gt;"), std::string::npos) << "legend names are escaped";
+    // Log axis: whole decades from 10 µs (the smaller series) to 10 ms.
+    const std::string log = seriesOverlaySvg({{"dense", a}, {"skip", b}}, "t", true);
+    EXPECT_NE(log.find(">10.00 µs</text>"), std::string::npos) << log;
+    EXPECT_NE(log.find(">10.00 ms</text>"), std::string::npos) << log;
+    EXPECT_NE(log.find("log time axis"), std::string::npos);
+    // The single-series chart has no legend.
+    EXPECT_EQ(seriesSvg(a).find(">dense</text>"), std::string::npos);
+    // Untrusted shapes are skipped, never thrown on.
+    EXPECT_NO_THROW(seriesOverlaySvg(
+        {{"x", nlohmann::json{{"points", "no"}}}, {"y", nlohmann::json::array()}}, "t", true));
+    EXPECT_NO_THROW(seriesOverlaySvg({{"x", nlohmann::json{{"points", {1, "a", nlohmann::json::object()}}}}},
+                                     "t", false));
+}
+
+TEST(CliChart, OverlaysSeriesThatShareTheirPointsAndRefusesOthers) {
+    const fs::path dir = fs::temp_directory_path() / ("lowerscope-chart-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    auto write = [&](const std::string& name, const nlohmann::json& j) {
+        std::ofstream(dir / name) << j.dump();
+        return (dir / name).string();
+    };
+    const std::string a = write("a.series.json", twoPointSeries("M", {"512", "1024"}, 1));
+    const std::string b = write("b.series.json", twoPointSeries("M", {"512", "1024"}, 2));
+    const std::string c = write("c.series.json", twoPointSeries("count", {"262144", "1048576"}, 0.1));
+    const std::string bad = write("bad.series.json", nlohmann::json{{"schema", "lowerscope.series/1"},
+                                                                    {"points", {{{"median_ms", "1"}}}}});
+    auto chart = [&](std::vector<std::string> args) {
+        ProcessSpec spec;
+        spec.argv = {LOWERSCOPE_CLI, "chart"};
+        spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+        return runProcess(spec);
+    };
+    const ProcessResult ok = chart({"fused=" + a, "plain=" + b, "-o", (dir / "ab.svg").string()});
+    ASSERT_EQ(ok.exitCode, 0) << ok.stderrText;
+    EXPECT_NE(ok.stdoutText.find("| M | fused | plain |"), std::string::npos) << ok.stdoutText;
+    EXPECT_NE(ok.stdoutText.find("| 1024 | 2.0"), std::string::npos) << ok.stdoutText;
+    std::ifstream in(dir / "ab.svg");
+    const std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(count(svg, "<circle "), 4u);
+
+    const ProcessResult mismatch = chart({"fused=" + a, "relu=" + c, "-o", (dir / "ac.svg").string()});
+    EXPECT_EQ(mismatch.exitCode, 2);
+    EXPECT_NE(mismatch.stderrText.find("--by-position"), std::string::npos) << mismatch.stderrText;
+    EXPECT_EQ(chart({"fused=" + a, "relu=" + c, "--by-position", "--log", "-o", (dir / "ac.svg").string()})
+                  .exitCode,
+              0);
+    EXPECT_EQ(chart({"x=" + bad, "-o", (dir / "x.svg").string()}).exitCode, 2)
+        << "a non-numeric median is refused";
+    EXPECT_EQ(chart({"x=" + (dir / "missing.json").string(), "-o", (dir / "x.svg").string()}).exitCode, 2);
+    EXPECT_EQ(chart({"noequals", "-o", (dir / "x.svg").string()}).exitCode, 2);
     fs::remove_all(dir);
 }
