@@ -4,7 +4,6 @@
 // OUT.series.json, OUT.md (table, chart, how to reproduce) and OUT.svg are written.
 #include "app/cli/build_flags.h"
 #include "app/cli/compare_run.h"
-
 #include "core/analysis/diff.h"
 #include "core/build/build_options.h"
 #include "core/experiment/series.h"
@@ -39,8 +38,9 @@ int runSeries(const CompareArgs& a, const std::string& vary, const std::string& 
         }
         if (a.file.empty()) throw CliFailure{kUsage, "give FILE.cu to measure"};
         if (!a.fileB.empty() || !a.optsB.empty() || !a.kernelB.empty())
-            throw CliFailure{kUsage, "--vary measures one kernel over a list of values: --b, --file-b and --kernel-b "
-                                     "do not apply"};
+            throw CliFailure{kUsage,
+                             "--vary measures one kernel over a list of values: --b, --file-b and --kernel-b "
+                             "do not apply"};
         std::optional<BuildOptions> base;
         if (!a.project.empty()) base = projectOptions(a.project, a.file).options;
         Toolchain tc = discoverToolchain();
@@ -80,8 +80,8 @@ int runSeries(const CompareArgs& a, const std::string& vary, const std::string& 
                 const auto& v = b.side.variant;
                 const int threads = int(v.block[0] * v.block[1] * v.block[2]);
                 if (k.resources.registers >= 0 && k.resources.sharedBytes >= 0) {
-                    const OccupancyEstimate e = estimateOccupancy(o.arch, k.resources.registers,
-                                                                  k.resources.sharedBytes + int(v.sharedBytes), threads);
+                    const OccupancyEstimate e = estimateOccupancy(
+                        o.arch, k.resources.registers, k.resources.sharedBytes + int(v.sharedBytes), threads);
                     if (e.limiter != "invalid") p.occupancy = e.fraction;
                 }
             }
@@ -104,23 +104,35 @@ int runSeries(const CompareArgs& a, const std::string& vary, const std::string& 
                 ProfileSide side = profileSide(built[i], a.file, pointOptions[i]);
                 ProfileCollectResult r = collectProfile(*runner, side.target, profileOptions);
                 for (const auto& e : r.errors)
-                    std::cerr << "lowerscope-cli experiment: profile " << points[i].label << ": " << escapeControl(e) << '\n';
+                    std::cerr << "lowerscope-cli experiment: profile " << points[i].label << ": "
+                              << escapeControl(e) << '\n';
                 profiles.push_back(std::move(r.document));
             }
         }
         const std::string kernel = built.front().side.launch.kernelName;
         nlohmann::json doc = seriesDocument(spec, std::filesystem::path(a.file).filename().string(),
-                                                  kernel.substr(0, kernel.find('(')), rec.result.device, points);
+                                            kernel.substr(0, kernel.find('(')), rec.result.device, points);
         for (size_t i = 0; i < profiles.size() && i < doc["points"].size(); ++i)
             doc["points"][i]["profile"] = seriesPointProfile(profiles[i]);
         const std::string svgName = std::filesystem::path(out).filename().string() + ".svg";
-        std::string command = "lowerscope-cli experiment " + shellQuote({a.file}) + " --vary " + shellQuote({vary});
+        std::string command =
+            "lowerscope-cli experiment " + shellQuote({a.file}) + " --vary " + shellQuote({vary});
         if (!a.launch.kernel.empty()) command += " --kernel " + shellQuote({a.launch.kernel});
         if (!a.optsA.empty()) command += " --a " + shellQuote({a.optsA});
+        // Everything that shapes the launch, so the command reproduces it (e.g. a blocked input pattern).
+        for (const auto& arg : a.launch.args) command += " --arg " + shellQuote({arg});
+        if (!a.launch.grid.empty()) command += " --grid " + shellQuote({a.launch.grid});
+        if (!a.launch.block.empty()) command += " --block " + shellQuote({a.launch.block});
+        if (!a.launch.shared.empty()) command += " --shared " + shellQuote({a.launch.shared});
+        if (a.launch.mode != "auto") command += " --mode " + shellQuote({a.launch.mode});
+        if (a.launch.profile)
+            command += " --profile --profile-metrics " + shellQuote({a.launch.profileCollect});
         // The output's own name only: the folder is wherever the reader wants it (no paths of this machine).
         command += " -o " + shellQuote({std::filesystem::path(out).filename().string()});
-        if (!writeText(out + ".series.json", doc.dump(1) + "\n") || !writeText(out + ".svg", seriesSvg(doc)) ||
-            !writeText(out + ".md", seriesMarkdown(doc, title, hypothesis, svgName, command, pricePerHour, launchesPerRequest)))
+        if (!writeText(out + ".series.json", doc.dump(1) + "\n") ||
+            !writeText(out + ".svg", seriesSvg(doc)) ||
+            !writeText(out + ".md", seriesMarkdown(doc, title, hypothesis, svgName, command, pricePerHour,
+                                                   launchesPerRequest)))
             throw CliFailure{kUsage, "cannot write " + out + ".series.json / .md / .svg"};
         for (const auto& p : doc["points"]) {
             std::printf("%-24s median %-12s [%s, %s]", escapeControl(p["label"].get<std::string>()).c_str(),

@@ -159,8 +159,8 @@ TEST(CliSeries, ProfileAddsCountersToEveryPoint) {
     fs::create_directories(dir);
     const ProcessResult r = testutil::runCliOnFakeGpu(
         {"experiment", std::string(LOWERSCOPE_SOURCE_DIR) + "/docs/examples/ffma_chains.cu", "--vary",
-         "-D CHAINS=1,4", "--profile", "--min-samples", "3", "--min-time", "0", "--max-time", "5", "-o",
-         (dir / "s").string()},
+         "-D CHAINS=1,4", "--profile", "--arg", "iters=64", "--min-samples", "3", "--min-time", "0",
+         "--max-time", "5", "-o", (dir / "s").string()},
         dir / "cache");
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
     std::ifstream in(dir / "s.series.json");
@@ -175,6 +175,9 @@ TEST(CliSeries, ProfileAddsCountersToEveryPoint) {
     std::ifstream mdIn(dir / "s.md");
     const std::string md((std::istreambuf_iterator<char>(mdIn)), std::istreambuf_iterator<char>());
     EXPECT_NE(md.find("Counters, one profiled launch per point"), std::string::npos) << md;
+    // The reproduce command keeps what shaped the launch and the collection.
+    EXPECT_NE(md.find("--arg iters=64"), std::string::npos) << md;
+    EXPECT_NE(md.find("--profile --profile-metrics"), std::string::npos) << md;
     fs::remove_all(dir);
 }
 
