@@ -138,7 +138,9 @@ void stallSamples(const Cupti& cupti, CUcontext ctx, int device, const ProfileOp
                   const ProfileHooks& hooks, ProfileData& out) {
     PcSampler ps(cupti, ctx, device);
     std::string detail;
-    if (CuptiFailure f = ps.begin(PcSampler::optionsFromEnvironment(), detail); f != CuptiFailure::None) {
+    PcSampler::Options sampling = PcSampler::optionsFromEnvironment();
+    if (options.samplePeriodLog2 != 0) sampling.periodLog2 = options.samplePeriodLog2;
+    if (CuptiFailure f = ps.begin(sampling, detail); f != CuptiFailure::None) {
         raise(f, "stall samples", detail);
     }
     out.samplingPeriodLog2 = ps.periodLog2();

@@ -43,6 +43,8 @@ struct ProfileOptions {
     uint64_t targetSamples = 20000;   // samples: stop once this many samples of the kernel are in
     int maxLaunches = 64;             // samples: ... or after this many launches
     double maxSeconds = 3.0;          // samples: ... or after this long
+    int samplePeriodLog2 = 0;         // samples: 2^n SM cycles between samples; 0: the environment's
+                                      // ($LOWERSCOPE_PCSAMPLING) or CUPTI's default
 };
 
 // Collects `options.collection` for the kernel behind `hooks` on context `ctx` of device `device`.

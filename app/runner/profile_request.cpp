@@ -52,6 +52,7 @@ RunResult runProfileRequest(DeviceContext& ctx, const RunRequest& req, RequestPr
         ProfileOptions options;
         options.collection = req.profile;
         options.metrics = req.profileMetrics;
+        options.samplePeriodLog2 = req.profileSamplePeriodLog2;
         progress.report("profile_" + profileCollectionName(req.profile), label, 0, 0, true);
         try {
             v.result.profile = collectProfile(*cupti, ctx.context(), ctx.deviceIndex(), options, hooks);

@@ -37,7 +37,8 @@ json linesJson(const std::vector<ProfiledLine>& lines, bool withFile) {
 
 } // namespace
 
-bool parseProfileCollections(const std::string& list, std::vector<ProfileCollection>& out, std::string& error) {
+bool parseProfileCollections(const std::string& list, std::vector<ProfileCollection>& out,
+                             std::string& error) {
     out.clear();
     std::stringstream ss(list);
     std::string item;
@@ -56,7 +57,12 @@ bool parseProfileCollections(const std::string& list, std::vector<ProfileCollect
     return true;
 }
 
-ProfileCollectResult collectProfile(Runner& runner, const ProfileTarget& t, const ProfileCollectOptions& options,
+namespace {
+constexpr int kDefaultPeriodLog2 = 11; // CUPTI's PC sampling period on Hopper when none is set
+} // namespace
+
+ProfileCollectResult collectProfile(Runner& runner, const ProfileTarget& t,
+                                    const ProfileCollectOptions& options,
                                     const std::function<void(const std::string&)>& stage,
                                     std::atomic<bool>* cancel) {
     ProfileCollectResult out;
@@ -92,7 +98,8 @@ ProfileCollectResult collectProfile(Runner& runner, const ProfileTarget& t, cons
     for (ProfileCollection c : options.collections) {
         const std::string name = profileCollectionName(c);
         if (cancel && cancel->load()) {
-            fail(name, RunError{RunErrorKind::Cancelled, "cancelled before it started", "", 0, "", "", false}, 1);
+            fail(name, RunError{RunErrorKind::Cancelled, "cancelled before it started", "", 0, "", "", false},
+                 1);
             continue;
         }
         if (stage) stage(name);
@@ -101,6 +108,21 @@ ProfileCollectResult collectProfile(Runner& runner, const ProfileTarget& t, cons
         if (c == ProfileCollection::Kernel) req.profileMetrics = options.kernelMetrics;
         req.variants.push_back(t.variant);
         RunOutcome o = runner.run(req, {}, cancel);
+        // A long launch overflows PC sampling's hardware buffer at CUPTI's default period (a 17 ms
+        // GEMM on an H200 at 2^11 cycles: CUPTI_ERROR_OUT_OF_MEMORY, no samples at all). Sample 8x
+        // more sparsely and try again, twice at most; the document says which period was used.
+        std::string retried;
+        for (int attempt = 0;
+             c == ProfileCollection::Samples && attempt < 2 && !o.ok &&
+             o.error.message.find("OUT_OF_MEMORY") != std::string::npos && !(cancel && cancel->load());
+             ++attempt) {
+            req.profileSamplePeriodLog2 =
+                (req.profileSamplePeriodLog2 ? req.profileSamplePeriodLog2 : kDefaultPeriodLog2) + 3;
+            retried = "the hardware sample buffer overflowed at the default period; sampled every 2^" +
+                      std::to_string(req.profileSamplePeriodLog2) + " cycles instead";
+            if (stage) stage(name);
+            o = runner.run(req, {}, cancel);
+        }
         if (!o.ok || o.result.variants.empty() || !o.result.variants[0].profile) {
             RunError e = o.error;
             if (o.ok) {
@@ -115,8 +137,13 @@ ProfileCollectResult collectProfile(Runner& runner, const ProfileTarget& t, cons
             fail(name, RunError{RunErrorKind::Protocol, "refused: " + *why, "", 0, "", "", false}, 1);
             continue;
         }
-        doc["collections"][name] = {{"ok", true},       {"collect_ms", p.collectMs}, {"launches", p.launches},
-                                    {"passes", p.passes}, {"note", p.note},          {"chip", p.chip}};
+        if (!retried.empty()) p.note = p.note.empty() ? retried : p.note + "; " + retried;
+        doc["collections"][name] = {{"ok", true},
+                                    {"collect_ms", p.collectMs},
+                                    {"launches", p.launches},
+                                    {"passes", p.passes},
+                                    {"note", p.note},
+                                    {"chip", p.chip}};
         got.push_back(std::move(p));
     }
 
@@ -130,7 +157,8 @@ ProfileCollectResult collectProfile(Runner& runner, const ProfileTarget& t, cons
             rows.push_back(&p);
         }
         if (p.collection == ProfileCollection::Samples) {
-            doc["samples"] = {{"total", p.totalSamples}, {"dropped", p.droppedSamples},
+            doc["samples"] = {{"total", p.totalSamples},
+                              {"dropped", p.droppedSamples},
                               {"period_log2", p.samplingPeriodLog2}};
         }
     }
@@ -148,7 +176,7 @@ ProfileCollectResult collectProfile(Runner& runner, const ProfileTarget& t, cons
     for (size_t i = 0; i < sass.instructions.size(); ++i) {
         const SassInstruction& ins = sass.instructions[i];
         const ProfiledRow& row = out.join.rows[i];
-        json j{{"address", ins.address}, {"opcode", ins.opcode}, {"ptx_line", ins.ptxLine},
+        json j{{"address", ins.address},   {"opcode", ins.opcode},        {"ptx_line", ins.ptxLine},
                {"profiled", row.profiled}, {"counts", row.totals.counts}, {"samples", row.totals.samples}};
         if (ins.source.valid()) {
             j["file"] = ins.source.file;
@@ -181,14 +209,19 @@ json profileMetricDeltas(const json& a, const json& b) {
         auto it = std::find_if(mb.begin(), mb.end(), [&](const auto& p) { return p.first == name; });
         if (it == mb.end()) continue;
         const double va = (*xa)["value"].get<double>(), vb = (*it->second)["value"].get<double>();
-        json d{{"name", name}, {"unit", xa->value("unit", std::string())}, {"a", va}, {"b", vb}, {"delta", vb - va}};
+        json d{{"name", name},
+               {"unit", xa->value("unit", std::string())},
+               {"a", va},
+               {"b", vb},
+               {"delta", vb - va}};
         d["ratio"] = va != 0 ? json(vb / va) : json(nullptr);
         out.push_back(std::move(d));
     }
     return out;
 }
 
-std::vector<ProfileRowDelta> profileRowDeltas(const SassDiff& diff, const ProfileJoin& a, const ProfileJoin& b) {
+std::vector<ProfileRowDelta> profileRowDeltas(const SassDiff& diff, const ProfileJoin& a,
+                                              const ProfileJoin& b) {
     std::vector<ProfileRowDelta> out;
     auto at = [](const ProfileJoin& j, int i) -> const ProfileTotals* {
         return i >= 0 && static_cast<size_t>(i) < j.rows.size() ? &j.rows[i].totals : nullptr;
@@ -213,16 +246,20 @@ std::vector<ProfileRowDelta> profileRowDeltas(const SassDiff& diff, const Profil
     return out;
 }
 
-json profileRowDeltasJson(const std::vector<ProfileRowDelta>& rows, const SassFunction& a, const SassFunction& b) {
+json profileRowDeltasJson(const std::vector<ProfileRowDelta>& rows, const SassFunction& a,
+                          const SassFunction& b) {
     json out = json::array();
     auto side = [](const SassFunction& f, int i) {
         return i >= 0 && static_cast<size_t>(i) < f.instructions.size() ? &f.instructions[i] : nullptr;
     };
     for (const auto& r : rows) {
-        json j{{"row", r.row}, {"status", diffStatusName(r.status)},
-               {"executed_a", r.executedA}, {"executed_b", r.executedB},
+        json j{{"row", r.row},
+               {"status", diffStatusName(r.status)},
+               {"executed_a", r.executedA},
+               {"executed_b", r.executedB},
                {"executed_delta", static_cast<int64_t>(r.executedB) - static_cast<int64_t>(r.executedA)},
-               {"samples_a", r.samplesA}, {"samples_b", r.samplesB},
+               {"samples_a", r.samplesA},
+               {"samples_b", r.samplesB},
                {"samples_delta", static_cast<int64_t>(r.samplesB) - static_cast<int64_t>(r.samplesA)}};
         if (const SassInstruction* i = side(a, r.a)) {
             j["address_a"] = i->address;
@@ -246,7 +283,8 @@ std::vector<std::pair<const json*, long long>> rankProfileRows(const json& rows,
         if (e == r.end() || s == r.end() || !e->is_number_integer() || !s->is_number_integer()) continue;
         out.emplace_back(&r, std::llabs(e->get<long long>()) + std::llabs(s->get<long long>()));
     }
-    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::stable_sort(out.begin(), out.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
     if (out.size() > n) out.resize(n);
     return out;
 }

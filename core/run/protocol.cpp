@@ -461,6 +461,7 @@ json toJson(const RunRequest& v) {
                 {"profile_launches", v.profileLaunches},
                 {"profile", profileCollectionName(v.profile)},
                 {"profile_metrics", v.profileMetrics},
+                {"profile_sample_period_log2", v.profileSamplePeriodLog2},
                 {"clock", v.clock},
                 {"variants", variants}};
 }
@@ -742,6 +743,10 @@ void fromJson(const json& j, RunRequest& v) {
             }
             v.profileMetrics.push_back(x.get<std::string>());
         }
+    }
+    v.profileSamplePeriodLog2 = static_cast<int>(getI(j, "profile_sample_period_log2", 0));
+    if (v.profileSamplePeriodLog2 != 0 && (v.profileSamplePeriodLog2 < 5 || v.profileSamplePeriodLog2 > 31)) {
+        bad("profile_sample_period_log2", "expected 0 (the default) or 5 .. 31");
     }
     v.clock = getS(j, "clock", "auto");
     if (v.clock != "auto" && v.clock != kClockEvents) {

@@ -117,6 +117,8 @@ struct RunRequest {
                                            // instead of timing; one collection per request;
                                            // instructions and samples take one variant per request
     std::vector<std::string> profileMetrics;  // kernel profile: metric names (empty: defaultKernelMetrics())
+    int profileSamplePeriodLog2 = 0;       // samples profile: 2^n SM cycles between samples (5..31);
+                                           // 0 = CUPTI's default (2^11 on an H200)
     std::string clock = "auto";            // duration clock of cold samples: "auto" (the GPU's own,
                                            // see VariantResult::durationClock) or "events" (CUDA events only)
     std::vector<LaunchVariant> variants;

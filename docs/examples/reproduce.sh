@@ -81,7 +81,8 @@ crosscheck() {
     local args=(${BUILD:-})
     for a in "$@"; do args+=(--arg "$a"); done
     run "$NCU" --clock-control none --metrics "$metrics" -k "regex:^$kernel\$" --csv --page raw --print-units base \
-      "$CLI" run "$file" --kernel "$kernel" "${args[@]}" --mode cold --profile-launches 1 >"$DEST/ncu_$name.csv"
+      "$CLI" run "$file" --kernel "$kernel" "${args[@]}" --mode cold --profile-launches 1 --timeout 120 \
+      >"$DEST/ncu_$name.csv"
   }
   ncu_raw gemm_add_bias_2048 kernels/gemm_epilogue.cu add_bias dram__bytes_read.sum,dram__bytes_write.sum M=2048 N=M
   ncu_raw gemm_fused_2048 kernels/gemm_epilogue.cu gemm_bias_relu_fused dram__bytes_read.sum,smsp__issue_active.avg.pct_of_peak_sustained_active M=2048 N=M K=M

@@ -131,6 +131,22 @@ TEST(CliProfile, CountersNotPermittedNamesTheDriverSetting) {
     EXPECT_EQ(r.doc["collections"]["kernel"]["error"]["kind"], "profiling_not_permitted");
 }
 
+TEST(CliProfile, SampleBufferOverflowRetriesAtALongerPeriod) {
+    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    // The fake overflows below 2^14 cycles: the default 2^11 fails, 2^14 is the first retry.
+    ProfileRun r = profile({"--metrics", "samples"}, {{"FAKE_PCSAMPLING_OOM_BELOW", "14"}});
+    ASSERT_EQ(r.process.exitCode, 0) << r.process.stderrText;
+    EXPECT_TRUE(r.doc["collections"]["samples"]["ok"].get<bool>());
+    EXPECT_EQ(r.doc["samples"]["period_log2"], 14);
+    EXPECT_NE(r.doc["collections"]["samples"]["note"].get<std::string>().find("2^14"), std::string::npos);
+    EXPECT_GT(r.doc["samples"]["total"].get<uint64_t>(), 0u);
+    // Two retries at most (2^14, 2^17): an overflow that persists is reported, not looped on.
+    ProfileRun never = profile({"--metrics", "samples"}, {{"FAKE_PCSAMPLING_OOM_BELOW", "31"}});
+    EXPECT_EQ(never.process.exitCode, 1) << never.process.stderrText;
+    EXPECT_FALSE(never.doc["collections"]["samples"]["ok"].get<bool>());
+    EXPECT_NE(never.process.stderrText.find("OUT_OF_MEMORY"), std::string::npos) << never.process.stderrText;
+}
+
 TEST(CliProfile, UnknownCollectionIsAUsageError) {
     ProfileRun r = profile({"--metrics", "kernel,cycles"});
     EXPECT_EQ(r.process.exitCode, 2);

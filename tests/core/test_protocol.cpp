@@ -69,6 +69,7 @@ TEST(Protocol, RequestRoundTrip) {
     r.returnOutputs = true;
     r.atol = 1e-3;
     r.rtol = 0;
+    r.profileSamplePeriodLog2 = 14;
     r.variants = {sampleVariant(), sampleVariant()};
     r.variants[1].label = "B";
     json j = toJson(r);
@@ -218,7 +219,8 @@ TEST(Protocol, MalformedMessagesThrow) {
                             R"({"variants": [{"grid": [1,1,1], "block": [1,1,1],
                                 "buffers": [{"name": "x", "count": -4}]}]})",
                             R"({"variants": [{"grid": [1,1,1], "block": [1,1,1],
-                                "buffers": [{"name": "x", "count": 4, "run": 0}]}]})"}) {
+                                "buffers": [{"name": "x", "count": 4, "run": 0}]}]})",
+                            R"({"profile_sample_period_log2": 40, "variants": [{"grid": [1,1,1], "block": [1,1,1]}]})"}) {
         EXPECT_THROW(fromJson(json::parse(bad), r), ProtocolError) << bad;
     }
 }

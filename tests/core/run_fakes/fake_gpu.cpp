@@ -72,6 +72,7 @@ struct State {
     CUpti_PCSamplingData* pcBuffer = nullptr;
     std::string pcFunction;
     uint64_t pcLaunches = 0;
+    uint32_t pcPeriodLog2 = 11; // CUPTI's default on an H200
     // Graph capture
     bool capturing = false;
     std::vector<Func*> captured;
@@ -434,6 +435,7 @@ int cuptiGetResultString(int r, const char** s) {
     *s = r == 0    ? "CUPTI_SUCCESS"
          : r == 35 ? "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"
          : r == 27 ? "CUPTI_ERROR_NOT_SUPPORTED"
+         : r == 8  ? "CUPTI_ERROR_OUT_OF_MEMORY"
                    : "CUPTI_ERROR_UNKNOWN";
     return 0;
 }
@@ -733,13 +735,15 @@ int cuptiPCSamplingSetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoPa
             st().pcBuffer = static_cast<CUpti_PCSamplingData*>(a.attributeData.buffer);
         } else if (a.attributeType == CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL) {
             st().pcStartStop = a.attributeData.u32 != 0;
+        } else if (a.attributeType == CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD) {
+            st().pcPeriodLog2 = a.attributeData.u32;
         }
         a.attributeStatus = 0;
     }
     return 0;
 }
 int cuptiPCSamplingGetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams* p) {
-    p->pPCSamplingConfigurationInfo[0].attributeData.u32 = 11;
+    p->pPCSamplingConfigurationInfo[0].attributeData.u32 = st().pcPeriodLog2;
     return 0;
 }
 int cuptiPCSamplingGetData(CUpti_PCSamplingGetDataParams* p) {
@@ -751,6 +755,12 @@ int cuptiPCSamplingGetData(CUpti_PCSamplingGetDataParams* p) {
     buf->droppedSamples = 0;
     if (s.pcLaunches == 0) {
         return 0;
+    }
+    // FAKE_PCSAMPLING_OOM_BELOW=N: a launch overflows the hardware buffer at periods below 2^N, as a
+    // 17 ms GEMM does on an H200 at CUPTI's default 2^11.
+    if (const char* oom = std::getenv("FAKE_PCSAMPLING_OOM_BELOW");
+        oom && s.pcPeriodLog2 < uint32_t(std::atoi(oom))) {
+        return 8; // CUPTI_ERROR_OUT_OF_MEMORY
     }
     // Three instructions, each with samples of two reasons, per launch since the last read.
     for (uint32_t i = 0; i < 3 && i < buf->collectNumPcs; ++i) {
