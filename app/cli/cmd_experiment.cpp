@@ -475,7 +475,7 @@ void registerExperimentCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--vary", args->vary,
                     "a parameter series instead of A/B: one build or launch per value, all measured interleaved in "
                     "one run; writes OUT.series.json, OUT.md and OUT.svg. SPEC: -D NAME=v1,v2,... | "
-                    "--maxrregcount=32,64 (any build option, FLAG=v1,v2) | --arg NAME=v1,v2 | --grid=a;b | --block=a;b")
+                    "--maxrregcount=32,64 (any build option, FLAG=v1,v2; a flag without a value: --fast-math=off,on) | --arg NAME=v1,v2 | --grid=a;b | --block=a;b")
         ->type_name("SPEC");
     cmd->add_option("--price-per-hour", args->pricePerHour,
                     "price of one GPU-hour for the report's cost section (any currency; default 2.50)")

@@ -31,6 +31,12 @@ bool identifier(const std::string& v) {
     return std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; });
 }
 
+// The build options that are flags without a value: a series turns them off and on.
+bool isOnOffFlag(const std::string& name) {
+    return name == "--fast-math" || name == "--extra-device-vectorization" || name == "--no-lineinfo" ||
+           name == "--device-debug";
+}
+
 std::vector<std::string> split(const std::string& s, char sep) {
     std::vector<std::string> out;
     std::string cur;
@@ -136,6 +142,10 @@ SeriesSpec parseSeriesSpec(const std::string& textIn) {
             throw std::invalid_argument("'" + v + "' appears twice in '" + textIn + "'");
         s.values.push_back(v);
     }
+    if (s.kind == SeriesKind::BuildOption && isOnOffFlag(s.name))
+        for (const auto& v : s.values)
+            if (v != "on" && v != "off")
+                throw std::invalid_argument("'" + s.name + "' is a flag: vary it as " + s.name + "=off,on");
     if (s.values.size() < 2)
         throw std::invalid_argument("'" + textIn + "': a series needs at least two values");
     if (s.values.size() > 16) throw std::invalid_argument("'" + textIn + "': at most 16 values");
@@ -152,6 +162,7 @@ std::vector<std::string> seriesBuildWords(const SeriesSpec& s, size_t i) {
     case SeriesKind::Define:
         return {"-D" + s.name + "=" + v};
     case SeriesKind::BuildOption:
+        if (isOnOffFlag(s.name)) return v == "on" ? std::vector<std::string>{s.name} : std::vector<std::string>{};
         // Long options take "=value"; a short one is glued to its value (-DX, -Idir); a flag the CLI
         // does not know is refused when the point is built ("--vary FLAG=V: ...", exit 2).
         return {s.name.rfind("--", 0) == 0 ? s.name + "=" + v : s.name + v};

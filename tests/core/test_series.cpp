@@ -83,6 +83,18 @@ TEST(Series, DocumentPairsEachPointWithTheFirst) {
     EXPECT_NE(md.find("fewer chains wait longer"), std::string::npos);
 }
 
+TEST(Series, OnOffFlagsVaryAsOffAndOn) {
+    const SeriesSpec f = parseSeriesSpec("--fast-math=off,on");
+    EXPECT_EQ(f.kind, SeriesKind::BuildOption);
+    EXPECT_TRUE(seriesBuildWords(f, 0).empty()) << "off adds nothing";
+    EXPECT_EQ(seriesBuildWords(f, 1), std::vector<std::string>{"--fast-math"});
+    EXPECT_EQ(seriesPointLabel(f, 1), "--fast-math=on");
+    EXPECT_EQ(seriesBuildWords(parseSeriesSpec("--extra-device-vectorization=on,off"), 0),
+              std::vector<std::string>{"--extra-device-vectorization"});
+    EXPECT_THROW(parseSeriesSpec("--fast-math=0,1"), std::invalid_argument);
+    EXPECT_THROW(parseSeriesSpec("--device-debug=on,yes"), std::invalid_argument);
+}
+
 TEST(Series, SvgEscapesNamesFromTheDocument) {
     const SeriesSpec s = parseSeriesSpec("-D N=1,2");
     std::vector<SeriesPoint> pts(2);
