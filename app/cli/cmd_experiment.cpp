@@ -44,6 +44,7 @@ struct ExperimentArgs {
     bool noDiff = false;
     bool trust = false;
     std::string vary; // --vary: a parameter series instead of A/B
+    GraphPathFlags graphPath; // --graph-break-even, --replays, --graph-max-time: experiment 4 instead of A/B
     double pricePerHour = 2.50;     // --price-per-hour: for the report's cost section
     double launchesPerRequest = 1;  // --launches-per-request
 };
@@ -477,6 +478,22 @@ void registerExperimentCommand(CLI::App& app, int& exitCode) {
                     "one run; writes OUT.series.json, OUT.md and OUT.svg. SPEC: -D NAME=v1,v2,... | "
                     "--maxrregcount=32,64 (any build option, FLAG=v1,v2; a flag without a value: --fast-math=off,on) | --arg NAME=v1,v2 | --grid=a;b | --block=a;b")
         ->type_name("SPEC");
+    cmd->add_option(
+           "--graph-break-even", args->graphPath.lengths,
+           "experiment 4 instead of A/B: a path of N launches of the kernel from the stream against the "
+           "same path as a CUDA graph (capture + instantiate + upload + R replays), for each N of the "
+           "list; predicted and measured break-even R; writes OUT.graph.json, OUT.md and OUT.svg")
+        ->type_name("N1,N2,...");
+    cmd->add_option("--replays", args->graphPath.replays,
+                    "with --graph-break-even: the replay counts R, increasing (default "
+                    "1,2,3,4,6,8,12,16,24,32,64,128,256,512,1024)")
+        ->type_name("R1,R2,...");
+    auto* graphTime =
+        cmd->add_option("--graph-max-time", args->graphPath.maxTimeS,
+                        "with --graph-break-even: wall limit of the graph-path measurement in seconds "
+                        "(default 120); past it the runner stops and the report says where")
+            ->check(CLI::Range(0.001, 3600.0))
+            ->type_name("S");
     cmd->add_option("--price-per-hour", args->pricePerHour,
                     "price of one GPU-hour for the report's cost section (any currency; default 2.50)")
         ->check(CLI::NonNegativeNumber)
@@ -486,7 +503,26 @@ void registerExperimentCommand(CLI::App& app, int& exitCode) {
                     "(default 1)")
         ->check(CLI::PositiveNumber)
         ->type_name("N");
-    cmd->callback([args, &exitCode] {
+    cmd->callback([args, graphTime, &exitCode] {
+        if (!args->graphPath.lengths.empty() || !args->graphPath.replays.empty() || graphTime->count() > 0) {
+            const char* clash = !args->vary.empty()       ? "--vary"
+                                : !args->fromJson.empty() ? "--from-json"
+                                                          : nullptr;
+            if (clash) {
+                std::cerr << "lowerscope-cli experiment: --graph-break-even and " << clash
+                          << " do not go together\n";
+                exitCode = kUsage;
+            } else if (args->graphPath.lengths.empty()) {
+                std::cerr
+                    << "lowerscope-cli experiment: --replays and --graph-max-time need --graph-break-even "
+                       "N1,N2,...\n";
+                exitCode = kUsage;
+            } else {
+                exitCode = runGraphBreakEven(args->compare, args->graphPath, args->out, args->title,
+                                             args->hypothesis, args->pricePerHour, args->launchesPerRequest);
+            }
+            return;
+        }
         exitCode = args->vary.empty() ? runExperiment(*args)
                                       : runSeries(args->compare, args->vary, args->out, args->title, args->hypothesis,
                                                   args->pricePerHour, args->launchesPerRequest);

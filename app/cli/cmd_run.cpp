@@ -263,6 +263,7 @@ MeasureSettings settingsOf(const LaunchArgs& a) {
     s.rtol = a.rtol;
     s.profileLaunches = a.profileLaunches;
     s.shareBuffers = !a.separateBuffers;
+    s.graphPath = a.graphPath;
     return s;
 }
 

@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 
 namespace lowerscope::cli {
@@ -19,17 +20,42 @@ namespace {
 
 constexpr int kOk = 0, kUsage = 2;
 
+} // namespace
+
 bool writeText(const std::string& path, const std::string& text) {
     std::ofstream f(path, std::ios::binary);
     f << text;
     return static_cast<bool>(f);
 }
 
-} // namespace
+std::string launchReproduceFlags(const CompareArgs& a) {
+    std::string command;
+    if (!a.launch.kernel.empty()) command += " --kernel " + shellQuote({a.launch.kernel});
+    if (!a.optsA.empty()) command += " --a " + shellQuote({a.optsA});
+    // Everything that shapes the launch, so the command reproduces it (e.g. a blocked input pattern).
+    for (const auto& arg : a.launch.args) command += " --arg " + shellQuote({arg});
+    if (!a.launch.grid.empty()) command += " --grid " + shellQuote({a.launch.grid});
+    if (!a.launch.block.empty()) command += " --block " + shellQuote({a.launch.block});
+    if (!a.launch.shared.empty()) command += " --shared " + shellQuote({a.launch.shared});
+    if (a.launch.mode != "auto") command += " --mode " + shellQuote({a.launch.mode});
+    return command;
+}
+
+int experimentExitCode(const std::function<int()>& body) {
+    try {
+        return body();
+    } catch (const CliFailure& f) {
+        std::cerr << "lowerscope-cli experiment: " << f.message << '\n';
+        return f.code;
+    } catch (const MeasurementError& e) {
+        std::cerr << "lowerscope-cli experiment: " << e.what() << '\n';
+        return kUsage;
+    }
+}
 
 int runSeries(const CompareArgs& a, const std::string& vary, const std::string& out, const std::string& title,
               const std::string& hypothesis, double pricePerHour, double launchesPerRequest) {
-    try {
+    return experimentExitCode([&] {
         SeriesSpec spec;
         try {
             spec = parseSeriesSpec(vary);
@@ -117,14 +143,7 @@ int runSeries(const CompareArgs& a, const std::string& vary, const std::string& 
         const std::string svgName = std::filesystem::path(out).filename().string() + ".svg";
         std::string command =
             "lowerscope-cli experiment " + shellQuote({a.file}) + " --vary " + shellQuote({vary});
-        if (!a.launch.kernel.empty()) command += " --kernel " + shellQuote({a.launch.kernel});
-        if (!a.optsA.empty()) command += " --a " + shellQuote({a.optsA});
-        // Everything that shapes the launch, so the command reproduces it (e.g. a blocked input pattern).
-        for (const auto& arg : a.launch.args) command += " --arg " + shellQuote({arg});
-        if (!a.launch.grid.empty()) command += " --grid " + shellQuote({a.launch.grid});
-        if (!a.launch.block.empty()) command += " --block " + shellQuote({a.launch.block});
-        if (!a.launch.shared.empty()) command += " --shared " + shellQuote({a.launch.shared});
-        if (a.launch.mode != "auto") command += " --mode " + shellQuote({a.launch.mode});
+        command += launchReproduceFlags(a);
         if (a.launch.profile)
             command += " --profile --profile-metrics " + shellQuote({a.launch.profileCollect});
         // The output's own name only: the folder is wherever the reader wants it (no paths of this machine).
@@ -148,13 +167,7 @@ int runSeries(const CompareArgs& a, const std::string& vary, const std::string& 
         }
         std::printf("wrote %s.series.json, %s.md, %s.svg\n", out.c_str(), out.c_str(), out.c_str());
         return kOk;
-    } catch (const CliFailure& f) {
-        std::cerr << "lowerscope-cli experiment: " << f.message << '\n';
-        return f.code;
-    } catch (const MeasurementError& e) {
-        std::cerr << "lowerscope-cli experiment: " << e.what() << '\n';
-        return kUsage;
-    }
+    });
 }
 
 } // namespace lowerscope::cli

@@ -2,19 +2,19 @@
 // The interleaved A/B comparison behind `compare`, shared with `experiment`, and the build-and-
 // resolve step of one launch shared by run, compare and profile (cmd_run.cpp defines them).
 
+#include "core/analysis/lowering.h"
 #include "core/build/build.h"
 #include "core/build/toolchain.h"
 #include "core/run/argspec.h"
-#include "core/analysis/lowering.h"
 #include "core/run/measurement.h"
 #include "core/run/profile_collect.h"
 #include "core/run/runner_client.h"
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -42,6 +42,7 @@ struct LaunchArgs {
     bool separateBuffers = false; // compare: time each side on its own buffers (the old way)
     bool profile = false;         // compare/experiment --profile: counters on both sides after timing
     std::string profileCollect = "kernel,instructions,samples"; // --profile-metrics
+    std::optional<GraphPathOptions> graphPath; // experiment --graph-break-even (no flag of its own here)
 };
 
 struct CompareArgs {
@@ -81,6 +82,26 @@ MeasurementRecord measureSides(ProcessRunner& runner, const std::vector<Prepared
 // writes OUT.series.json, OUT.md and OUT.svg. Returns the exit code (0, 1 build/kernel error, 2 usage).
 int runSeries(const CompareArgs& args, const std::string& vary, const std::string& out, const std::string& title,
               const std::string& hypothesis, double pricePerHour = 2.50, double launchesPerRequest = 1);
+
+// `experiment --graph-break-even N1,N2,... [--replays R1,R2,...]` (experiment 4): the kernel timed, then
+// its graph path for every N; writes OUT.graph.json, OUT.md and OUT.svg. `replays` "" = the default
+// list. Returns the exit code (0, 1 build/kernel error, 2 usage).
+struct GraphPathFlags {
+    std::string lengths;   // --graph-break-even N1,N2,...
+    std::string replays;   // --replays R1,R2,... ("" = defaultGraphReplays())
+    double maxTimeS = 120; // --graph-max-time: the graph path's wall limit on the runner
+};
+int runGraphBreakEven(const CompareArgs& args, const GraphPathFlags& flags, const std::string& out,
+                      const std::string& title, const std::string& hypothesis, double pricePerHour = 2.50,
+                      double pathsPerRequest = 1);
+
+// Helpers of the experiment variants (cmd_series.cpp): `text` written to `path` (false on failure);
+// the reproduce command's launch words (--kernel, --a, --arg..., --grid, --block, --shared,
+// --mode), each shell-quoted and led by a blank; `body`'s exit code, with a CliFailure or
+// MeasurementError it throws reported on stderr ("lowerscope-cli experiment: ...").
+bool writeText(const std::string& path, const std::string& text);
+std::string launchReproduceFlags(const CompareArgs& args);
+int experimentExitCode(const std::function<int()>& body);
 
 // The runner process the flags ask for (--runner, --timeout). Throws CliFailure on a bad --runner.
 std::unique_ptr<ProcessRunner> makeRunner(const LaunchArgs& a);

@@ -46,7 +46,7 @@ int launchesPerReplay(double estimateMs) {
         std::clamp(std::ceil(kReplayTargetMs / std::max(estimateMs, 1e-4)), 1.0, double(kMaxGraphLaunches)));
 }
 
-ReplayGraph::ReplayGraph(DeviceContext& ctx, LoadedVariant& v, int launches)
+ReplayGraph::ReplayGraph(DeviceContext& ctx, LoadedVariant& v, int launches, bool waitForUpload)
     : m_ctx(ctx), m_launches(launches) {
     Driver& d = ctx.driver();
     const CUstream stream = ctx.stream();
@@ -75,7 +75,9 @@ ReplayGraph::ReplayGraph(DeviceContext& ctx, LoadedVariant& v, int launches)
         m_instantiateMs = msSince(t0);
         t0 = Clock::now();
         ctx.check(d.cuGraphUpload(m_exec, stream), "cuGraphUpload", "graph", label);
-        ctx.check(d.cuStreamSynchronize(stream), "cuStreamSynchronize", "graph", label);
+        if (waitForUpload) {
+            ctx.check(d.cuStreamSynchronize(stream), "cuStreamSynchronize", "graph", label);
+        }
         m_uploadMs = msSince(t0);
     } catch (...) {
         // A failed build must not leave a graph behind (the runner keeps serving requests).

@@ -17,9 +17,12 @@ class LoadedVariant;
 
 // K launches of a variant captured into a graph, instantiated and uploaded (host wall times kept).
 // Destroys the graph and its instance with it. Throws RequestFailure.
+// With `waitForUpload` the upload time runs until the stream is idle (a cost on its own); without,
+// it is the host time of cuGraphUpload alone and replays queue behind the upload (an
+// application's capture → instantiate → upload → launch, timed end to end by graph_path.h).
 class ReplayGraph {
 public:
-    ReplayGraph(DeviceContext& ctx, LoadedVariant& variant, int launches);
+    ReplayGraph(DeviceContext& ctx, LoadedVariant& variant, int launches, bool waitForUpload = true);
     ~ReplayGraph();
     ReplayGraph(const ReplayGraph&) = delete;
     ReplayGraph& operator=(const ReplayGraph&) = delete;

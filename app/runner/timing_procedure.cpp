@@ -2,6 +2,7 @@
 #include "app/runner/timing_procedure.h"
 
 #include "app/runner/graph_costs.h"
+#include "app/runner/graph_path.h"
 #include "app/runner/loaded_variant.h"
 #include "core/run/duration_clock.h"
 #include "core/run/stats.h"
@@ -148,6 +149,11 @@ void TimingProcedure::run(RequestContext& rc, const std::vector<LoadedVariant*>&
         for (LoadedVariant* v : vars) {
             v->result.graph = measureGraphCosts(ctx, *v, rc.progress);
         }
+    }
+    if (rc.request.graphPath && !vars.empty()) {
+        // Last: its thousands of launches must not sit between the samples and the graph costs.
+        vars.front()->result.graphPath =
+            measureGraphPath(ctx, *vars.front(), *rc.request.graphPath, rc.progress);
     }
 }
 

@@ -3,8 +3,9 @@
 // warm-up (≥ 3 runs and ≥ 25 ms, giving each launch's estimate), one mode for all variants (auto:
 // hot below 20 µs a launch, else cold), then samples interleaved A B, B A, ... until every
 // variant's stop rule is met or the wall limit passes, with the SM clock probed per sample
-// (samples below 75 % of the rated clock are discarded and counted), and the graph costs in hot
-// mode or when asked.
+// (samples below 75 % of the rated clock are discarded and counted), the graph costs in hot
+// mode or when asked, and last the graph-path measurement of variant 0 when the request has one
+// (graph_path.h).
 //
 //   cold: per sample, L2 flushed, then one launch between a CUDA event pair, up to
 //         DeviceContext::kMaxBatch launches held behind one spin gate. Where CUPTI loads (and the

@@ -64,6 +64,8 @@ std::string fmt(const char* f, double v) {
     return buf;
 }
 
+} // namespace
+
 std::string xmlEscape(const std::string& s) {
     std::string out;
     for (char c : s) {
@@ -86,8 +88,6 @@ std::string xmlEscape(const std::string& s) {
     }
     return out;
 }
-
-} // namespace
 
 SeriesSpec parseSeriesSpec(const std::string& textIn) {
     SeriesSpec s;

@@ -79,6 +79,9 @@ std::string seriesSvg(const nlohmann::json& document);
 std::string seriesOverlaySvg(const std::vector<std::pair<std::string, nlohmann::json>>& lines,
                              const std::string& title, bool logY);
 
+// `s` with &, <, > and " as XML entities (SVG text and attributes).
+std::string xmlEscape(const std::string& s);
+
 // The Markdown report: title, the hypothesis (may be empty), the table, the chart (`svgFile`,
 // relative to the report; "" = none), and how it was measured.
 // With `pricePerGpuHour` >= 0 a cost section follows (core/experiment/report.h costMarkdown).

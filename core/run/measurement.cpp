@@ -109,6 +109,7 @@ RunRequest measureRequest(const std::vector<PreparedSide>& sides, const MeasureS
     req.atol = settings.atol;
     req.rtol = settings.rtol;
     req.profileLaunches = settings.profileLaunches;
+    req.graphPath = settings.graphPath;
     for (const PreparedSide& s : sides) req.variants.push_back(s.variant);
     return req;
 }

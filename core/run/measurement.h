@@ -128,6 +128,7 @@ struct MeasureSettings {
     bool returnOutputs = false;
     double atol = 1e-5, rtol = 1e-4;
     int profileLaunches = 0;             // > 0: plain launches for an external profiler, no timing
+    std::optional<GraphPathOptions> graphPath; // experiment 4: the graph path of the first side
 };
 
 // The request measure() sends for these sides (id left empty: the runner client fills it in).

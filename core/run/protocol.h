@@ -99,6 +99,21 @@ struct LaunchVariant {
 LaunchVariant makeVariant(const ResolvedLaunch& launch, std::vector<uint8_t> cubin, const std::string& mangledName,
                           const std::string& label = "");
 
+// Experiment 4 (CUDA Graph break-even): a fixed path of N launches of the first variant from the
+// stream against the same path captured into a graph (app/runner/graph_path.h says how each number
+// is taken). Limits (checkGraphPathOptions): 1 .. 16 path lengths N of 1 .. 4096 launches, distinct;
+// 1 .. 64 replay counts R of 1 .. 100000, strictly increasing; 3 .. 101 repetitions; a wall budget
+// of (0, 3600] s, after which the runner stops and says so in GraphPathResult::note.
+struct GraphPathOptions {
+    std::vector<int> pathLengths; // N: launches per path
+    std::vector<int> replays;     // R: paths per end-to-end measurement
+    int repetitions = 9;          // of every cost, steady-state batch and (R, side) total
+    double wallLimitS = 120;      // host wall budget of the whole graph-path measurement
+    bool operator==(const GraphPathOptions&) const = default;
+};
+// "" when `o` is within the limits above, else what is wrong (names the field).
+std::string checkGraphPathOptions(const GraphPathOptions& o);
+
 struct RunRequest {
     std::string id;
     MeasureMode mode = MeasureMode::Auto;  // Auto: cold when a launch takes ≥ 20 µs, else hot
@@ -121,6 +136,7 @@ struct RunRequest {
                                            // 0 = CUPTI's default (2^11 on an H200)
     std::string clock = "auto";            // duration clock of cold samples: "auto" (the GPU's own,
                                            // see VariantResult::durationClock) or "events" (CUDA events only)
+    std::optional<GraphPathOptions> graphPath; // set: also the graph-path measurement of variant 0
     std::vector<LaunchVariant> variants;
     bool operator==(const RunRequest&) const = default;
 };
@@ -167,6 +183,36 @@ struct GraphCosts {
     bool operator==(const GraphCosts&) const = default;
 };
 
+// One replay count R of a graph path: host wall ms of each repetition, end to end, of
+//   stream: R paths launched from the stream + synchronise;
+//   graph:  capture + instantiate + upload of a fresh graph + R replays + synchronise.
+// streamMs[i] and graphMs[i] were taken next to each other (their order alternating).
+struct GraphPathPoint {
+    int replays = 0;
+    std::vector<double> streamMs, graphMs;
+    bool operator==(const GraphPathPoint&) const = default;
+};
+
+// One path length N: every repetition kept (core/experiment/graph_break_even.h summarises).
+struct GraphPathEntry {
+    int pathLength = 0;                                     // N
+    std::vector<double> captureMs, instantiateMs, uploadMs; // host wall, a fresh graph each repetition
+                                                            // (upload until the stream is idle)
+    int steadyPaths = 0;                                    // M: paths per steady-state batch
+    std::vector<double> streamPathUs, graphPathUs;          // host wall per path of a batch of M paths
+                                                            // launched back to back + synchronise, ÷ M
+    std::vector<double> streamPathGpuUs, graphPathGpuUs;    // the same batches' GPU time (events), ÷ M
+    std::vector<GraphPathPoint> points;                     // one per R measured, in request order
+    bool operator==(const GraphPathEntry&) const = default;
+};
+
+struct GraphPathResult {
+    int repetitions = 0;
+    std::vector<GraphPathEntry> paths; // in request order; fewer when stopped early
+    std::string note;                  // why the measurement stopped early ("" = complete)
+    bool operator==(const GraphPathResult&) const = default;
+};
+
 // Duration clocks (VariantResult::durationClock, keys of samplesByClock):
 //  "gpu_time_duration": Nsight Compute's gpu__time_duration of each launch, read through CUPTI's
 //                       Range Profiler (needs access to the performance counters);
@@ -210,6 +256,7 @@ struct VariantResult {
     std::string stopReason;
     std::vector<OutputReport> outputs;
     std::optional<GraphCosts> graph;
+    std::optional<GraphPathResult> graphPath; // requests with graph_path: variant 0 only
     std::optional<ProfileData> profile; // profile requests: what was collected
     bool operator==(const VariantResult&) const = default;
 };
@@ -323,6 +370,8 @@ nlohmann::json toJson(const KernelResources& v);
 nlohmann::json toJson(const Occupancy& v);
 nlohmann::json toJson(const OutputReport& v);
 nlohmann::json toJson(const GraphCosts& v);
+nlohmann::json toJson(const GraphPathOptions& v);
+nlohmann::json toJson(const GraphPathResult& v);
 nlohmann::json toJson(const VariantResult& v);
 nlohmann::json toJson(const OutputAgreement& v);
 nlohmann::json toJson(const RunResult& v);
@@ -339,6 +388,8 @@ void fromJson(const nlohmann::json& j, KernelResources& v);
 void fromJson(const nlohmann::json& j, Occupancy& v);
 void fromJson(const nlohmann::json& j, OutputReport& v);
 void fromJson(const nlohmann::json& j, GraphCosts& v);
+void fromJson(const nlohmann::json& j, GraphPathOptions& v); // also checkGraphPathOptions
+void fromJson(const nlohmann::json& j, GraphPathResult& v);  // finite non-negative times, bounded counts
 void fromJson(const nlohmann::json& j, VariantResult& v);
 void fromJson(const nlohmann::json& j, OutputAgreement& v);
 void fromJson(const nlohmann::json& j, RunResult& v);

@@ -38,7 +38,10 @@ std::string seconds(std::chrono::milliseconds ms) {
 std::chrono::milliseconds requestTimeLimit(const RunRequest& request, std::chrono::milliseconds deadline) {
     if (request.profileLaunches > 0) return deadline * (static_cast<long long>(request.profileLaunches) + 3);
     const double loopS = std::isfinite(request.stop.wallLimitS) ? std::clamp(request.stop.wallLimitS, 0.0, 1e7) : 1e7;
-    return std::chrono::milliseconds(static_cast<long long>(loopS * 1000)) + 3 * deadline;
+    // The graph path stops between two timings past its own wall limit: one more deadline for the last.
+    const double pathS = request.graphPath ? std::clamp(request.graphPath->wallLimitS, 0.0, 3600.0) : 0.0;
+    return std::chrono::milliseconds(static_cast<long long>((loopS + pathS) * 1000)) +
+           (request.graphPath ? 4 : 3) * deadline;
 }
 
 JsonLimits resultLimits(const RunRequest& request) {
@@ -48,6 +51,14 @@ JsonLimits resultLimits(const RunRequest& request) {
     const size_t samples = std::min<size_t>(request.stop.maxSamples, 10'000'000) * std::max<size_t>(1, request.variants.size());
     l.maxValues += 5 * samples;
     l.maxBytes += 5 * 32 * samples;
+    if (request.graphPath) {
+        // Per path length: three cost series, four steady-state series and two per replay count.
+        const size_t reps = static_cast<size_t>(std::clamp(request.graphPath->repetitions, 0, 101));
+        const size_t perPath = reps * (7 + 2 * request.graphPath->replays.size()) + 64;
+        const size_t values = perPath * request.graphPath->pathLengths.size();
+        l.maxValues += values;
+        l.maxBytes += 32 * values;
+    }
     if (request.returnOutputs) {
         for (const LaunchVariant& v : request.variants)
             for (const BufferSpec& b : v.buffers)

@@ -66,7 +66,8 @@ struct RunnerConfig {
 
 // How long the runner may take for `request` once started, silence deadline `deadline` (see
 // RunnerConfig::deadline): a timing request its measuring loop (stop.wallLimitS) plus three
-// deadlines (module load and first launch, warm-up, graph costs and outputs); plain launches for an
+// deadlines (module load and first launch, warm-up, graph costs and outputs), with a graph path
+// also its wall limit and one more deadline; plain launches for an
 // external profiler (profileLaunches) one deadline each plus three; a profile collection the same
 // as a timing request.
 std::chrono::milliseconds requestTimeLimit(const RunRequest& request, std::chrono::milliseconds deadline);

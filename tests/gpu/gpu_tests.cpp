@@ -16,25 +16,31 @@
 //             than the FFMA chain's own cycles and at most 3 us above them, and the event series
 //             longer than the GPU clock by the event pair's cost (issue 19; the tight figures
 //             against ncu are the benchmark's)
+//   graph_break_even  `experiment --graph-break-even 1,4` on docs/examples/graph_path.cu through the CLI:
+//             the document is sane (positive costs and per-path times, 9 repetitions per total)
+#include "core/analysis/lowering.h"
 #include "core/build/build.h"
 #include "core/build/process.h"
+#include "core/build/toolchain.h"
 #include "core/parse/ptx_parser.h"
-#include "core/analysis/lowering.h"
 #include "core/run/argspec.h"
-#include "core/run/profile_collect.h"
 #include "core/run/buffer_data.h"
+#include "core/run/profile_collect.h"
 #include "core/run/runner_client.h"
 #include "core/run/stats.h"
-#include "core/build/toolchain.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <unistd.h>
 
 using namespace lowerscope;
 
@@ -483,11 +489,65 @@ int testProfile() {
     return g_failures ? 1 : 0;
 }
 
+// Experiment 4 through the CLI: a tiny kernel's graph path for N = 1, 4. Checks only what must
+// hold on any GPU (positive costs and times, every repetition taken, a stream total that grows with
+// R); whether the graph wins, and where, is the experiment's question, not the test's.
+int testGraphBreakEven() {
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("lowerscope-gpu-gbe-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    ProcessSpec spec;
+    spec.argv = {LOWERSCOPE_CLI,       "experiment", src("docs/examples/graph_path.cu"),
+                 "--graph-break-even", "1,4",        "--replays",
+                 "1,2,4,16,64",        "--max-time", "3",
+                 "--runner",           RUNNER_BIN,   "-o",
+                 (dir / "g").string()};
+    spec.env = {{"LOWERSCOPE_CACHE_DIR", (dir / "cache").string()}};
+    spec.timeout = std::chrono::seconds(280);
+    const ProcessResult r = runProcess(spec);
+    CHECK(r.exitCode == 0, "exit %d: %s", r.exitCode, r.stderrText.c_str());
+    std::ifstream in(dir / "g.graph.json");
+    const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+    CHECK(doc.is_object() && doc.value("schema", "") == "lowerscope.graph_break_even/1", "no document");
+    if (!doc.is_object() || !doc.contains("paths")) return 1;
+    CHECK(doc["note"] == "", "stopped early: %s", doc["note"].dump().c_str());
+    CHECK(doc["paths"].size() == 2, "%zu paths", doc["paths"].size());
+    for (const auto& p : doc["paths"]) {
+        const int n = p.value("path_length", 0);
+        std::printf(
+            "N=%d capture %.4f ms instantiate %.4f ms upload %.4f ms; per path stream %.2f us graph %.2f us "
+            "(GPU %.2f / %.2f us); predicted R* %s measured R* %s crossing %s\n",
+            n, p.value("capture_ms", 0.0), p.value("instantiate_ms", 0.0), p.value("upload_ms", 0.0),
+            p.value("stream_path_us", 0.0), p.value("graph_path_us", 0.0), p.value("stream_path_gpu_us", 0.0),
+            p.value("graph_path_gpu_us", 0.0), p["predicted_break_even"].dump().c_str(),
+            p["measured_break_even"].dump().c_str(), p["measured_crossing"].dump().c_str());
+        for (const char* k : {"capture_ms", "instantiate_ms", "upload_ms", "stream_path_us", "graph_path_us",
+                              "stream_path_gpu_us", "graph_path_gpu_us"})
+            CHECK(p.value(k, 0.0) > 0, "N=%d: %s = %g", n, k, p.value(k, 0.0));
+        CHECK(p.value("steady_paths", 0) >= 16, "N=%d: M = %d", n, p.value("steady_paths", 0));
+        CHECK(p["points"].size() == 5, "N=%d: %zu points", n, p["points"].size());
+        for (const auto& q : p["points"]) {
+            CHECK(q.value("repetitions", 0) == 9, "N=%d R=%d: %d repetitions", n, q.value("replays", 0),
+                  q.value("repetitions", 0));
+            CHECK(q.value("stream_median_ms", 0.0) > 0 && q.value("graph_median_ms", 0.0) > 0,
+                  "N=%d: a total <= 0", n);
+        }
+        if (p["points"].size() == 5)
+            CHECK(p["points"][4].value("stream_median_ms", 0.0) >
+                      p["points"][0].value("stream_median_ms", 0.0),
+                  "N=%d: 64 paths from the stream took no longer than one", n);
+    }
+    std::filesystem::remove_all(dir);
+    return g_failures ? 1 : 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     if (argc != 2) {
-        std::fprintf(stderr, "usage: %s saxpy|unwritten|faults|deadline|ffma|compare|short|profile\n", argv[0]);
+        std::fprintf(
+            stderr, "usage: %s saxpy|unwritten|faults|deadline|ffma|compare|short|profile|graph_break_even\n",
+            argv[0]);
         return 2;
     }
     // Skip (77) without a driver/device or a compiler.
@@ -504,9 +564,9 @@ int main(int argc, char** argv) {
         return kSkip;
     }
     const std::map<std::string, std::function<int()>> cases = {
-        {"saxpy", testSaxpy}, {"unwritten", testUnwritten}, {"faults", testFaults},
-        {"deadline", testDeadline}, {"ffma", testFfma}, {"compare", testCompare}, {"short", testShort},
-        {"profile", testProfile}};
+        {"saxpy", testSaxpy},       {"unwritten", testUnwritten}, {"faults", testFaults},
+        {"deadline", testDeadline}, {"ffma", testFfma},           {"compare", testCompare},
+        {"short", testShort},       {"profile", testProfile},     {"graph_break_even", testGraphBreakEven}};
     auto it = cases.find(argv[1]);
     if (it == cases.end()) {
         std::fprintf(stderr, "unknown case %s\n", argv[1]);

@@ -11,12 +11,19 @@
 // kernel's span; the Range Profiler's gpu__time_duration of a launch is its span + 1.1 µs (what
 // Nsight Compute adds on an H200); SASS metrics give 4 instructions; PC sampling 3 stall reasons.
 //
+// Host costs (experiment 4's graph path, whose numbers are host wall times): FAKE_HOST_LAUNCH_US
+// busy-waits that long in every cuLaunchKernel of a user kernel outside a capture,
+// FAKE_HOST_INSTANTIATE_US in every cuGraphInstantiate. FAKE_GRAPH_LOG names a file that gets
+// "graphs created C destroyed D execs created E destroyed F" when the process exits.
+//
 // FAKE_CUPTI_FAIL selects failures: a comma list of area=code, area one of activity, range,
 // sass, pcsampling, support (code ignored: the device is reported unsupported), e.g.
 // "range=35" (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES from cuptiRangeProfilerEnable).
 #include "app/runner/cupti_api.h"
 
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -81,6 +88,38 @@ struct State {
 State& st() {
     static State s;
     return s;
+}
+
+// Graph bookkeeping, written to $FAKE_GRAPH_LOG at exit (a leak shows as created != destroyed).
+struct GraphLog {
+    long graphsCreated = 0, graphsDestroyed = 0, execsCreated = 0, execsDestroyed = 0;
+    ~GraphLog() {
+        const char* path = std::getenv("FAKE_GRAPH_LOG");
+        if (!path) {
+            return;
+        }
+        if (FILE* f = std::fopen(path, "w")) {
+            std::fprintf(f, "graphs created %ld destroyed %ld execs created %ld destroyed %ld\n",
+                         graphsCreated, graphsDestroyed, execsCreated, execsDestroyed);
+            std::fclose(f);
+        }
+    }
+};
+GraphLog& graphLog() {
+    static GraphLog g;
+    return g;
+}
+
+// Busy-waits the microseconds in environment variable `name` (0 when unset).
+void hostCost(const char* name) {
+    const char* env = std::getenv(name);
+    const long us = env ? std::atol(env) : 0;
+    if (us <= 0) {
+        return;
+    }
+    const auto end = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+    while (std::chrono::steady_clock::now() < end) {
+    }
 }
 
 int failCode(const char* area) {
@@ -364,6 +403,9 @@ int cuLaunchKernel(Func* f, unsigned, unsigned, unsigned, unsigned, unsigned, un
         s.captured.push_back(f);
         return 0;
     }
+    if (!isHelper(f->name)) {
+        hostCost("FAKE_HOST_LAUNCH_US");
+    }
     const uint32_t corr = ++s.correlation;
     if (s.launchCallback && s.callback) {
         CUpti_CallbackData d{};
@@ -390,11 +432,13 @@ int cuStreamEndCapture(void*, Graph** g) {
     static uint32_t ids = 0;
     st().capturing = false;
     *g = new Graph{st().captured, 0, ++ids};
+    ++graphLog().graphsCreated;
     return 0;
 }
 int cuGraphCreate(Graph** g, unsigned) {
     static uint32_t ids = 1000;
     *g = new Graph{{}, 0, ++ids};
+    ++graphLog().graphsCreated;
     return 0;
 }
 int cuGraphAddEmptyNode(void** n, Graph* g, const void*, size_t) {
@@ -403,7 +447,9 @@ int cuGraphAddEmptyNode(void** n, Graph* g, const void*, size_t) {
     return 0;
 }
 int cuGraphInstantiateWithFlags(Graph** exec, Graph* g, unsigned long long) {
+    hostCost("FAKE_HOST_INSTANTIATE_US");
     *exec = new Graph(*g);
+    ++graphLog().execsCreated;
     return 0;
 }
 int cuGraphUpload(Graph*, void*) {
@@ -421,10 +467,12 @@ int cuGraphLaunch(Graph* exec, void*) {
     return 0;
 }
 int cuGraphExecDestroy(Graph* g) {
+    ++graphLog().execsDestroyed;
     delete g;
     return 0;
 }
 int cuGraphDestroy(Graph* g) {
+    ++graphLog().graphsDestroyed;
     delete g;
     return 0;
 }
