@@ -69,6 +69,22 @@ std::string text(const json& j, const char* key) {
     return j[key].get<std::string>();
 }
 
+// Least squares y = a + b·x; none with fewer than two distinct x.
+std::optional<std::pair<double, double>> lineFit(const std::vector<double>& x, const std::vector<double>& y) {
+    const double n = static_cast<double>(x.size());
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        sx += x[i];
+        sy += y[i];
+        sxx += x[i] * x[i];
+        sxy += x[i] * y[i];
+    }
+    const double d = n * sxx - sx * sx;
+    if (x.size() < 2 || !(std::fabs(d) > 1e-12 * std::max(1.0, sxx * n))) return std::nullopt;
+    const double b = (n * sxy - sx * sy) / d;
+    return std::make_pair((sy - b * sx) / n, b);
+}
+
 } // namespace
 
 std::vector<int> defaultGraphReplays() {
@@ -152,8 +168,15 @@ json graphBreakEvenDocument(const std::string& file, const std::string& kernel, 
              {"note", v.graphPath->note},
              {"paths", json::array()},
              {"raw", toJson(*v.graphPath)}};
+    std::vector<double> ns, instantiateUs, streamUs, graphUs;
     for (const GraphPathEntry& e : v.graphPath->paths) {
         const GraphBreakEvenSummary s = summarizeGraphPath(e);
+        if (!e.instantiateMs.empty() && !e.streamPathUs.empty() && !e.graphPathUs.empty()) {
+            ns.push_back(s.pathLength);
+            instantiateUs.push_back(s.instantiateMs * 1000.0);
+            streamUs.push_back(s.streamPathUs);
+            graphUs.push_back(s.graphPathUs);
+        }
         json points = json::array();
         for (const GraphBreakEvenPoint& p : s.points)
             points.push_back(json{{"replays", p.replays},
@@ -180,6 +203,14 @@ json graphBreakEvenDocument(const std::string& file, const std::string& kernel, 
                                     {"measured_crossing", optJson(s.crossing)},
                                     {"points", points}});
     }
+    // H4a's terms: a fixed part and a part per kernel, fitted over N.
+    doc["fits"] = json::object();
+    for (const auto& [key, ys] :
+         {std::pair<const char*, const std::vector<double>*>{"instantiate_us", &instantiateUs},
+          {"stream_path_us", &streamUs},
+          {"graph_path_us", &graphUs}})
+        if (const auto f = lineFit(ns, *ys))
+            doc["fits"][key] = json{{"fixed", f->first}, {"per_launch", f->second}};
     return doc;
 }
 
@@ -316,6 +347,20 @@ std::string graphBreakEvenMarkdown(const json& doc, const std::string& title, co
            << (field(p, "measured_break_even") ? num("%.0f", *field(p, "measured_break_even"))
                                                : "not within the R measured")
            << " | " << replaysOr(p, "measured_crossing") << " |\n";
+    }
+    if (doc.is_object() && doc.contains("fits") && doc["fits"].is_object() && !doc["fits"].empty()) {
+        std::string parts;
+        const std::pair<const char*, const char*> fits[] = {{"instantiate_us", "instantiate"},
+                                                            {"stream_path_us", "path from the stream"},
+                                                            {"graph_path_us", "graph replay"}};
+        for (const auto& [key, name] : fits) {
+            const json& f = doc["fits"].contains(key) ? doc["fits"][key] : json();
+            if (field(f, "fixed") && field(f, "per_launch"))
+                parts += std::string(parts.empty() ? "" : "; ") + name + " ≈ " +
+                         formatDuration(*field(f, "fixed") / 1000) + " + " +
+                         formatDuration(*field(f, "per_launch") / 1000) + " per kernel";
+        }
+        if (!parts.empty()) md << "\nFitted over N (least squares, a + b × N): " << parts << ".\n";
     }
     md << "\n_Predicted R* = fixed cost / (stream − graph per path), host wall medians. Measured R*: the "
           "smallest R "

@@ -59,8 +59,10 @@ GraphBreakEvenSummary summarizeGraphPath(const GraphPathEntry& entry);
 // "stream_path_us", "graph_path_us", "stream_path_gpu_us", "graph_path_gpu_us", "saving_per_path_us",
 // "steady_paths", "predicted_break_even" (number|null), "measured_break_even" (integer|null),
 // "measured_crossing" (number|null), "points": [{"replays", "repetitions", "stream_median_ms",
-// "stream_q1_ms", "stream_q3_ms", "graph_median_ms", "graph_q1_ms", "graph_q3_ms"}]}], "raw": the
-// runner's graph_path object}. Throws std::invalid_argument when `variant` has no graph path.
+// "stream_q1_ms", "stream_q3_ms", "graph_median_ms", "graph_q1_ms", "graph_q3_ms"}]}], "fits":
+// {"instantiate_us" | "stream_path_us" | "graph_path_us": {"fixed", "per_launch"}} (least squares
+// over N of the medians, µs; present with two N or more), "raw": the runner's graph_path object}. Throws
+// std::invalid_argument when `variant` has no graph path.
 nlohmann::json graphBreakEvenDocument(const std::string& file, const std::string& kernel,
                                       const DeviceInfo& device, const VariantResult& variant);
 

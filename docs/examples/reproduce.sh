@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The exact commands behind the issue-15 experiments in this folder, as run on the H200 (from the
 # repository root, with a GPU, its driver, CUPTI and, for the cross-checks, Nsight Compute).
-#   usage: docs/examples/reproduce.sh EXPERIMENT...     EXPERIMENT: sparse gemm options crosscheck
+#   usage: docs/examples/reproduce.sh EXPERIMENT...     EXPERIMENT: sparse gemm graphs options crosscheck
 # CLI=path/to/lowerscope-cli (default: the newest build), DEST=folder for the results (default
 # docs/examples: the recorded files are replaced by yours; point DEST elsewhere to keep them).
 # Hypotheses are quoted from HYPOTHESES.md, which was written before any of these ran.
@@ -71,6 +71,14 @@ options() {
     --max-time 20 --json "$DEST/sgemm_compute80.compare.json" --out "$DEST/sgemm_compute80" \
     --title "sgemm_tiled: native sm_90 vs compute_80 PTX assembled for sm_90" \
     --hypothesis "H5e: a build for compute_80 (PTX JIT-compiled for sm_90) and a native sm_90 build give SASS that differs by at most a few instructions and times within 1 %."
+}
+
+# Experiment 4: CUDA Graph break-even, a path of N = 1, 4, 16, 64 small kernels (graph_path.cu, a
+# few microseconds each) from the stream vs captured, instantiated, uploaded and replayed R times.
+graphs() {
+  run "$CLI" experiment docs/examples/graph_path.cu --graph-break-even 1,4,16,64 "${T[@]}" \
+    --out "$DEST/graph_break_even" --title "CUDA Graph break-even: a path of N small kernels" \
+    --hypothesis "H4a: per kernel, a stream launch costs about 3-5 us of wall time and a graph node about 1 us, and instantiate costs about 6 us + 1.5-3 us per node; the graph pays off after R* = instantiate / (N x (stream - graph)) replays: about 3-4 replays for N = 1, and 1-2 replays for N >= 4. H4b: the prediction from the measured costs matches the measured break-even within one replay for every N."
 }
 
 # One number per experiment against Nsight Compute (same build, one cold launch under ncu).

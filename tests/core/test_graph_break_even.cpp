@@ -214,6 +214,12 @@ TEST(GraphBreakEven, DocumentMarkdownAndSvg) {
     EXPECT_EQ(doc["paths"][0]["measured_break_even"], 32);
     EXPECT_NEAR(doc["paths"][0]["saving_per_path_us"].get<double>(), 15.0, 1e-9);
     EXPECT_DOUBLE_EQ(doc["kernel_median_ms"].get<double>(), 0.002);
+    // Fits over N = 4, 16: stream 20 µs and 80 µs per path → 0 + 5 µs per kernel; instantiate 100
+    // and 200 µs → 66.7 µs + 8.33 µs per kernel.
+    EXPECT_NEAR(doc["fits"]["stream_path_us"]["per_launch"].get<double>(), 5.0, 1e-9);
+    EXPECT_NEAR(doc["fits"]["stream_path_us"]["fixed"].get<double>(), 0.0, 1e-9);
+    EXPECT_NEAR(doc["fits"]["instantiate_us"]["per_launch"].get<double>(), 100.0 / 12, 1e-9);
+    EXPECT_NEAR(doc["fits"]["graph_path_us"]["per_launch"].get<double>(), 5.0 / 12, 1e-9);
     GraphPathResult raw;
     fromJson(doc["raw"], raw);
     EXPECT_EQ(raw, *v.graphPath) << "every repetition kept in the document";
@@ -227,6 +233,9 @@ TEST(GraphBreakEven, DocumentMarkdownAndSvg) {
     EXPECT_NE(md.find("| 4 | 100.0 µs"), std::string::npos) << md;       // N = 4 row: capture median
     EXPECT_NE(md.find("| 20.0 | 32 | 20.0 |"), std::string::npos) << md; // predicted, measured, crossing
     EXPECT_NE(md.find("### Cost of one path, N = 4"), std::string::npos);
+    EXPECT_NE(md.find("+ 5.000 µs per kernel; graph replay ≈ 3.333 µs + 416.7 ns per kernel."),
+              std::string::npos)
+        << md;
     EXPECT_NE(md.find("Reproduce:"), std::string::npos);
     EXPECT_EQ(graphBreakEvenMarkdown(doc, "", "", "", "", -1).find("## Cost\n"), std::string::npos);
 
