@@ -46,7 +46,8 @@ int launchesPerReplay(double estimateMs) {
         std::clamp(std::ceil(kReplayTargetMs / std::max(estimateMs, 1e-4)), 1.0, double(kMaxGraphLaunches)));
 }
 
-ReplayGraph::ReplayGraph(DeviceContext& ctx, LoadedVariant& v, int launches, bool waitForUpload)
+ReplayGraph::ReplayGraph(DeviceContext& ctx, LoadedVariant& v, int launches, bool waitForUpload,
+                         const std::string& stage)
     : m_ctx(ctx), m_launches(launches) {
     Driver& d = ctx.driver();
     const CUstream stream = ctx.stream();
@@ -55,7 +56,7 @@ ReplayGraph::ReplayGraph(DeviceContext& ctx, LoadedVariant& v, int launches, boo
     try {
         auto t0 = Clock::now();
         ctx.check(d.cuStreamBeginCapture(stream, STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture",
-                  "graph", label);
+                  stage, label);
         for (int i = 0; i < launches; ++i) {
             CUresult r = d.cuLaunchKernel(v.function(), s.grid[0], s.grid[1], s.grid[2], s.block[0],
                                           s.block[1], s.block[2], s.sharedBytes, stream, v.params(), nullptr);
@@ -65,18 +66,18 @@ ReplayGraph::ReplayGraph(DeviceContext& ctx, LoadedVariant& v, int launches, boo
                 if (g) {
                     d.cuGraphDestroy(g);
                 }
-                ctx.check(r, "cuLaunchKernel(capture)", "graph", label);
+                ctx.check(r, "cuLaunchKernel(capture)", stage, label);
             }
         }
-        ctx.check(d.cuStreamEndCapture(stream, &m_graph), "cuStreamEndCapture", "graph", label);
+        ctx.check(d.cuStreamEndCapture(stream, &m_graph), "cuStreamEndCapture", stage, label);
         m_captureMs = msSince(t0);
         t0 = Clock::now();
-        ctx.check(d.cuGraphInstantiateWithFlags(&m_exec, m_graph, 0), "cuGraphInstantiate", "graph", label);
+        ctx.check(d.cuGraphInstantiateWithFlags(&m_exec, m_graph, 0), "cuGraphInstantiate", stage, label);
         m_instantiateMs = msSince(t0);
         t0 = Clock::now();
-        ctx.check(d.cuGraphUpload(m_exec, stream), "cuGraphUpload", "graph", label);
+        ctx.check(d.cuGraphUpload(m_exec, stream), "cuGraphUpload", stage, label);
         if (waitForUpload) {
-            ctx.check(d.cuStreamSynchronize(stream), "cuStreamSynchronize", "graph", label);
+            ctx.check(d.cuStreamSynchronize(stream), "cuStreamSynchronize", stage, label);
         }
         m_uploadMs = msSince(t0);
     } catch (...) {

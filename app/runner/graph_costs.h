@@ -22,7 +22,9 @@ class LoadedVariant;
 // application's capture → instantiate → upload → launch, timed end to end by graph_path.h).
 class ReplayGraph {
 public:
-    ReplayGraph(DeviceContext& ctx, LoadedVariant& variant, int launches, bool waitForUpload = true);
+    // `stage` names the stage in errors.
+    ReplayGraph(DeviceContext& ctx, LoadedVariant& variant, int launches, bool waitForUpload = true,
+                const std::string& stage = "graph");
     ~ReplayGraph();
     ReplayGraph(const ReplayGraph&) = delete;
     ReplayGraph& operator=(const ReplayGraph&) = delete;

@@ -105,7 +105,7 @@ private:
         const auto t0 = Clock::now();
         double ms = 0;
         {
-            ReplayGraph g(m_ctx, m_v, n, false);
+            ReplayGraph g(m_ctx, m_v, n, false, kStage);
             queueReplays(g.exec(), replays);
             waitIdle();
             ms = msSince(t0);
@@ -119,13 +119,13 @@ private:
         const int reps = m_o.repetitions;
         // Warm-up: the first capture and the first replay of a shape pay one-time costs.
         {
-            ReplayGraph g(m_ctx, m_v, n);
+            ReplayGraph g(m_ctx, m_v, n, true, kStage);
             queueReplays(g.exec(), 1);
             queueStreamPaths(n, 1);
             waitIdle();
         }
         for (int i = 0; i < reps; ++i) {
-            ReplayGraph g(m_ctx, m_v, n);
+            ReplayGraph g(m_ctx, m_v, n, true, kStage);
             e.captureMs.push_back(g.captureMs());
             e.instantiateMs.push_back(g.instantiateMs());
             e.uploadMs.push_back(g.uploadMs());
@@ -143,7 +143,7 @@ private:
                                         std::min<long>(kCalibrationPaths, cap), cap);
         e.steadyPaths = static_cast<int>(m);
         {
-            ReplayGraph g(m_ctx, m_v, n);
+            ReplayGraph g(m_ctx, m_v, n, true, kStage);
             for (int i = 0; i < reps; ++i) {
                 auto streamSide = [&] {
                     const auto [wall, gpu] = batch([&] { queueStreamPaths(n, m); });

@@ -375,3 +375,48 @@ TEST(CliGraphBreakEven, MeasuresEveryPathOnTheFakeGpuAndDestroysEveryGraph) {
     EXPECT_NE(readAll(dir / "g.md").find("Stopped early"), std::string::npos);
     fs::remove_all(dir);
 }
+
+TEST(CliGraphBreakEven, AFailingGraphCallEndsTheRequestAndLeavesNoGraphBehind) {
+    static Toolchain tc = discoverToolchain();
+    if (!tc.nvcc.found()) GTEST_SKIP() << "nvcc not found";
+    const fs::path dir = fs::temp_directory_path() / ("lowerscope-gbe-fail-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    // Only the graph path builds graphs of 3 nodes (hot mode's replay graph has ~100): the failure
+    // lands there, with a graph and its instance alive (launch) or half built (instantiate).
+    for (const char* fail : {"launch:3", "instantiate:3"}) {
+        const std::vector<std::string> args = {"experiment",
+                                               std::string(LOWERSCOPE_SOURCE_DIR) +
+                                                   "/docs/examples/graph_path.cu",
+                                               "--graph-break-even",
+                                               "3",
+                                               "--min-samples",
+                                               "3",
+                                               "--min-time",
+                                               "0",
+                                               "--max-time",
+                                               "1",
+                                               "-o",
+                                               (dir / "g").string()};
+        const std::map<std::string, std::string> env = {{"FAKE_GRAPH_FAIL", fail},
+                                                        {"FAKE_GRAPH_LOG", (dir / "graphs.log").string()}};
+        fs::remove(dir / "graphs.log");
+        const ProcessResult r = testutil::runCliOnFakeGpu(args, dir / "cache", env);
+        EXPECT_EQ(r.exitCode, 1) << fail << ": " << r.stderrText;
+        EXPECT_NE(r.stderrText.find(std::string(fail).rfind("launch", 0) == 0 ? "cuGraphLaunch"
+                                                                              : "cuGraphInstantiate"),
+                  std::string::npos)
+            << r.stderrText;
+        EXPECT_NE(r.stderrText.find("graph_path"), std::string::npos)
+            << "the stage is named: " << r.stderrText;
+        EXPECT_FALSE(fs::exists(dir / "g.graph.json"));
+        const std::string log = readAll(dir / "graphs.log");
+        std::smatch m;
+        ASSERT_TRUE(std::regex_search(
+            log, m,
+            std::regex(R"(graphs created (\d+) destroyed (\d+) execs created (\d+) destroyed (\d+))")))
+            << fail << ": " << log;
+        EXPECT_EQ(m[1], m[2]) << fail << ": " << log;
+        EXPECT_EQ(m[3], m[4]) << fail << ": " << log;
+    }
+    fs::remove_all(dir);
+}

@@ -15,6 +15,8 @@
 // busy-waits that long in every cuLaunchKernel of a user kernel outside a capture,
 // FAKE_HOST_INSTANTIATE_US in every cuGraphInstantiate. FAKE_GRAPH_LOG names a file that gets
 // "graphs created C destroyed D execs created E destroyed F" when the process exits.
+// FAKE_GRAPH_FAIL=instantiate:N or launch:N makes cuGraphInstantiate or cuGraphLaunch fail
+// (CUDA error 1, not sticky) for graphs of exactly N kernel nodes.
 //
 // FAKE_CUPTI_FAIL selects failures: a comma list of area=code, area one of activity, range,
 // sass, pcsampling, support (code ignored: the device is reported unsupported), e.g.
@@ -108,6 +110,13 @@ struct GraphLog {
 GraphLog& graphLog() {
     static GraphLog g;
     return g;
+}
+
+// Whether FAKE_GRAPH_FAIL names `call` for a graph of `nodes` kernel nodes.
+bool graphFails(const char* call, size_t nodes) {
+    const char* env = std::getenv("FAKE_GRAPH_FAIL");
+    const std::string key = std::string(call) + ":";
+    return env && std::string(env).rfind(key, 0) == 0 && std::strtoul(env + key.size(), nullptr, 10) == nodes;
 }
 
 // Busy-waits the microseconds in environment variable `name` (0 when unset).
@@ -448,6 +457,9 @@ int cuGraphAddEmptyNode(void** n, Graph* g, const void*, size_t) {
 }
 int cuGraphInstantiateWithFlags(Graph** exec, Graph* g, unsigned long long) {
     hostCost("FAKE_HOST_INSTANTIATE_US");
+    if (graphFails("instantiate", g->kernels.size())) {
+        return 1;
+    }
     *exec = new Graph(*g);
     ++graphLog().execsCreated;
     return 0;
@@ -456,6 +468,9 @@ int cuGraphUpload(Graph*, void*) {
     return 0;
 }
 int cuGraphLaunch(Graph* exec, void*) {
+    if (graphFails("launch", exec->kernels.size())) {
+        return 1;
+    }
     State& s = st();
     const uint32_t corr = ++s.correlation;
     uint64_t node = 0;
