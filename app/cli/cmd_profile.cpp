@@ -75,24 +75,11 @@ std::string metricText(const ProfileMetric& m) {
 } // namespace
 
 ProfileSide profileSide(const BuiltLaunch& b, const std::string& file, const BuildOptions& options) {
-    ProfileSide s;
-    s.model = std::make_unique<LoweringModel>(buildLoweringModel(b.build));
-    for (const auto& k : s.model->kernels) {
-        if (k.mangled == b.mangled) {
-            s.target.sass = &k.sass;
-        }
+    try {
+        return profileTargetFor(b, file, options);
+    } catch (const LaunchBuildError& e) {
+        throw CliFailure{e.code, e.what()};
     }
-    if (!s.target.sass) {
-        throw CliFailure{kKernelError, "kernel " + b.mangled + " has no SASS in this build"};
-    }
-    s.target.variant = b.side.variant;
-    s.target.mangled = b.mangled;
-    s.target.signature = b.side.launch.kernelName;
-    s.target.file = std::filesystem::path(file).filename().string();
-    s.target.arch = s.model->arch;
-    s.target.buildOptions = shellQuote(toNvccArgs(options));
-    s.target.args = b.spec.args;
-    return s;
 }
 
 void printProfileSummary(const json& doc, const ProfileJoin& join, const std::vector<ProfileMetric>& metrics) {

@@ -7,6 +7,7 @@
 #include "app/cli/kept_outputs.h"
 
 #include "core/analysis/diff.h"
+#include "core/experiment/series_job.h"
 #include "core/build/build.h"
 #include "core/build/demangle.h"
 #include "core/build/kernel_name.h"
@@ -161,70 +162,17 @@ LaunchSpec launchSpecFor(const std::string& file, const std::string& kernelFlag,
 
 BuiltLaunch buildLaunch(const Toolchain& tc, const std::string& file, const BuildOptions& options,
                         const std::string& kernelFlag, const LaunchArgs& a, const std::string& label) {
-    BuiltLaunch b;
+    LaunchSpec spec;
     try {
-        b.spec = launchSpecFor(file, kernelFlag, a);
+        spec = launchSpecFor(file, kernelFlag, a);
     } catch (const ArgSpecError& e) {
         throw Failure{kUsage, e.what()};
     }
-    BuildResult r = buildFile(tc, file, options);
-    for (const auto& d : r.diagnostics) {
-        if (d.severity == Severity::Error || d.severity == Severity::Warning) {
-            std::cerr << formatDiagnostic(d) << '\n';
-        }
-    }
-    if (r.setupError) {
-        throw Failure{kUsage, r.error};
-    }
-    if (r.compileError) {
-        throw Failure{kKernelError, file + ": compilation failed"};
-    }
-    if (r.cubin.empty() || r.ptx.empty()) {
-        throw Failure{kKernelError, file + ": build failed: " + r.error};
-    }
-    if (!r.ok) {
-        std::cerr << "warning: " << r.error << " (the cubin was built; measuring anyway)\n";
-    }
-    // "saxpy", "scaled_gemm<8>", "ns::kern" or "kern", the demangled or the mangled name
-    // (core/build/kernel_name.h).
-    std::vector<KernelName> names;
-    for (const auto& ka : r.kernels) names.push_back(KernelName{ka.mangled, ka.name});
-    std::string why;
-    const int found = findKernel(names, b.spec.kernel, &why);
-    if (found < 0) {
-        throw Failure{kUsage, file + ": " + why};
-    }
-    const KernelArtifacts* k = &r.kernels[size_t(found)];
-    MeasureSide side;
-    side.label = label;
-    side.mangled = k->mangled;
-    side.signature = k->name.empty() ? demangle(k->mangled) : k->name;
-    side.spec = b.spec;
-    side.file = file;
-    side.buildOptions = shellQuote(toNvccArgs(options));
-    PtxListing ptx = parsePtx(r.ptx);
-    const PtxFunction* fn = nullptr;
-    for (const auto& f : ptx.functions) {
-        if (f.isEntry && f.name == side.mangled) {
-            fn = &f;
-        }
-    }
-    if (!fn) {
-        throw Failure{kKernelError, "kernel " + side.mangled + " not found in the PTX"};
-    }
-    side.params = fn->params;
-    side.cubin = std::move(r.cubin);
-    b.mangled = side.mangled;
     try {
-        b.side = prepareSide(side);
-    } catch (const ArgSpecError& e) {
-        throw Failure{kUsage, e.what()};
+        return buildKernelLaunch(tc, file, options, spec, label, [](const std::string& line) { std::cerr << line << '\n'; });
+    } catch (const LaunchBuildError& e) {
+        throw Failure{e.code, e.what()};
     }
-    for (const auto& w : b.side.warnings) {
-        std::cerr << "warning: " << w << '\n';
-    }
-    b.build = std::move(r);
-    return b;
 }
 
 std::unique_ptr<ProcessRunner> makeRunner(const LaunchArgs& a) {
@@ -281,17 +229,8 @@ MeasurementRecord execute(ProcessRunner& runner, const std::vector<PreparedSide>
         std::fprintf(stderr, "\r%60s\r", "");
     }
     if (rec.error) {
-        const RunError& e = *rec.error;
-        std::string msg = std::string(runErrorKindName(e.kind)) + ": " + e.message;
-        if (!e.cudaError.empty() && e.message.find(e.cudaError) == std::string::npos) {
-            msg += " [" + e.cudaError + "]";
-        }
-        if (!e.stage.empty()) {
-            msg += " (stage " + e.stage + (e.variant.empty() ? "" : ", variant " + e.variant) + ")";
-        }
-        // A runner that breaks the protocol is a setup problem (the wrong program, a broken link),
-        // not the kernel's: exit 2 like a missing runner.
-        throw Failure{isSetupError(e.kind) || e.kind == RunErrorKind::Protocol ? kUsage : kKernelError, escapeControl(msg)};
+        const LaunchBuildError f = measurementFailure(*rec.error);
+        throw Failure{f.code, f.what()};
     }
     return rec;
 }

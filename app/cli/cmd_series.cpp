@@ -1,12 +1,14 @@
 // `lowerscope-cli experiment FILE --vary SPEC -o OUT` (issue 15): a parameter series. Each value of
 // the varied parameter is one build (define, build option) or one launch (argument, dimension) of
-// the same kernel; all points are measured in one interleaved run (core/experiment/series.h), and
-// OUT.series.json, OUT.md (table, chart, how to reproduce) and OUT.svg are written.
+// the same kernel; all points are measured in one interleaved run (core/experiment/series_job.h runs
+// them, with the CLI's flag language and launch resolution as hooks), and OUT.series.json, OUT.md
+// (table, chart, how to reproduce) and OUT.svg are written.
 #include "app/cli/build_flags.h"
 #include "app/cli/compare_run.h"
 #include "core/analysis/diff.h"
 #include "core/build/build_options.h"
 #include "core/experiment/series.h"
+#include "core/experiment/series_job.h"
 #include "core/untrusted.h"
 
 #include <filesystem>
@@ -70,76 +72,51 @@ int runSeries(const CompareArgs& a, const std::string& vary, const std::string& 
         std::optional<BuildOptions> base;
         if (!a.project.empty()) base = projectOptions(a.project, a.file).options;
         Toolchain tc = discoverToolchain();
-        std::vector<BuiltLaunch> built;
-        std::vector<BuildOptions> pointOptions;
-        std::vector<SeriesPoint> points;
         ProfileCollectOptions profileOptions;
         if (a.launch.profile) {
             std::string error;
             if (!parseProfileCollections(a.launch.profileCollect, profileOptions.collections, error))
                 throw CliFailure{kUsage, "--profile-metrics: " + error};
         }
-        for (size_t i = 0; i < spec.values.size(); ++i) {
+        std::unique_ptr<ProcessRunner> runner;
+        SeriesJobHooks hooks;
+        hooks.options = [&](size_t i) {
             std::string opts = a.optsA;
             for (const auto& w : seriesBuildWords(spec, i)) opts += " " + w;
-            BuildOptions o;
             try {
-                o = parseBuildOptionString(opts, base ? &*base : nullptr);
+                return parseBuildOptionString(opts, base ? &*base : nullptr);
             } catch (const std::exception& e) {
                 throw CliFailure{kUsage, "--vary " + seriesPointLabel(spec, i) + ": " + e.what()};
             }
+        };
+        hooks.build = [&](size_t i, const BuildOptions& o, const std::string& label) {
             LaunchArgs l = a.launch;
             if (spec.kind == SeriesKind::LaunchArg) l.args.push_back(spec.name + "=" + spec.values[i]);
             if (spec.kind == SeriesKind::Grid) l.grid = spec.values[i];
             if (spec.kind == SeriesKind::Block) l.block = spec.values[i];
-            const std::string label = seriesPointLabel(spec, i);
-            BuiltLaunch b = buildLaunch(tc, a.file, o, a.launch.kernel, l, label);
-            SeriesPoint p;
-            p.label = label;
-            p.value = spec.values[i];
-            p.buildOptions = shellQuote(toNvccArgs(o));
-            for (const auto& k : b.build.kernels) {
-                if (k.mangled != b.mangled) continue;
-                p.registers = k.resources.registers;
-                if (k.resources.spillStores >= 0 && k.resources.spillLoads >= 0)
-                    p.spillBytes = k.resources.spillStores + k.resources.spillLoads;
-                const auto& v = b.side.variant;
-                const int threads = int(v.block[0] * v.block[1] * v.block[2]);
-                if (k.resources.registers >= 0 && k.resources.sharedBytes >= 0) {
-                    const OccupancyEstimate e = estimateOccupancy(
-                        o.arch, k.resources.registers, k.resources.sharedBytes + int(v.sharedBytes), threads);
-                    if (e.limiter != "invalid") p.occupancy = e.fraction;
-                }
-            }
-            points.push_back(std::move(p));
-            built.push_back(std::move(b));
-            pointOptions.push_back(o);
-        }
-        auto runner = makeRunner(a.launch);
-        std::vector<PreparedSide> sides;
-        for (const auto& b : built) sides.push_back(b.side);
-        MeasurementRecord rec = measureSides(*runner, sides, a.launch);
-        for (size_t i = 0; i < points.size() && i < rec.result.variants.size(); ++i) {
-            points[i].samplesMs = rec.result.variants[i].samplesMs;
-            points[i].mode = rec.result.variants[i].mode;
-        }
+            return buildLaunch(tc, a.file, o, a.launch.kernel, l, label);
+        };
+        hooks.measure = [&](const std::vector<PreparedSide>& sides) {
+            runner = makeRunner(a.launch);
+            return measureSides(*runner, sides, a.launch);
+        };
         // --profile: after the timing (counters never disturb it), one profiled launch per point.
-        std::vector<nlohmann::json> profiles;
         if (a.launch.profile) {
-            for (size_t i = 0; i < built.size(); ++i) {
-                ProfileSide side = profileSide(built[i], a.file, pointOptions[i]);
+            hooks.profile = [&](size_t i, const BuiltLaunch& b, const BuildOptions& o) {
+                ProfileSide side = profileSide(b, a.file, o);
                 ProfileCollectResult r = collectProfile(*runner, side.target, profileOptions);
                 for (const auto& e : r.errors)
-                    std::cerr << "lowerscope-cli experiment: profile " << points[i].label << ": "
+                    std::cerr << "lowerscope-cli experiment: profile " << seriesPointLabel(spec, i) << ": "
                               << escapeControl(e) << '\n';
-                profiles.push_back(std::move(r.document));
-            }
+                return std::move(r.document);
+            };
         }
-        const std::string kernel = built.front().side.launch.kernelName;
-        nlohmann::json doc = seriesDocument(spec, std::filesystem::path(a.file).filename().string(),
-                                            kernel.substr(0, kernel.find('(')), rec.result.device, points);
-        for (size_t i = 0; i < profiles.size() && i < doc["points"].size(); ++i)
-            doc["points"][i]["profile"] = seriesPointProfile(profiles[i]);
+        nlohmann::json doc;
+        try {
+            doc = runSeriesJob(spec, std::filesystem::path(a.file).filename().string(), hooks);
+        } catch (const LaunchBuildError& e) {
+            throw CliFailure{e.code, e.what()};
+        }
         const std::string svgName = std::filesystem::path(out).filename().string() + ".svg";
         std::string command =
             "lowerscope-cli experiment " + shellQuote({a.file}) + " --vary " + shellQuote({vary});

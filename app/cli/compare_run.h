@@ -6,6 +6,7 @@
 #include "core/build/build.h"
 #include "core/build/toolchain.h"
 #include "core/run/argspec.h"
+#include "core/run/built_launch.h"
 #include "core/run/measurement.h"
 #include "core/run/profile_collect.h"
 #include "core/run/runner_client.h"
@@ -60,14 +61,6 @@ struct CliFailure {
     std::string message;
 };
 
-// One kernel built and its launch resolved.
-struct BuiltLaunch {
-    LaunchSpec spec;     // the sidecar entry overridden by the flags
-    PreparedSide side;   // the launch resolved against the kernel: what the runner gets
-    std::string mangled; // the kernel's symbol
-    BuildResult build;   // the build (its cubin moved into side.variant)
-};
-
 // Builds `file` with `options`, finds the kernel (`kernelFlag`, else the sidecar's first) and
 // resolves the launch from the sidecar and the flags; diagnostics and warnings go to stderr.
 // Throws CliFailure (2: usage or setup, 1: compile error).
@@ -119,10 +112,7 @@ CompareRun runCompareDocument(const CompareArgs& args);
 
 // What `profile` (and compare/experiment --profile) needs of one built launch: the lowering model of
 // its build and the target pointing into it.
-struct ProfileSide {
-    std::unique_ptr<LoweringModel> model;
-    ProfileTarget target;
-};
+using ProfileSide = LaunchProfileTarget;
 // Throws CliFailure (1) when the kernel has no SASS in the build.
 ProfileSide profileSide(const BuiltLaunch& built, const std::string& file, const BuildOptions& options);
 // The summary `profile` prints: collections, kernel metrics, stall reasons, the hottest lines.

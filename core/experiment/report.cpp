@@ -186,15 +186,14 @@ std::string costMarkdown(const std::vector<std::pair<std::string, double>>& vari
        << "`--price-per-hour` and `--launches-per-request`), from each variant's median:\n\n";
     md << "| variant | GPU-s per million launches | cost per million launches | GPU time per request | cost per "
           "million requests | change |\n|---|---:|---:|---:|---:|---:|\n";
-    const CostLine first = costLine(v.front().second, price);
+    const CostLine first = costLine(v.front().second, price, launchesPerRequest);
     for (size_t i = 0; i < v.size(); ++i) {
-        const CostLine c = costLine(v[i].second, price);
+        const CostLine c = costLine(v[i].second, price, launchesPerRequest);
         md << "| " << cell(v[i].first) << " | " << fmt(c.gpuSecondsPerMillion < 10 ? "%.2f" : "%.1f", c.gpuSecondsPerMillion)
            << " | " << fmt(c.costPerMillion < 1 ? "%.4f" : "%.2f", c.costPerMillion) << " | "
-           << formatDuration(v[i].second * launchesPerRequest) << " | "
-           << fmt(c.costPerMillion * launchesPerRequest < 1 ? "%.4f" : "%.2f", c.costPerMillion * launchesPerRequest)
-           << " | " << (i == 0 ? std::string("–") : fmt("%+.1f %%", 100 * (c.costPerMillion / first.costPerMillion - 1)))
-           << " |\n";
+           << formatDuration(c.gpuMsPerRequest) << " | "
+           << fmt(c.costPerMillionRequests < 1 ? "%.4f" : "%.2f", c.costPerMillionRequests) << " | "
+           << (i == 0 ? std::string("–") : fmt("%+.1f %%", 100 * costChange(first, c))) << " |\n";
     }
     md << "\n_GPU time is the kernel's own time on the GPU; launch overhead, host work and idle time between "
           "launches are not in it, so a real service pays at least this._\n\n";

@@ -1,9 +1,11 @@
 // Parameter series (series.h).
 #include "core/experiment/series.h"
 
+#include "core/bounded_json.h"
 #include "core/experiment/report.h"
 #include "core/run/profile_join.h"
 #include "core/run/stats.h"
+#include "core/untrusted.h"
 
 #include <algorithm>
 #include <cctype>
@@ -429,6 +431,91 @@ std::string seriesMarkdown(const json& doc, const std::string& title, const std:
     }
     if (!command.empty()) md << "Reproduce:\n\n```sh\n" << command << "\n```\n";
     return md.str();
+}
+
+namespace {
+
+std::string shortText(const json& o, const char* key) {
+    const auto it = o.find(key);
+    if (it == o.end() || !it->is_string()) return {};
+    std::string v = it->get<std::string>();
+    if (v.size() > 200) v.resize(200);
+    return escapeControl(v);
+}
+
+bool finiteNumber(const json& o, const char* key, double& out) {
+    const auto it = o.find(key);
+    if (it == o.end() || !it->is_number()) return false;
+    const double v = it->get<double>();
+    if (!std::isfinite(v)) return false;
+    out = v;
+    return true;
+}
+
+int smallInt(const json& o, const char* key) {
+    double v = -1;
+    return finiteNumber(o, key, v) && v >= 0 && v < 1e9 ? int(v) : -1;
+}
+
+} // namespace
+
+bool readSeriesDocument(const json& d, SeriesSummary& out, std::string& error) {
+    if (!d.is_object() || d.value("schema", json()) != json("lowerscope.series/1")) {
+        error = "not a series document (schema lowerscope.series/1 expected)";
+        return false;
+    }
+    const auto pts = d.find("points");
+    if (pts == d.end() || !pts->is_array() || pts->empty()) {
+        error = "the series document has no points";
+        return false;
+    }
+    if (pts->size() > kMaxSeriesPoints) {
+        error = "the series document has " + std::to_string(pts->size()) + " points (at most " +
+                std::to_string(kMaxSeriesPoints) + ")";
+        return false;
+    }
+    SeriesSummary s;
+    s.file = shortText(d, "file");
+    s.kernel = shortText(d, "kernel");
+    s.vary = shortText(d, "vary");
+    s.name = shortText(d, "name");
+    if (const auto dev = d.find("device"); dev != d.end() && dev->is_object()) s.device = shortText(*dev, "name");
+    for (size_t i = 0; i < pts->size(); ++i) {
+        const json& p = (*pts)[i];
+        SeriesRow r;
+        if (!p.is_object() || !finiteNumber(p, "median_ms", r.medianMs) || r.medianMs <= 0) {
+            error = "point " + std::to_string(i + 1) + " of the series has no positive median_ms";
+            return false;
+        }
+        r.ciLowMs = r.ciHighMs = r.medianMs;
+        finiteNumber(p, "ci_low_ms", r.ciLowMs);
+        finiteNumber(p, "ci_high_ms", r.ciHighMs);
+        if (!(r.ciLowMs <= r.medianMs && r.medianMs <= r.ciHighMs) || r.ciLowMs < 0) {
+            error = "point " + std::to_string(i + 1) + " of the series has an interval that does not hold its median";
+            return false;
+        }
+        r.label = shortText(p, "label");
+        r.value = shortText(p, "value");
+        if (r.label.empty()) r.label = "point " + std::to_string(i + 1);
+        r.registers = smallInt(p, "registers");
+        r.spillBytes = smallInt(p, "spill_bytes");
+        if (double o = -1; finiteNumber(p, "occupancy", o) && o >= 0 && o <= 1) r.occupancy = o;
+        if (double n = -1; finiteNumber(p, "noise", n) && n >= 0) r.noise = n;
+        r.hasRatio = finiteNumber(p, "ratio_to_first", r.ratio) && finiteNumber(p, "ratio_ci_low", r.ratioLow) &&
+                     finiteNumber(p, "ratio_ci_high", r.ratioHigh);
+        if (const auto sig = p.find("significant"); sig != p.end() && sig->is_boolean()) r.significant = sig->get<bool>();
+        s.points.push_back(std::move(r));
+    }
+    out = std::move(s);
+    return true;
+}
+
+bool readSeriesText(const std::string& text, SeriesSummary& out, std::string& error) {
+    JsonLimits limits;
+    limits.maxBytes = kMaxSeriesDocumentBytes;
+    limits.maxDepth = 16;
+    const std::optional<json> d = parseJsonBounded(text, error, limits);
+    return d && readSeriesDocument(*d, out, error);
 }
 
 } // namespace lowerscope

@@ -89,4 +89,31 @@ std::string seriesMarkdown(const nlohmann::json& document, const std::string& ti
                            const std::string& svgFile, const std::string& command, double pricePerGpuHour = -1,
                            double launchesPerRequest = 1);
 
+// A series document as a viewer shows it (the GUI's series view, the gallery), read from untrusted
+// input: only what has the right type is taken, strings are cut to 200 bytes (labels, names) and
+// cleaned of control characters, numbers must be finite.
+struct SeriesRow {
+    std::string label, value;
+    int registers = -1, spillBytes = -1; // -1 unknown
+    double occupancy = -1;               // 0..1, -1 unknown
+    double medianMs = 0, ciLowMs = 0, ciHighMs = 0;
+    double noise = -1;                   // relative, -1 unknown
+    bool hasRatio = false;               // ratio to the first point with its 95 % interval
+    double ratio = 1, ratioLow = 1, ratioHigh = 1;
+    bool significant = false;
+};
+struct SeriesSummary {
+    std::string file, kernel, vary, name, device;
+    std::vector<SeriesRow> points;
+};
+inline constexpr size_t kMaxSeriesPoints = 64;
+inline constexpr size_t kMaxSeriesDocumentBytes = size_t(4) << 20;
+
+// False with `error` (one sentence) when `document` is not a lowerscope.series/1 object, has no
+// points or more than kMaxSeriesPoints, or a point without a positive, finite median and an
+// interval around it.
+bool readSeriesDocument(const nlohmann::json& document, SeriesSummary& out, std::string& error);
+// The same from text: at most kMaxSeriesDocumentBytes, parsed with core/bounded_json.h.
+bool readSeriesText(const std::string& text, SeriesSummary& out, std::string& error);
+
 } // namespace lowerscope

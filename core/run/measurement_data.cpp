@@ -105,11 +105,17 @@ std::string verdictText(const Measurement& m) {
            "–" + formatDuration(v.stats.ciHigh) + "), noise " + fmt("%.1f %%", v.stats.noise * 100);
 }
 
-CostLine costLine(double medianMs, double pricePerGpuHour) {
+CostLine costLine(double medianMs, double pricePerGpuHour, double launchesPerRequest) {
     CostLine c;
     c.gpuSecondsPerMillion = medianMs * 1e-3 * 1e6;
     c.costPerMillion = c.gpuSecondsPerMillion / 3600.0 * pricePerGpuHour;
+    c.gpuMsPerRequest = medianMs * launchesPerRequest;
+    c.costPerMillionRequests = c.costPerMillion * launchesPerRequest;
     return c;
+}
+
+double costChange(const CostLine& from, const CostLine& to) {
+    return from.costPerMillion > 0 ? to.costPerMillion / from.costPerMillion - 1 : 0;
 }
 
 } // namespace lowerscope

@@ -68,11 +68,16 @@ Measurement loadMeasurementFile(const std::string& path);
 std::string verdictText(const Measurement& m);
 
 // Cost of a kernel at its median time: GPU-seconds per million launches and the price of those at
-// `pricePerGpuHour` (any currency).
+// `pricePerGpuHour` (any currency); for a workload of `launchesPerRequest` launches of the kernel
+// per request, the GPU time per request and the price of a million requests.
 struct CostLine {
     double gpuSecondsPerMillion = 0;
     double costPerMillion = 0;
+    double gpuMsPerRequest = 0;
+    double costPerMillionRequests = 0;
 };
-CostLine costLine(double medianMs, double pricePerGpuHour);
+CostLine costLine(double medianMs, double pricePerGpuHour, double launchesPerRequest = 1);
+// The relative change of cost from `from` to `to` (+0.1 = 10 % more); 0 when `from` costs nothing.
+double costChange(const CostLine& from, const CostLine& to);
 
 } // namespace lowerscope

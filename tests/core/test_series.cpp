@@ -1,9 +1,11 @@
 // Parameter series (issue 15): the spec forms, refusal of values that are not plain tokens (they
 // travel to nvcc's argv), the series document's paired ratios, the SVG chart and the Markdown
-// table; and `experiment --vary` end to end with the real runner on the fake GPU.
+// table; `experiment --vary` and core's series job (the GUI's) end to end with the real runner on
+// the fake GPU; the defensive reader of series documents.
 #include "core/build/process.h"
 #include "core/build/toolchain.h"
 #include "core/experiment/series.h"
+#include "core/experiment/series_job.h"
 #include "fake_gpu_cli.h"
 
 #include <filesystem>
@@ -272,4 +274,135 @@ TEST(CliChart, OverlaysSeriesThatShareTheirPointsAndRefusesOthers) {
     EXPECT_EQ(chart({"x=" + (dir / "missing.json").string(), "-o", (dir / "x.svg").string()}).exitCode, 2);
     EXPECT_EQ(chart({"noequals", "-o", (dir / "x.svg").string()}).exitCode, 2);
     fs::remove_all(dir);
+}
+
+TEST(SeriesJob, PointsApplyToBuildOptionsAndLaunch) {
+    BuildOptions base;
+    base.defines = {"CHAINS=2", "OTHER"};
+    const SeriesSpec d = parseSeriesSpec("-D CHAINS=1,8");
+    const BuildOptions o = applySeriesOption(base, d, 1);
+    EXPECT_EQ(o.defines, (std::vector<std::string>{"OTHER", "CHAINS=8"})) << "the define is replaced, not doubled";
+    EXPECT_EQ(applySeriesOption(base, parseSeriesSpec("--maxrregcount=32,64"), 1).maxRegCount, 64);
+    EXPECT_EQ(applySeriesOption(base, parseSeriesSpec("--ptxas-opt=0,1"), 0).ptxasOpt, 0);
+    EXPECT_EQ(applySeriesOption(base, parseSeriesSpec("--fmad=true,false"), 1).fmad, 0);
+    EXPECT_THROW(applySeriesOption(base, parseSeriesSpec("--maxrregcount=32,x1"), 1), LaunchBuildError);
+    EXPECT_THROW(applySeriesOption(base, parseSeriesSpec("--ptxas-opt=1,7"), 1), LaunchBuildError);
+    EXPECT_THROW(applySeriesOption(base, parseSeriesSpec("--nvcc-flag=a,b"), 0), LaunchBuildError);
+    EXPECT_THROW(applySeriesOption(base, parseSeriesSpec("--arch=sm_90,bogus"), 1), LaunchBuildError);
+
+    LaunchText l;
+    l.args = {"n=16", "iters=4"};
+    const LaunchText a = applySeriesLaunch(l, parseSeriesSpec("--arg iters=8,16"), 1);
+    EXPECT_EQ(a.args, (std::vector<std::string>{"n=16", "iters=16"}));
+    EXPECT_EQ(applySeriesLaunch(l, parseSeriesSpec("--arg m=1,2"), 0).args.back(), "m=1");
+    EXPECT_EQ(applySeriesLaunch(l, parseSeriesSpec("--block=32,2;64,2"), 1).block,
+              (std::vector<std::string>{"64", "2"}));
+    EXPECT_EQ(applySeriesLaunch(l, parseSeriesSpec("--grid=1;2"), 1).grid, (std::vector<std::string>{"2"}));
+}
+
+TEST(SeriesJob, LocalRunOnTheFakeGpuMeasuresEveryPoint) {
+    static Toolchain tc = discoverToolchain();
+    if (!tc.nvcc.found() || !tc.nvdisasm.found()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    const fs::path dir = fs::temp_directory_path() / ("lowerscope-series-job-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    ::setenv("LOWERSCOPE_CACHE_DIR", (dir / "cache").c_str(), 1);
+    ::setenv("LOWERSCOPE_LIBCUDA", FAKE_GPU, 1);
+    ::setenv("LOWERSCOPE_LIBCUPTI", FAKE_GPU, 1);
+    LocalSeriesRequest r;
+    r.spec = parseSeriesSpec("-D CHAINS=1,4,16");
+    r.toolchain = tc;
+    r.sourcePath = std::string(LOWERSCOPE_SOURCE_DIR) + "/docs/examples/ffma_chains.cu";
+    r.kernel = "ffma_chains";
+    r.launch = defaultLaunch(r.sourcePath, r.kernel, {}); // from the sidecar ffma_chains.json
+    r.stop.minSamples = 3;
+    r.stop.minGpuTimeS = 0;
+    r.stop.wallLimitS = 5;
+    r.runnerCommand = {RUNNER_BIN};
+    r.profile = true;
+    r.profileOptions.collections = {ProfileCollection::Kernel};
+    std::vector<std::string> stages;
+    std::atomic<bool> cancel{false};
+    const LocalSeriesOutcome out = runLocalSeriesJob(r, &cancel, [&](const std::string& s) { stages.push_back(s); });
+    ASSERT_TRUE(out.ok) << out.error;
+    SeriesSummary s;
+    std::string error;
+    ASSERT_TRUE(readSeriesDocument(out.document, s, error)) << error;
+    ASSERT_EQ(s.points.size(), 3u);
+    EXPECT_EQ(s.points[2].label, "CHAINS=16");
+    EXPECT_EQ(s.file, "ffma_chains.cu");
+    EXPECT_LT(s.points[0].registers, s.points[2].registers) << "three builds, not one";
+    for (const auto& p : out.document["points"]) {
+        EXPECT_GE(p["samples"].size(), 3u);
+        EXPECT_TRUE(p.contains("profile"));
+    }
+    EXPECT_EQ(stages.front(), "build 1/3");
+    EXPECT_NE(std::find(stages.begin(), stages.end(), "measure"), stages.end());
+
+    // Cancelled before it starts: nothing is built or run, and it says so.
+    cancel = true;
+    const LocalSeriesOutcome stopped = runLocalSeriesJob(r, &cancel, {});
+    EXPECT_FALSE(stopped.ok);
+    EXPECT_TRUE(stopped.cancelled);
+    // A launch that does not fit the kernel is an error with a message, not a crash.
+    cancel = false;
+    r.launch.args = {"bogus=1"};
+    r.profile = false;
+    const LocalSeriesOutcome bad = runLocalSeriesJob(r, &cancel, {});
+    EXPECT_FALSE(bad.ok);
+    EXPECT_FALSE(bad.error.empty());
+    fs::remove_all(dir);
+}
+
+TEST(SeriesDocument, RecordedExamplesRead) {
+    for (const char* name : {"ffma_chains", "ffma_warps_c1", "ffma_warps_c8", "sgemm_ptxas_opt", "sgemm_maxrregcount",
+                             "sgemm_maxrregcount_profile"}) {
+        std::ifstream in(std::string(LOWERSCOPE_SOURCE_DIR) + "/docs/examples/" + name + ".series.json");
+        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        SeriesSummary s;
+        std::string error;
+        ASSERT_TRUE(readSeriesText(text, s, error)) << name << ": " << error;
+        EXPECT_GE(s.points.size(), 2u) << name;
+        EXPECT_EQ(s.device, "NVIDIA H200") << name;
+        EXPECT_TRUE(s.points[1].hasRatio) << name;
+    }
+}
+
+TEST(SeriesDocument, HostileDocumentsAreRefusedOrCleaned) {
+    using nlohmann::json;
+    const json point{{"label", "a"}, {"median_ms", 1.0}, {"ci_low_ms", 0.9}, {"ci_high_ms", 1.1}};
+    auto doc = [](json points) { return json{{"schema", "lowerscope.series/1"}, {"points", std::move(points)}}; };
+    SeriesSummary s;
+    std::string error;
+    EXPECT_FALSE(readSeriesDocument(json::array(), s, error));
+    EXPECT_FALSE(readSeriesDocument(json{{"schema", "lowerscope.series/2"}, {"points", {point}}}, s, error));
+    EXPECT_NE(error.find("not a series document"), std::string::npos);
+    EXPECT_FALSE(readSeriesDocument(doc("many"), s, error));
+    EXPECT_FALSE(readSeriesDocument(doc(json::array()), s, error));
+    EXPECT_FALSE(readSeriesDocument(doc(json(std::vector<json>(65, point))), s, error));
+    EXPECT_NE(error.find("at most 64"), std::string::npos) << error;
+    json negative = point;
+    negative["median_ms"] = -1;
+    EXPECT_FALSE(readSeriesDocument(doc({point, negative}), s, error));
+    json outside = point;
+    outside["ci_low_ms"] = 2.0;
+    EXPECT_FALSE(readSeriesDocument(doc({outside}), s, error));
+    json text = point;
+    text["median_ms"] = "1.0";
+    EXPECT_FALSE(readSeriesDocument(doc({text}), s, error));
+    // Wrong types are ignored, control characters escaped, long strings cut.
+    json odd = point;
+    odd["registers"] = "lots";
+    odd["occupancy"] = 7;
+    odd["label"] = std::string("\x1b[31mred") + std::string(1000, 'x');
+    odd["ratio_to_first"] = json::array();
+    ASSERT_TRUE(readSeriesDocument(doc({odd}), s, error)) << error;
+    EXPECT_EQ(s.points[0].registers, -1);
+    EXPECT_EQ(s.points[0].occupancy, -1);
+    EXPECT_FALSE(s.points[0].hasRatio);
+    EXPECT_EQ(s.points[0].label.find('\x1b'), std::string::npos);
+    EXPECT_LE(s.points[0].label.size(), 220u);
+    // Text: too deep or too large is refused before parsing.
+    EXPECT_FALSE(readSeriesText(std::string(100, '[') + std::string(100, ']'), s, error));
+    EXPECT_FALSE(readSeriesText(std::string(kMaxSeriesDocumentBytes + 10, ' '), s, error));
+    EXPECT_FALSE(readSeriesText("{not json", s, error));
 }
