@@ -1,9 +1,11 @@
 #include "views/experiment_record.h"
 
 #include "core/experiment/experiment_session.h"
+#include "core/experiment/series.h"
 
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -189,10 +191,53 @@ ExperimentCardEditor::ExperimentCardEditor(QWidget* parent) : QWidget(parent) {
         connect(m_fields[i], &QPlainTextEdit::textChanged, this, &ExperimentCardEditor::edited);
     }
     connect(m_title, &QLineEdit::textEdited, this, &ExperimentCardEditor::edited);
+    // A parameter series (issue 15): the same spec as `lowerscope-cli experiment --vary`.
+    m_vary = new QLineEdit(this);
+    m_vary->setObjectName(QStringLiteral("varyEdit"));
+    m_vary->setPlaceholderText(tr("-D CHAINS=1,2,4,8   --maxrregcount=32,64   --arg iters=1024,4096   --block=32;64"));
+    m_vary->setToolTip(tr("Vary one parameter over a list: a define, a build option, a launch argument or a "
+                          "dimension. Every point is built and all are measured in one interleaved run."));
+    m_runSeries = new QPushButton(tr("Run series"), this);
+    m_runSeries->setObjectName(QStringLiteral("runSeriesButton"));
+    m_runSeries->setEnabled(false);
+    m_varyError = new QLabel(this);
+    m_varyError->setObjectName(QStringLiteral("varyError"));
+    m_varyError->setWordWrap(true);
+    m_varyError->setStyleSheet(QStringLiteral("color: #c0392b"));
+    m_varyError->hide();
+    auto* varyRow = new QHBoxLayout;
+    varyRow->addWidget(m_vary, 1);
+    varyRow->addWidget(m_runSeries);
+    form->addRow(tr("Vary"), varyRow);
+    form->addRow(QString(), m_varyError);
+    connect(m_vary, &QLineEdit::textChanged, this, [this] { validateVary(); });
+    connect(m_vary, &QLineEdit::returnPressed, this, [this] {
+        if (m_runSeries->isEnabled()) emit runSeriesRequested(m_vary->text());
+    });
+    connect(m_runSeries, &QPushButton::clicked, this, [this] { emit runSeriesRequested(m_vary->text()); });
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(form);
 }
+
+bool ExperimentCardEditor::validateVary() {
+    const QString text = m_vary->text().trimmed();
+    QString error;
+    if (!text.isEmpty()) {
+        try {
+            parseSeriesSpec(text.toStdString());
+        } catch (const std::invalid_argument& e) {
+            error = QString::fromStdString(e.what());
+        }
+    }
+    m_varyError->setText(error);
+    m_varyError->setVisible(!error.isEmpty());
+    m_runSeries->setEnabled(!text.isEmpty() && error.isEmpty());
+    return !text.isEmpty() && error.isEmpty();
+}
+
+QString ExperimentCardEditor::varySpec() const { return m_vary->text(); }
+void ExperimentCardEditor::setVarySpec(const QString& spec) { m_vary->setText(spec); }
 
 ExperimentCardText ExperimentCardEditor::card() const {
     return {m_fields[0]->toPlainText(), m_fields[1]->toPlainText(), m_fields[2]->toPlainText(),

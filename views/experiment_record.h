@@ -19,7 +19,9 @@
 #include <functional>
 #include <vector>
 
+class QLabel;
 class QLineEdit;
+class QPushButton;
 class QPlainTextEdit;
 
 namespace lowerscope {
@@ -93,11 +95,24 @@ public:
     // Appends a line to the Measurement and Result fields (e.g. the verdict of a new run).
     void appendMeasurement(const QString& line);
     QPlainTextEdit* field(int index) const { return m_fields[index]; } // 0 hypothesis … 4 interpretation
+    // The Vary field (a parameter series, `experiment --vary`'s spec). validateVary() checks it with
+    // parseSeriesSpec, shows the error under the field and enables Run series; true when valid.
+    QString varySpec() const;
+    void setVarySpec(const QString& spec);
+    bool validateVary();
+    QLineEdit* varyEdit() const { return m_vary; }
+    QLabel* varyError() const { return m_varyError; }
+    QPushButton* runSeriesButton() const { return m_runSeries; }
 
 signals:
     void edited();
+    // Run series was clicked with a valid spec.
+    void runSeriesRequested(const QString& spec);
 
 private:
+    QLineEdit* m_vary;
+    QLabel* m_varyError;
+    QPushButton* m_runSeries;
     QLineEdit* m_title;
     QPlainTextEdit* m_fields[5];
 };

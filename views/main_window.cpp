@@ -11,6 +11,9 @@
 #include "core/build/json_io.h"
 #include "core/build/kernel_name.h"
 #include "core/parse/ptx_parser.h"
+#include "core/experiment/series.h"
+#include "views/build_job.h"
+#include "views/cost_panel.h"
 #include "views/autosave.h"
 #include "views/build_options_pane.h"
 #include "views/build_output_pane.h"
@@ -19,6 +22,7 @@
 #include "views/compare_measure.h"
 #include "views/compare_panel.h"
 #include "views/diff_view.h"
+#include "views/gallery.h"
 #include "views/help.h"
 #include "views/measure_pane.h"
 #include "views/profile_heat.h"
@@ -29,6 +33,7 @@
 #include "views/sass_filter.h"
 #include "views/sass_model.h"
 #include "views/sass_pane.h"
+#include "views/series_view.h"
 #include "views/workspace.h"
 #include "views/source_pane.h"
 #include "views/theme.h"
@@ -52,6 +57,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QSaveFile>
 #include <QScrollArea>
 #include <QShowEvent>
@@ -269,6 +275,17 @@ void MainWindow::createPanes() {
     registerPane(QStringLiteral("measure"), tr("Measure"), m_measure, Qt::BottomDockWidgetArea);
     registerPane(QStringLiteral("profile"), tr("Profile"), m_profilePane, Qt::BottomDockWidgetArea);
     registerPane(QStringLiteral("experiment"), tr("Experiment card"), m_card, Qt::BottomDockWidgetArea);
+    // Issue 15: parameter series from the card's Vary field, on the window's job tracker.
+    m_seriesPane = new SeriesView(this, m_session->jobs());
+    m_seriesPane->costPanel()->setPersistent(m_opts.useSettings);
+    registerPane(QStringLiteral("series"), tr("Series"), m_seriesPane, Qt::BottomDockWidgetArea);
+    connect(m_card, &ExperimentCardEditor::runSeriesRequested, this, [this](const QString& spec) {
+        QString error;
+        if (!runSeries(spec, &error)) {
+            m_card->varyError()->setText(error);
+            m_card->varyError()->show();
+        }
+    });
     m_source->editor()->viewport()->installEventFilter(this);
     m_source->editor()->setAcceptDrops(true);
 }
@@ -511,6 +528,12 @@ void MainWindow::createActions() {
         QString error;
         if (!doc.isEmpty() && !openProfile(doc, &error)) QMessageBox::warning(this, tr("Open profile"), error);
         else if (!error.isEmpty()) QMessageBox::information(this, tr("Open profile"), error);
+    });
+    file->addAction(tr("Open s&eries…"), this, [this] {
+        const QString doc = QFileDialog::getOpenFileName(this, tr("Open a parameter series (lowerscope-cli experiment --vary)"),
+                                                         QString(), tr("Series (*.series.json);;All files (*)"));
+        QString error;
+        if (!doc.isEmpty() && !openSeries(doc, &error)) QMessageBox::warning(this, tr("Open series"), error);
     });
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addAction(tr("Open &example kernel"), this, [this] {
@@ -838,50 +861,194 @@ void MainWindow::loadText(const QString& path, const QString& text) {
 }
 
 QList<QPair<QString, QString>> MainWindow::bundledExperiments() {
-    return {{QStringLiteral("ffma_chain"), tr("FFMA latency: one dependent chain vs eight independent chains")},
-            {QStringLiteral("ffma_chain_profile"), tr("FFMA latency with counters: why 3.45× and not 4×")},
-            {QStringLiteral("fast_math"), tr("damped_wave: precise math vs --use_fast_math")}};
+    QList<QPair<QString, QString>> out;
+    for (const GalleryEntry& g : bundledGallery()) out.append({g.id, g.title});
+    return out;
 }
 
-bool MainWindow::openBundledExperiment(const QString& id) {
-    bool known = false;
-    QString title;
-    for (const auto& [i, t] : bundledExperiments()) {
-        if (i == id) {
-            known = true;
-            title = t;
-        }
-    }
-    if (!known) return false;
-    // A copy outside the bundle: the session can be rerun, edited and saved like any other.
+namespace {
+
+std::optional<GalleryEntry> galleryEntry(const QString& id) {
+    for (const GalleryEntry& g : bundledGallery())
+        if (g.id == id) return g;
+    return std::nullopt;
+}
+
+// A folder of this process for unpacked examples and the sources a series builds.
+QTemporaryDir& scratchDir() {
     static QTemporaryDir dir;
-    const QString path = dir.filePath(id + QStringLiteral(".lowerscope"));
-    QFile::remove(path);
-    if (!dir.isValid() || !QFile::copy(QStringLiteral(":/examples/%1.lowerscope").arg(id), path)) {
+    return dir;
+}
+
+// Writes `bytes` as scratchDir()/<sub>/<name>; "" when it cannot.
+QString unpack(const QString& sub, const QString& name, const QByteArray& bytes) {
+    QDir dir(scratchDir().path());
+    if (!scratchDir().isValid() || !dir.mkpath(sub)) return {};
+    const QString path = dir.filePath(sub + QLatin1Char('/') + name);
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit()) return {};
+    return path;
+}
+
+} // namespace
+
+bool MainWindow::openBundledExperiment(const QString& id) {
+    const std::optional<GalleryEntry> entry = galleryEntry(id);
+    if (!entry) return false;
+    QByteArray writeUp;
+    if (!entry->writeup.isEmpty()) readGalleryFile(entry->writeup, writeUp);
+    auto showWriteUp = [&](const QString& title) {
+        auto* browser = qobject_cast<QTextBrowser*>(m_writeUp);
+        if (!browser) {
+            browser = new QTextBrowser(this);
+            browser->setWindowFlag(Qt::Window);
+            browser->setOpenLinks(false); // a write-up's links lead nowhere from here
+            browser->resize(900, 800);
+            m_writeUp = browser;
+        }
+        // Images (charts) are looked up in the bundle only.
+        browser->setSearchPaths({QStringLiteral(":/examples")});
+        browser->setWindowTitle(title);
+        browser->setMarkdown(QString::fromUtf8(writeUp));
+        browser->show();
+        browser->raise();
+    };
+    if (entry->kind == QLatin1String("report")) {
+        showWriteUp(tr("Example: %1").arg(entry->title));
+        return true;
+    }
+    if (entry->kind == QLatin1String("series")) {
+        QByteArray bytes;
+        QString error;
+        if (!m_galleryView) {
+            m_galleryView = new SeriesView(this, m_session->jobs());
+            m_galleryView->setObjectName(QStringLiteral("gallerySeriesWindow"));
+            m_galleryView->setWindowFlag(Qt::Window);
+            m_galleryView->costPanel()->setPersistent(m_opts.useSettings);
+            m_galleryView->resize(1400, 900);
+            m_galleryView->setRerunHandler([this] {
+                QString why;
+                if (!rerunBundledSeries(m_galleryId, &why)) m_galleryView->statusLabel()->setText(why);
+            });
+        }
+        std::string why;
+        std::optional<nlohmann::json> doc;
+        if (!readGalleryFile(entry->series, bytes, qint64(kMaxSeriesDocumentBytes)))
+            error = tr("%1 is not in the bundle").arg(entry->series);
+        else if (!(doc = parseJsonBounded(bytes.toStdString(), why)))
+            error = QString::fromStdString(why);
+        if (!doc || !m_galleryView->setDocument(*doc, &error)) {
+            statusBar()->showMessage(tr("Cannot show the example %1: %2").arg(entry->title, error), 10000);
+            return false;
+        }
+        m_galleryId = id;
+        m_galleryView->setWriteUp(QString::fromUtf8(writeUp), {QStringLiteral(":/examples")});
+        m_galleryView->setWindowTitle(tr("Example: %1 (recorded; Rerun on my GPU measures it here)").arg(entry->title));
+        m_galleryView->rerunButton()->setEnabled(!entry->source.isEmpty());
+        m_galleryView->show();
+        m_galleryView->raise();
+        return true;
+    }
+    // A copy outside the bundle: the session can be rerun, edited and saved like any other.
+    QByteArray session;
+    const QString path = readGalleryFile(entry->session, session) ? unpack(QStringLiteral("sessions"), entry->session, session)
+                                                                   : QString();
+    if (path.isEmpty()) {
         statusBar()->showMessage(tr("Cannot unpack the example %1").arg(id), 10000);
         return false;
     }
     QFile(path).setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     if (!m_experiment->openSession(path)) return false;
-    QFile md(QStringLiteral(":/examples/%1.md").arg(id));
-    if (md.open(QIODevice::ReadOnly)) {
-        auto* browser = qobject_cast<QTextBrowser*>(m_writeUp);
-        if (!browser) {
-            browser = new QTextBrowser(this);
-            browser->setWindowFlag(Qt::Window);
-            browser->setOpenExternalLinks(false);
-            browser->resize(900, 800);
-            m_writeUp = browser;
-        }
-        browser->setWindowTitle(tr("Example: %1 (recorded on an H200; rerun it with Measure to see your GPU's numbers)")
-                                    .arg(title));
-        browser->setMarkdown(QString::fromUtf8(md.readAll()));
-        browser->show();
-        browser->raise();
-    }
+    if (!writeUp.isEmpty())
+        showWriteUp(tr("Example: %1 (recorded on an H200; rerun it with Measure to see your GPU's numbers)").arg(entry->title));
     statusBar()->showMessage(tr("Example %1 opened: the recorded results are in Measure and Compare A/B; Run A/B "
-                                "measures them on this machine's GPU").arg(title),
+                                "measures them on this machine's GPU").arg(entry->title),
                              10000);
+    return true;
+}
+
+bool MainWindow::rerunBundledSeries(const QString& id, QString* error) {
+    auto fail = [&](const QString& why) {
+        if (error) *error = why;
+        return false;
+    };
+    const std::optional<GalleryEntry> entry = galleryEntry(id);
+    if (!entry || entry->kind != QLatin1String("series") || entry->source.isEmpty())
+        return fail(tr("%1 is not a series example with a kernel source").arg(id));
+    if (!m_galleryView || m_galleryId != id) openBundledExperiment(id);
+    const nlohmann::json& doc = m_galleryView->document();
+    LocalSeriesRequest r;
+    try {
+        // The spec and the kernel name come from the document: the spec is checked by its parser (no
+        // value reaches nvcc unless it is a plain token) and the name only picks among the built kernels.
+        r.spec = parseSeriesSpec(doc.value("vary", std::string()));
+    } catch (const std::invalid_argument& e) {
+        return fail(tr("The example's series cannot be rerun: %1").arg(QString::fromStdString(e.what())));
+    }
+    QByteArray source, sidecar;
+    if (!readGalleryFile(entry->source, source)) return fail(tr("%1 is not in the bundle").arg(entry->source));
+    // The sidecar carries the launch; it must sit next to the source under the source's stem.
+    const QString sub = QStringLiteral("series-") + id;
+    r.sourcePath = unpack(sub, entry->source, source).toStdString();
+    if (!entry->sidecar.isEmpty() && readGalleryFile(entry->sidecar, sidecar))
+        unpack(sub, QFileInfo(entry->source).completeBaseName() + QStringLiteral(".json"), sidecar);
+    if (r.sourcePath.empty()) return fail(tr("Cannot unpack %1").arg(entry->source));
+    r.fileName = entry->source.toStdString();
+    // The recorded options of the example, on this GPU's architecture (A's).
+    r.base.arch = m_session->options().arch;
+    for (const QString& d : entry->defines) r.base.defines.push_back(d.toStdString());
+    r.kernel = doc.value("kernel", std::string());
+    r.launch = defaultLaunch(r.sourcePath, r.kernel, {});
+    r.runnerCommand = m_measure->runnerCommand();
+    r.deadlineS = m_measure->deadlineSeconds();
+    m_galleryView->run(r, SeriesView::Target::Mine);
+    return true;
+}
+
+bool MainWindow::runSeries(const QString& specText, QString* error) {
+    auto fail = [&](const QString& why) {
+        if (error) *error = why;
+        return false;
+    };
+    LocalSeriesRequest r;
+    try {
+        r.spec = parseSeriesSpec(specText.toStdString());
+    } catch (const std::invalid_argument& e) {
+        return fail(QString::fromStdString(e.what()));
+    }
+    SnapshotPtr snap = m_session->snapshot();
+    const KernelModel* k = m_session->kernel();
+    if (!snap || !snap->ok() || !k) return fail(tr("Build A first: the series varies A's source and options."));
+    // The editor's text as it is now (saved or not), next to nothing else: the source's folder is
+    // added to the include path so its headers are found.
+    const QString name = QFileInfo(m_session->displayName()).fileName();
+    const QString path = unpack(QStringLiteral("series-run"), name.isEmpty() ? QStringLiteral("kernel.cu") : name,
+                                m_session->text().toUtf8());
+    if (path.isEmpty()) return fail(tr("Cannot write the source for the series."));
+    r.sourcePath = path.toStdString();
+    r.fileName = name.toStdString();
+    r.base = snap->options;
+    const QFileInfo original(m_session->sourcePath());
+    if (!m_session->sourcePath().isEmpty() && !m_session->sourcePath().startsWith(QLatin1Char(':')) && original.exists())
+        r.base.includeDirs.push_back(original.absolutePath().toStdString());
+    r.kernel = k->mangled;
+    r.launch = m_measure->launch();
+    r.runnerCommand = m_measure->runnerCommand();
+    r.deadlineS = m_measure->deadlineSeconds();
+    m_seriesPane->run(r, SeriesView::Target::Shown);
+    if (QDockWidget* d = pane(QStringLiteral("series"))) {
+        d->show();
+        d->raise();
+    }
+    return true;
+}
+
+bool MainWindow::openSeries(const QString& path, QString* error) {
+    if (!m_seriesPane->openFile(path, error)) return false;
+    if (QDockWidget* d = pane(QStringLiteral("series"))) {
+        d->show();
+        d->raise();
+    }
     return true;
 }
 

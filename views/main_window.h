@@ -50,6 +50,8 @@ class ExperimentCardEditor;
 class ExperimentController;
 class Autosave;
 class HelpWindow;
+class SeriesView;
+struct GalleryEntry;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -77,13 +79,29 @@ public:
     ComparePanel* comparePanel() const { return m_compare; }
     MeasurePane* measurePane() const { return m_measure; }
     ProfilePane* profilePane() const { return m_profilePane; }
-    // The recorded experiments bundled with the application (File → Examples, issue 15): id
-    // ("ffma_chain"), title. openBundledExperiment() opens one as a session (a copy in a temporary
-    // folder, so saving never touches the bundle) and shows its write-up; false when unknown.
+    // The recorded experiments bundled with the application (File → Examples, issue 15), from the
+    // gallery manifest docs/examples/gallery.json (views/gallery.h): id ("ffma_chain"), title.
+    // openBundledExperiment() opens one by its kind: a session (a copy in a temporary folder, so
+    // saving never touches the bundle) with its write-up; a series in the gallery's series window
+    // (chart, table, write-up, Rerun on my GPU); a report as its write-up. False when unknown.
     static QList<QPair<QString, QString>> bundledExperiments();
     bool openBundledExperiment(const QString& id);
-    // The write-up window of the last opened example (nullptr before).
+    // The write-up window of the last opened session or report example (nullptr before).
     QWidget* writeUpWindow() const { return m_writeUp; }
+    // The series window of the last opened series example (nullptr before).
+    SeriesView* galleryView() const { return m_galleryView; }
+    // Reruns series example `id` on this machine's runner: its bundled source and sidecar are
+    // unpacked to a temporary folder and every point is built (A's arch, the entry's defines) and
+    // measured; the numbers appear beside the recorded ones. False with `error` when it cannot start.
+    bool rerunBundledSeries(const QString& id, QString* error = nullptr);
+
+    // ---- parameter series (issue 15)
+    // The Series pane: the card's Run series results and File → Open series.
+    SeriesView* seriesPane() const { return m_seriesPane; }
+    // Runs `spec` (parseSeriesSpec's language) over A's current source, options, kernel and the
+    // Measure pane's launch and runner. False with `error` when it cannot start.
+    bool runSeries(const QString& spec, QString* error = nullptr);
+    bool openSeries(const QString& path, QString* error = nullptr);
     ExperimentCardEditor* experimentCard() const { return m_card; }
     ExperimentController* experiment() const { return m_experiment; }
     QComboBox* kernelCombo() const { return m_kernelCombo; }
@@ -192,6 +210,9 @@ private:
     MeasurePane* m_measure = nullptr;
     ProfilePane* m_profilePane = nullptr;
     QWidget* m_writeUp = nullptr;
+    SeriesView* m_seriesPane = nullptr;
+    SeriesView* m_galleryView = nullptr;
+    QString m_galleryId;  // the series example the gallery window shows
     ProfileHeat* m_heat = nullptr;
     ExperimentCardEditor* m_card = nullptr;
     ExperimentController* m_experiment = nullptr;

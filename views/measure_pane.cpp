@@ -3,6 +3,8 @@
 // drawn from core/run/measurement_data.h summaries only.
 #include "views/measure_pane.h"
 
+#include "views/cost_panel.h"
+
 #include "views/build_job.h"
 #include "views/workspace.h"
 #include "views/theme.h"
@@ -268,18 +270,7 @@ void MeasurePane::buildUi() {
     m_tabs->addTab(m_throughputChart, tr("Throughput"));
     m_tabs->addTab(m_stats, tr("Statistics"));
 
-    m_price = new QDoubleSpinBox(this);
-    m_price->setRange(0, 1000);
-    m_price->setDecimals(2);
-    m_price->setValue(2.50);
-    m_price->setPrefix(QStringLiteral("$"));
-    m_price->setSuffix(tr(" / GPU-hour"));
-    m_cost = new QLabel(this);
-    m_cost->setWordWrap(true);
-    auto* costRow = new QHBoxLayout;
-    costRow->addWidget(new QLabel(tr("Cost at"), this));
-    costRow->addWidget(m_price);
-    costRow->addWidget(m_cost, 1);
+    m_cost = new CostPanel(this);
 
     auto* right = new QWidget(this);
     auto* rightLayout = new QVBoxLayout(right);
@@ -288,7 +279,7 @@ void MeasurePane::buildUi() {
     rightLayout->addWidget(m_error);
     rightLayout->addWidget(m_deviceLabel);
     rightLayout->addWidget(m_tabs, 1);
-    rightLayout->addLayout(costRow);
+    rightLayout->addWidget(m_cost);
 
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(leftScroll);
@@ -322,7 +313,6 @@ void MeasurePane::buildUi() {
     connect(m_runB, &QPushButton::clicked, this, [this] { run(Target::B); });
     connect(m_runAB, &QPushButton::clicked, this, [this] { run(Target::AB); });
     connect(m_cancel, &QPushButton::clicked, this, &MeasurePane::cancel);
-    connect(m_price, &QDoubleSpinBox::valueChanged, this, [this] { updateCost(); });
     resetChart(m_distChart, tr("Sample distribution"));
     resetChart(m_samplesChart, tr("Samples in order"));
     resetChart(m_speedupChart, tr("Speedup"));
@@ -334,7 +324,7 @@ void MeasurePane::loadSettings() {
     m_host->setText(s.value(QStringLiteral("measure/sshHost")).toString());
     m_sshOptions->setText(s.value(QStringLiteral("measure/sshOptions")).toString());
     m_remoteCommand->setText(s.value(QStringLiteral("measure/remoteCommand")).toString());
-    m_price->setValue(s.value(QStringLiteral("measure/pricePerGpuHour"), 2.50).toDouble());
+    m_cost->setPersistent(true); // price and launches per request, shared with the series view
     m_deadlineS = s.value(QStringLiteral("measure/deadlineS"), 10.0).toDouble();
 }
 
@@ -343,7 +333,6 @@ void MeasurePane::saveSettings() {
     s.setValue(QStringLiteral("measure/sshHost"), m_host->text());
     s.setValue(QStringLiteral("measure/sshOptions"), m_sshOptions->text());
     s.setValue(QStringLiteral("measure/remoteCommand"), m_remoteCommand->text());
-    s.setValue(QStringLiteral("measure/pricePerGpuHour"), m_price->value());
     s.setValue(QStringLiteral("measure/deadlineS"), m_deadlineS);
 }
 
@@ -461,8 +450,8 @@ std::vector<std::string> MeasurePane::runnerCommand() const {
                             remote.isEmpty() ? std::string("lowerscope-runner") : remote.toStdString());
 }
 
-void MeasurePane::setPricePerGpuHour(double price) { m_price->setValue(price); }
-double MeasurePane::pricePerGpuHour() const { return m_price->value(); }
+void MeasurePane::setPricePerGpuHour(double price) { m_cost->setPricePerGpuHour(price); }
+double MeasurePane::pricePerGpuHour() const { return m_cost->pricePerGpuHour(); }
 
 // -------------------------------------------------------------------------------------- jobs
 
@@ -749,19 +738,10 @@ void MeasurePane::showMeasurement(const Measurement& m) {
 }
 
 void MeasurePane::updateCost() {
-    if (!m_measurement || m_measurement->variants.empty()) {
-        m_cost->setText(QString());
-        return;
-    }
-    QStringList parts;
-    for (const auto& v : m_measurement->variants) {
-        CostLine c = costLine(v.stats.median, m_price->value());
-        parts << tr("%1: %2 GPU-s per million launches = $%3")
-                     .arg(QString::fromStdString(v.label))
-                     .arg(c.gpuSecondsPerMillion, 0, 'f', c.gpuSecondsPerMillion < 10 ? 2 : 1)
-                     .arg(c.costPerMillion, 0, 'f', c.costPerMillion < 1 ? 4 : 2);
-    }
-    m_cost->setText(parts.join(QStringLiteral(" · ")));
+    std::vector<std::pair<QString, double>> variants;
+    if (m_measurement)
+        for (const auto& v : m_measurement->variants) variants.emplace_back(QString::fromStdString(v.label), v.stats.median);
+    m_cost->setVariants(variants);
 }
 
 void MeasurePane::updateCharts() {

@@ -35,6 +35,7 @@ class QTableWidget;
 
 namespace lowerscope {
 
+class CostPanel;
 class Workspace;
 
 class MeasurePane : public QWidget {
@@ -66,6 +67,7 @@ public:
     QString remoteHost() const;
     std::vector<std::string> runnerCommand() const;
     void setDeadlineSeconds(double s) { m_deadlineS = s; }
+    double deadlineSeconds() const { return m_deadlineS; }
     void setPricePerGpuHour(double price);
     double pricePerGpuHour() const;
 
@@ -109,6 +111,7 @@ public:
     QString verdict() const;
     QString errorText() const;
     QString costText() const;
+    CostPanel* costPanel() const { return m_cost; }
     QLabel* verdictLabel() const { return m_verdict; }
     QLabel* errorLabel() const { return m_error; }
     QTabWidget* chartTabs() const { return m_tabs; }
@@ -194,8 +197,7 @@ private:
     QChartView* m_speedupChart;
     QChartView* m_throughputChart;
     QTableWidget* m_stats;
-    QDoubleSpinBox* m_price;
-    QLabel* m_cost;
+    CostPanel* m_cost;
 };
 
 } // namespace lowerscope

@@ -10,6 +10,7 @@
 #include "views/diff_model.h"
 #include "views/diff_view.h"
 #include "views/experiment_record.h"
+#include "views/gallery.h"
 #include "views/main_window.h"
 #include "views/measure_pane.h"
 #include "views/profile_pane.h"
@@ -189,8 +190,11 @@ private slots:
     void bundledExperimentsOpenAsSessions() {
         // File → Examples (issue 15): each recorded experiment opens as a session with its card,
         // its recorded measurement and its write-up.
-        QCOMPARE(MainWindow::bundledExperiments().size(), 3);
-        for (const auto& [id, title] : MainWindow::bundledExperiments()) {
+        QStringList sessions;
+        for (const GalleryEntry& g : bundledGallery())
+            if (g.kind == QLatin1String("session")) sessions << g.id;
+        QCOMPARE(sessions.size(), 3);
+        for (const QString& id : sessions) {
             QVERIFY2(m_w->openBundledExperiment(id), qPrintable(id));
             QVERIFY2(!m_w->experimentCard()->card().hypothesis.trimmed().isEmpty(), qPrintable(id));
             QVERIFY2(!m_w->measurePane()->documents().empty(), qPrintable(id + QStringLiteral(": no recorded run")));

@@ -1,0 +1,379 @@
+// Parameter series and the examples gallery in the GUI (issue 15): the series view over recorded
+// .series.json documents (chart, table, the rerun beside them), hostile documents refused with a
+// message, the card's Vary field, the gallery manifest (every entry listed, its files bundled, each
+// kind opened), the cost line against core's arithmetic, and series runs through the real runner
+// on the fake GPU (the card's kind and Rerun on my GPU).
+#include "core/build/toolchain.h"
+#include "core/experiment/series.h"
+#include "core/run/measurement_data.h"
+#include "views/build_job.h"
+#include "views/cost_panel.h"
+#include "views/experiment_record.h"
+#include "views/gallery.h"
+#include "views/main_window.h"
+#include "views/series_model.h"
+#include "views/series_view.h"
+#include "window_fixture.h"
+
+#include <QAbstractItemModelTester>
+#include <QAreaSeries>
+#include <QCategoryAxis>
+#include <QChart>
+#include <QChartView>
+#include <QDir>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLineSeries>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTextBrowser>
+#include <QTextDocument>
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+using namespace lowerscope;
+
+namespace {
+
+const QString kExamples = QStringLiteral(LOWERSCOPE_SOURCE_DIR "/docs/examples/");
+
+QList<QLineSeries*> medianLines(QChartView* view) {
+    QList<QLineSeries*> out;
+    for (QAbstractSeries* s : view->chart()->series())
+        if (auto* l = qobject_cast<QLineSeries*>(s); l && s->type() == QAbstractSeries::SeriesTypeLine)
+            out << l;
+    return out;
+}
+
+nlohmann::json readJson(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return nullptr;
+    return nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
+}
+
+// Screenshots for docs/screenshots when LOWERSCOPE_SCREENSHOTS names a folder.
+void maybeScreenshot(QWidget* w, const QString& name) {
+    const QString dir = qEnvironmentVariable("LOWERSCOPE_SCREENSHOTS");
+    if (dir.isEmpty()) return;
+    QDir().mkpath(dir);
+    w->grab().save(dir + QLatin1Char('/') + name);
+}
+
+} // namespace
+
+class SeriesGalleryTest : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_tmp;
+
+private slots:
+    void initTestCase() {
+        qputenv("LOWERSCOPE_AUTOSAVE_DIR", m_tmp.filePath(QStringLiteral("autosave")).toLocal8Bit());
+        qputenv("LOWERSCOPE_CACHE_DIR", m_tmp.filePath(QStringLiteral("cache")).toLocal8Bit());
+    }
+
+    void seriesViewShowsTheRecordedPoints() {
+        SeriesView view;
+        QAbstractItemModelTester tester(view.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QString error;
+        QVERIFY2(view.openFile(kExamples + QStringLiteral("ffma_chains.series.json"), &error),
+                 qPrintable(error));
+        const nlohmann::json doc = readJson(kExamples + QStringLiteral("ffma_chains.series.json"));
+        const auto& points = doc["points"];
+        SeriesModel* m = view.model();
+        QCOMPARE(m->rowCount(), int(points.size()));
+        QCOMPARE(m->columnCount(), int(SeriesModel::MineMedian)); // no rerun yet
+        for (int r = 0; r < m->rowCount(); ++r) {
+            const auto& p = points[size_t(r)];
+            QCOMPARE(m->index(r, SeriesModel::Point).data().toString(), QString::fromStdString(p["label"]));
+            QCOMPARE(m->index(r, SeriesModel::Registers).data().toString(),
+                     QString::number(p["registers"].get<int>()));
+            QCOMPARE(m->index(r, SeriesModel::Median).data(SeriesModel::MedianMsRole).toDouble(),
+                     p["median_ms"].get<double>());
+            QCOMPARE(m->index(r, SeriesModel::Median).data().toString(),
+                     QString::fromStdString(formatDuration(p["median_ms"].get<double>())));
+        }
+        QVERIFY(m->index(1, SeriesModel::Ratio)
+                    .data()
+                    .toString()
+                    .startsWith(QString::number(points[1]["ratio_to_first"].get<double>(), 'f', 3)));
+        // The chart: one median line with a point per recorded point, its interval band, the
+        // labels of the points on the x axis in the order measured.
+        const QList<QLineSeries*> lines = medianLines(view.chartView());
+        QCOMPARE(lines.size(), 1);
+        QCOMPARE(lines.front()->count(), int(points.size()));
+        int bands = 0;
+        for (QAbstractSeries* s : view.chartView()->chart()->series())
+            bands += s->type() == QAbstractSeries::SeriesTypeArea;
+        QCOMPARE(bands, 1);
+        auto* axisX = qobject_cast<QCategoryAxis*>(view.chartView()->chart()->axes(Qt::Horizontal).value(0));
+        QVERIFY(axisX);
+        QCOMPARE(axisX->categoriesLabels().size(), int(points.size()));
+        QCOMPARE(axisX->categoriesLabels().front().trimmed(), QStringLiteral("1"));
+        // The y values are the medians in the chart's unit (µs here: sub-millisecond kernels).
+        const double scale = lines.front()->at(0).y() / points[0]["median_ms"].get<double>();
+        QVERIFY2(scale == 1e3 || scale == 1 || scale == 1e6, qPrintable(QString::number(scale)));
+        QVERIFY(view.costPanel()->text().contains(QString::fromStdString(points[1]["label"])));
+    }
+
+    void rerunAppearsBesideTheRecordedNumbers() {
+        SeriesView view;
+        const nlohmann::json recorded = readJson(kExamples + QStringLiteral("ffma_chains.series.json"));
+        QVERIFY(view.setDocument(recorded));
+        // "My GPU": the same points twice as slow, one point missing.
+        nlohmann::json mine = recorded;
+        for (auto& p : mine["points"])
+            for (const char* k : {"median_ms", "ci_low_ms", "ci_high_ms"}) p[k] = p[k].get<double>() * 2;
+        mine["points"].erase(mine["points"].end() - 1);
+        mine["device"]["name"] = "Test GPU";
+        QString error;
+        QVERIFY2(view.setMine(mine, &error), qPrintable(error));
+        SeriesModel* m = view.model();
+        QCOMPARE(m->columnCount(), int(SeriesModel::ColumnCount));
+        QCOMPARE(m->index(0, SeriesModel::MineMedian).data(SeriesModel::MedianMsRole).toDouble(),
+                 2 * recorded["points"][0]["median_ms"].get<double>());
+        QCOMPARE(m->index(m->rowCount() - 1, SeriesModel::MineMedian).data().toString(), QStringLiteral("–"));
+        const QList<QLineSeries*> lines = medianLines(view.chartView());
+        QCOMPARE(lines.size(), 2);
+        QCOMPARE(lines[1]->count(), m->rowCount() - 1);
+        QVERIFY(lines[1]->name().contains(QStringLiteral("Test GPU")));
+        // Showing another series drops the rerun.
+        QVERIFY(view.openFile(kExamples + QStringLiteral("sgemm_ptxas_opt.series.json")));
+        QCOMPARE(m->columnCount(), int(SeriesModel::MineMedian));
+        QCOMPARE(medianLines(view.chartView()).size(), 1);
+    }
+
+    void hostileSeriesDocumentsAreRefusedWithAMessage() {
+        SeriesView view;
+        QVERIFY(view.openFile(kExamples + QStringLiteral("ffma_chains.series.json")));
+        const int rows = view.model()->rowCount();
+        auto write = [&](const QString& name, const QByteArray& bytes) {
+            const QString path = m_tmp.filePath(name);
+            QFile f(path);
+            f.open(QIODevice::WriteOnly);
+            f.write(bytes);
+            return path;
+        };
+        nlohmann::json many{{"schema", "lowerscope.series/1"}, {"points", nlohmann::json::array()}};
+        for (int i = 0; i < 100; ++i) many["points"].push_back({{"label", "x"}, {"median_ms", 1.0}});
+        const QList<QPair<QString, QByteArray>> cases = {
+            {QStringLiteral("schema"), R"({"schema": "lowerscope.compare/1", "points": []})"},
+            {QStringLiteral("no points"), R"({"schema": "lowerscope.series/1", "points": {}})"},
+            {QStringLiteral("median"),
+             R"({"schema": "lowerscope.series/1", "points": [{"median_ms": "fast"}]})"},
+            {QStringLiteral("at most"), QByteArray::fromStdString(many.dump())},
+            {QStringLiteral("deep"), QByteArray(200, '[') + QByteArray(200, ']')},
+            {QStringLiteral("larger"), QByteArray(int(kMaxSeriesDocumentBytes) + 16, ' ')},
+            {QStringLiteral("parse"), "{\"schema\": "},
+        };
+        for (const auto& [expect, bytes] : cases) {
+            QString error;
+            QVERIFY2(!view.openFile(write(QStringLiteral("bad.series.json"), bytes), &error),
+                     qPrintable(expect));
+            QVERIFY2(!error.isEmpty(), qPrintable(expect));
+            QVERIFY2(error.contains(expect, Qt::CaseInsensitive) || expect == QLatin1String("median") ||
+                         expect == QLatin1String("parse") || expect == QLatin1String("larger"),
+                     qPrintable(expect + QStringLiteral(": ") + error));
+            QCOMPARE(view.model()->rowCount(), rows); // what was shown stays
+        }
+        // Labels with markup or control characters are shown as text.
+        nlohmann::json odd = readJson(kExamples + QStringLiteral("ffma_chains.series.json"));
+        odd["kernel"] = "<img src=x onerror=1>";
+        odd["points"][0]["label"] = "\x1b[2Jcleared";
+        QVERIFY(view.setDocument(odd));
+        QVERIFY(!view.model()->index(0, SeriesModel::Point).data().toString().contains(QChar(0x1b)));
+        QVERIFY(!view.findChild<QLabel*>(QStringLiteral("seriesHeader"))
+                     ->text()
+                     .contains(QStringLiteral("<img")));
+    }
+
+    void cardVaryFieldValidatesInline() {
+        ExperimentCardEditor card;
+        QSignalSpy requested(&card, &ExperimentCardEditor::runSeriesRequested);
+        card.varyEdit()->setText(QStringLiteral("-D CHAINS=1"));
+        QVERIFY(!card.runSeriesButton()->isEnabled());
+        QVERIFY(!card.varyError()->isHidden());
+        QVERIFY2(card.varyError()->text().contains(QStringLiteral("at least two")),
+                 qPrintable(card.varyError()->text()));
+        card.varyEdit()->setText(QStringLiteral("-D CHAINS=1,$(id)"));
+        QVERIFY(card.varyError()->text().contains(QStringLiteral("not a plain value")));
+        QVERIFY(!card.runSeriesButton()->isEnabled());
+        card.varyEdit()->setText(QStringLiteral("-D CHAINS=1,2,4"));
+        QVERIFY(card.varyError()->isHidden());
+        QVERIFY(card.runSeriesButton()->isEnabled());
+        card.runSeriesButton()->click();
+        QCOMPARE(requested.size(), 1);
+        QCOMPARE(requested.front().front().toString(), QStringLiteral("-D CHAINS=1,2,4"));
+    }
+
+    void costLineIsCoresArithmetic() {
+        CostPanel cost;
+        cost.setPricePerGpuHour(3.0);
+        cost.setLaunchesPerRequest(4);
+        cost.setVariants(
+            {{QStringLiteral("A"), 2.0}, {QStringLiteral("B"), 1.5}, {QStringLiteral("bad"), -1}});
+        const CostLine a = costLine(2.0, 3.0, 4), b = costLine(1.5, 3.0, 4);
+        const QString t = cost.text();
+        QVERIFY2(t.contains(QString::number(a.gpuSecondsPerMillion, 'f', 1)), qPrintable(t));
+        QVERIFY2(t.contains(QStringLiteral("$%1").arg(a.costPerMillion, 0, 'f', 2)), qPrintable(t));
+        QVERIFY2(t.contains(QStringLiteral("$%1").arg(b.costPerMillionRequests, 0, 'f', 2)), qPrintable(t));
+        QVERIFY2(t.contains(QString::fromStdString(formatDuration(b.gpuMsPerRequest))), qPrintable(t));
+        QVERIFY2(t.contains(QStringLiteral("%1 % vs A").arg(100 * costChange(a, b), 0, 'f', 1)),
+                 qPrintable(t));
+        QVERIFY(!t.contains(QStringLiteral("bad")));
+        // A new price changes the text at once.
+        cost.setPricePerGpuHour(6.0);
+        QVERIFY(
+            cost.text().contains(QStringLiteral("$%1").arg(costLine(2.0, 6.0, 4).costPerMillion, 0, 'f', 2)));
+    }
+
+    void galleryManifestListsEveryEntryWithItsFilesBundled() {
+        // The bundled manifest is the source one, and none of its entries was skipped.
+        const nlohmann::json source = readJson(kExamples + QStringLiteral("gallery.json"));
+        QString error;
+        const QList<GalleryEntry> entries = bundledGallery(&error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(entries.size(), int(source["entries"].size()));
+        QStringList ids;
+        for (const GalleryEntry& g : entries) {
+            ids << g.id;
+            QVERIFY2(!g.files().isEmpty(), qPrintable(g.id));
+            for (const QString& f : g.files())
+                QVERIFY2(QFile::exists(galleryResource(f)),
+                         qPrintable(g.id + QStringLiteral(": ") + f + QStringLiteral(" not bundled")));
+        }
+        for (const char* id :
+             {"ffma_chain", "ffma_chain_profile", "fast_math", "ffma_chains", "ffma_warps_c1",
+              "ffma_warps_c8", "sgemm_ptxas_opt", "sgemm_maxrregcount", "sgemm_maxrregcount_profile"})
+            QVERIFY2(ids.contains(QString::fromLatin1(id)), id);
+        QCOMPARE(MainWindow::bundledExperiments().size(), entries.size());
+    }
+
+    void hostileManifestEntriesAreSkipped() {
+        QList<GalleryEntry> out;
+        QString error;
+        QStringList problems;
+        QVERIFY(!readGalleryManifest("[]", out, error));
+        QVERIFY(!readGalleryManifest(R"({"schema": "other", "entries": []})", out, error));
+        const QByteArray text = R"js({"schema": "lowerscope.gallery/1", "entries": [
+            {"id": "ok", "title": "Fine", "kind": "report", "writeup": "../x/README.md"},
+            {"id": "evil", "title": "Defines", "kind": "series", "series": "a.series.json", "defines": ["X=$(id)"]},
+            {"id": "space", "title": "Name", "kind": "report", "writeup": "a b.md"},
+            {"id": "../up", "title": "Id", "kind": "report", "writeup": "a.md"},
+            {"id": "nofile", "title": "No file", "kind": "session"},
+            {"id": "kind", "title": "Kind", "kind": "binary", "writeup": "a.md"},
+            7]})js";
+        QVERIFY2(readGalleryManifest(text, out, error, &problems), qPrintable(error));
+        QCOMPARE(out.size(), 1);
+        QCOMPARE(out.front().writeup, QStringLiteral("README.md")); // only the file name is kept
+        QCOMPARE(problems.size(), 6);
+        // Nothing outside the bundle is read through it.
+        QByteArray bytes;
+        QVERIFY(!readGalleryFile(QStringLiteral("../main.cpp"), bytes));
+        QVERIFY(!readGalleryFile(QStringLiteral("/etc/passwd"), bytes));
+    }
+
+    void galleryOpensSeriesAndReportEntries() {
+        auto w = testutil::makeTestWindow();
+        for (const GalleryEntry& g : bundledGallery()) {
+            if (g.kind == QLatin1String("session")) continue; // test_profile_pane opens (and builds) those
+            QVERIFY2(w->openBundledExperiment(g.id), qPrintable(g.id));
+            if (g.kind == QLatin1String("series")) {
+                SeriesView* v = w->galleryView();
+                QVERIFY(v && v->isVisible());
+                const nlohmann::json doc = readJson(kExamples + g.series);
+                QCOMPARE(v->model()->rowCount(), int(doc["points"].size()));
+                QVERIFY2(v->writeUp()->isVisible() &&
+                             v->writeUp()->toPlainText().contains(QStringLiteral("Hypothesis")),
+                         qPrintable(g.id));
+                // The chart image of the write-up is found in the bundle.
+                for (const QString& image : g.images)
+                    QVERIFY2(
+                        !v->writeUp()
+                                ->document()
+                                ->resource(QTextDocument::ImageResource, QUrl(image))
+                                .isNull() ||
+                            !v->writeUp()->loadResource(QTextDocument::ImageResource, QUrl(image)).isNull(),
+                        qPrintable(image));
+                QVERIFY(v->rerunButton()->isVisible() && v->rerunButton()->isEnabled());
+                if (g.id == QLatin1String("ffma_chains")) {
+                    v->resize(1600, 1000);
+                    QTest::qWait(50);
+                    maybeScreenshot(v, QStringLiteral("series-ffma_chains-1600x1000.png"));
+                }
+            } else {
+                auto* writeUp = qobject_cast<QTextBrowser*>(w->writeUpWindow());
+                QVERIFY(writeUp && writeUp->isVisible());
+                QVERIFY(!writeUp->toPlainText().trimmed().isEmpty());
+            }
+        }
+        QVERIFY(!w->openBundledExperiment(QStringLiteral("no_such_example")));
+        QVERIFY(!w->rerunBundledSeries(QStringLiteral("overview")));
+    }
+
+    void seriesRunsThroughTheFakeGpu() {
+        const Toolchain& tc = cachedToolchain();
+        if (!tc.nvcc.found() || !tc.nvdisasm.found())
+            QSKIP("nvcc/nvdisasm not found (run scripts/bootstrap)");
+        qputenv("LOWERSCOPE_LIBCUDA", FAKE_GPU);
+        qputenv("LOWERSCOPE_LIBCUPTI", FAKE_GPU);
+        qputenv("LOWERSCOPE_RUNNER", RUNNER_BIN);
+        // The gallery's Rerun on my GPU: the bundled source and sidecar, every point built here.
+        auto w = testutil::makeTestWindow();
+        QVERIFY(w->openBundledExperiment(QStringLiteral("sgemm_maxrregcount_profile")));
+        SeriesView* v = w->galleryView();
+        QSignalSpy done(v, &SeriesView::runFinished);
+        QString error;
+        QVERIFY2(w->rerunBundledSeries(QStringLiteral("sgemm_maxrregcount_profile"), &error),
+                 qPrintable(error));
+        QVERIFY(v->isRunning());
+        QVERIFY(done.wait(240000));
+        QVERIFY2(done.front().front().toBool(), qPrintable(done.front().at(1).toString()));
+        QVERIFY(v->model()->mine().has_value());
+        QCOMPARE(v->model()->columnCount(), int(SeriesModel::ColumnCount));
+        for (int r = 0; r < v->model()->rowCount(); ++r)
+            QVERIFY2(v->model()->mineRow(r) && v->model()->mineRow(r)->medianMs > 0,
+                     qPrintable(QString::number(r)));
+        // The points were built with their own options: 32 and 40 registers at most.
+        QVERIFY(v->model()->mine()->points[0].registers <= 32);
+        QCOMPARE(medianLines(v->chartView()).size(), 2);
+        v->resize(1600, 1000);
+        QTest::qWait(50);
+        maybeScreenshot(v, QStringLiteral("series-rerun-sgemm_maxrregcount_profile-1600x1000.png"));
+
+        // The card's Run series over A: a define series of the open source, measured here.
+        QVERIFY(w->openFile(kExamples + QStringLiteral("ffma_chains.cu")));
+        QVERIFY(testutil::waitForBuilds(w->session()));
+        QSignalSpy paneDone(w->seriesPane(), &SeriesView::runFinished);
+        w->experimentCard()->setVarySpec(QStringLiteral("-D CHAINS=1,4"));
+        QVERIFY(w->experimentCard()->runSeriesButton()->isEnabled());
+        w->experimentCard()->runSeriesButton()->click();
+        QVERIFY(w->seriesPane()->isRunning());
+        QVERIFY(paneDone.wait(240000));
+        QVERIFY2(paneDone.front().front().toBool(), qPrintable(paneDone.front().at(1).toString()));
+        QCOMPARE(w->seriesPane()->model()->rowCount(), 2);
+        QCOMPARE(w->seriesPane()->model()->index(1, SeriesModel::Point).data().toString(),
+                 QStringLiteral("CHAINS=4"));
+        QVERIFY(w->seriesPane()->model()->series().points[0].registers <
+                w->seriesPane()->model()->series().points[1].registers);
+        // Export writes the document as it was measured.
+        const QString out = m_tmp.filePath(QStringLiteral("mine.series.json"));
+        QVERIFY(w->seriesPane()->exportDocument(out, false, &error));
+        QVERIFY(w->openSeries(out, &error));
+
+        // Cancel: the job stops and says so.
+        w->experimentCard()->setVarySpec(QStringLiteral("-D CHAINS=1,2,4,8,16"));
+        QSignalSpy cancelled(w->seriesPane(), &SeriesView::runFinished);
+        w->experimentCard()->runSeriesButton()->click();
+        w->seriesPane()->cancel();
+        QVERIFY(cancelled.wait(240000));
+        QVERIFY(!cancelled.front().front().toBool());
+        qunsetenv("LOWERSCOPE_LIBCUDA");
+        qunsetenv("LOWERSCOPE_LIBCUPTI");
+        qunsetenv("LOWERSCOPE_RUNNER");
+    }
+};
+
+QTEST_MAIN(SeriesGalleryTest)
+#include "test_series_gallery.moc"
