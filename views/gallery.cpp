@@ -123,12 +123,21 @@ bool readGalleryManifest(const QByteArray& bytes, QList<GalleryEntry>& out, QStr
                 else
                     g.defines << v;
             }
+        static const QRegularExpression argPattern(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]{0,63}=[^\\x00-\\x1f\\x7f]{1,200}$"));
+        if (const auto ar = e.find("args"); ar != e.end() && ar->is_array())
+            for (const auto& x : *ar) {
+                // Launch arguments go to the runner's argument parser only (never to nvcc), which
+                // checks them again; here: one short line each, at most 16.
+                const QString v = x.is_string() ? QString::fromStdString(x.get<std::string>()) : QString();
+                if (!argPattern.match(v).hasMatch() || g.args.size() >= 16) bad = true;
+                else g.args << v;
+            }
         const bool complete = (g.kind == QLatin1String("session") && !g.session.isEmpty()) ||
                               (g.kind == QLatin1String("series") && !g.series.isEmpty()) ||
                               (g.kind == QLatin1String("report") && !g.writeup.isEmpty());
         if (bad || !complete) {
             problem(QObject::tr("entry %1: %2")
-                        .arg(g.id, bad ? QObject::tr("a file name or define that is not plain")
+                        .arg(g.id, bad ? QObject::tr("a file name, define or argument that is not plain")
                                        : QObject::tr("kind %1 without its file").arg(g.kind)));
             continue;
         }

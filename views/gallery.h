@@ -4,7 +4,7 @@
 // generates the resource list from it at configure time). Entries:
 //   {"id", "title", "kind": "session" | "series" | "report",
 //    "session": "x.lowerscope", "series": "x.series.json", "writeup": "x.md", "images": ["x.svg"],
-//    "source": "x.cu", "sidecar": "x.json", "defines": ["CHAINS=8"]}
+//    "source": "x.cu", "sidecar": "x.json", "defines": ["CHAINS=8"], "args": ["N=M"]}
 // File names are paths relative to docs/examples; here only their file names are kept and looked up
 // in the bundle, so nothing in the manifest (or in the documents it names) opens a file elsewhere.
 
@@ -22,12 +22,13 @@ struct GalleryEntry {
     QStringList images;
     QString source, sidecar; // series: what a rerun builds and launches
     QStringList defines;     // series: "NAME" or "NAME=value", added to every point's build
+    QStringList args;        // series: launch arguments "NAME=spec" over the sidecar's (at most 16)
     // Every file the entry uses.
     QStringList files() const;
 };
 
 // Reads a manifest. Entries with an unknown kind, an id or title that is not a short line, a define
-// that is not NAME[=plain value], or without the files their kind needs are skipped with a line in
+// that is not NAME[=plain value], a launch argument that is not one line NAME=spec, or without the files their kind needs are skipped with a line in
 // `problems`; false with `error` when the text is not a gallery manifest at all. At most 200 entries.
 bool readGalleryManifest(const QByteArray& text, QList<GalleryEntry>& out, QString& error,
                          QStringList* problems = nullptr);

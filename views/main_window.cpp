@@ -999,6 +999,7 @@ bool MainWindow::rerunBundledSeries(const QString& id, QString* error) {
     for (const QString& d : entry->defines) r.base.defines.push_back(d.toStdString());
     r.kernel = doc.value("kernel", std::string());
     r.launch = defaultLaunch(r.sourcePath, r.kernel, {});
+    for (const QString& a : entry->args) setLaunchArg(r.launch, a.toStdString());
     r.runnerCommand = m_measure->runnerCommand();
     r.deadlineS = m_measure->deadlineSeconds();
     m_galleryView->run(r, SeriesView::Target::Mine);

@@ -171,21 +171,25 @@ LaunchText applySeriesLaunch(const LaunchText& launch, const SeriesSpec& spec, s
     LaunchText l = launch;
     const std::string& v = spec.values.at(i);
     if (spec.kind == SeriesKind::LaunchArg) {
-        const std::string prefix = spec.name + "=";
-        bool replaced = false;
-        for (auto& a : l.args) {
-            if (a.rfind(prefix, 0) == 0) {
-                a = prefix + v;
-                replaced = true;
-            }
-        }
-        if (!replaced) l.args.push_back(prefix + v);
+        setLaunchArg(l, spec.name + "=" + v);
     } else if (spec.kind == SeriesKind::Grid) {
         l.grid = splitCommas(v);
     } else if (spec.kind == SeriesKind::Block) {
         l.block = splitCommas(v);
     }
     return l;
+}
+
+void setLaunchArg(LaunchText& launch, const std::string& assignment) {
+    const std::string prefix = assignment.substr(0, assignment.find('=') + 1);
+    bool replaced = false;
+    for (auto& a : launch.args) {
+        if (a.rfind(prefix, 0) == 0) {
+            a = assignment;
+            replaced = true;
+        }
+    }
+    if (!replaced) launch.args.push_back(assignment);
 }
 
 LocalSeriesOutcome runLocalSeriesJob(const LocalSeriesRequest& r, std::atomic<bool>* cancel,

@@ -63,6 +63,8 @@ BuildOptions applySeriesOption(const BuildOptions& base, const SeriesSpec& spec,
 // Point `i` applied to `launch` for launch kinds: a launch argument replaces the one of its name
 // (or is added), a dimension replaces the grid or block ("x,y,z" split at commas).
 LaunchText applySeriesLaunch(const LaunchText& launch, const SeriesSpec& spec, size_t i);
+// Replaces the launch argument named like `assignment` ("NAME=spec") or adds it.
+void setLaunchArg(LaunchText& launch, const std::string& assignment);
 
 struct LocalSeriesRequest {
     SeriesSpec spec;

@@ -263,11 +263,12 @@ private slots:
             {"id": "../up", "title": "Id", "kind": "report", "writeup": "a.md"},
             {"id": "nofile", "title": "No file", "kind": "session"},
             {"id": "kind", "title": "Kind", "kind": "binary", "writeup": "a.md"},
+            {"id": "arg", "title": "Arg", "kind": "series", "series": "a.series.json", "args": ["N=M\nK"]},
             7]})js";
         QVERIFY2(readGalleryManifest(text, out, error, &problems), qPrintable(error));
         QCOMPARE(out.size(), 1);
         QCOMPARE(out.front().writeup, QStringLiteral("README.md")); // only the file name is kept
-        QCOMPARE(problems.size(), 6);
+        QCOMPARE(problems.size(), 7);
         // Nothing outside the bundle is read through it.
         QByteArray bytes;
         QVERIFY(!readGalleryFile(QStringLiteral("../main.cpp"), bytes));
