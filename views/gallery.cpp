@@ -3,19 +3,11 @@
 
 #include "core/bounded_json.h"
 #include "core/untrusted.h"
+#include "views/theme.h"
 
 #include <QFile>
 #include <QRegularExpression>
 #include <nlohmann/json.hpp>
-
-static void lowerscopeInitGalleryResources() {
-    static bool done = false;
-    if (!done) {
-        // Resources compiled into a static library are not registered automatically.
-        Q_INIT_RESOURCE(gallery);
-        done = true;
-    }
-}
 
 namespace lowerscope {
 
@@ -123,14 +115,17 @@ bool readGalleryManifest(const QByteArray& bytes, QList<GalleryEntry>& out, QStr
                 else
                     g.defines << v;
             }
-        static const QRegularExpression argPattern(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]{0,63}=[^\\x00-\\x1f\\x7f]{1,200}$"));
+        static const QRegularExpression argPattern(
+            QStringLiteral("^[A-Za-z_][A-Za-z0-9_]{0,63}=[^\\x00-\\x1f\\x7f]{1,200}$"));
         if (const auto ar = e.find("args"); ar != e.end() && ar->is_array())
             for (const auto& x : *ar) {
                 // Launch arguments go to the runner's argument parser only (never to nvcc), which
                 // checks them again; here: one short line each, at most 16.
                 const QString v = x.is_string() ? QString::fromStdString(x.get<std::string>()) : QString();
-                if (!argPattern.match(v).hasMatch() || g.args.size() >= 16) bad = true;
-                else g.args << v;
+                if (!argPattern.match(v).hasMatch() || g.args.size() >= 16)
+                    bad = true;
+                else
+                    g.args << v;
             }
         const bool complete = (g.kind == QLatin1String("session") && !g.session.isEmpty()) ||
                               (g.kind == QLatin1String("series") && !g.series.isEmpty()) ||
@@ -152,7 +147,7 @@ QString galleryResource(const QString& fileName) {
 }
 
 bool readGalleryFile(const QString& fileName, QByteArray& out, qint64 maxBytes) {
-    lowerscopeInitGalleryResources();
+    lowerscopeInitResources();
     if (bundleName(fileName) != fileName) return false;
     QFile f(galleryResource(fileName));
     if (!f.open(QIODevice::ReadOnly) || f.size() > maxBytes) return false;

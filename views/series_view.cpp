@@ -151,7 +151,7 @@ bool SeriesView::setDocument(const nlohmann::json& document, QString* error) {
     QString header =
         tr("<b>%1</b> of %2, varying <code>%3</code>")
             .arg(qs(s.kernel).toHtmlEscaped(), qs(s.file).toHtmlEscaped(), qs(s.vary).toHtmlEscaped());
-    if (!s.device.empty()) header += tr(" — recorded on %1").arg(qs(s.device).toHtmlEscaped());
+    if (!s.device.empty()) header += tr(" — measured on %1").arg(qs(s.device).toHtmlEscaped());
     m_header->setText(header);
     m_exportButton->setEnabled(true);
     m_table->resizeColumnsToContents();
@@ -354,7 +354,7 @@ void SeriesView::rebuildChart() {
         fill.setAlpha(60);
         band->setBrush(fill);
         band->setPen(QPen(fill, 1));
-        median->setName(tr("%1: median").arg(name));
+        median->setName(name);
         median->setPen(QPen(color, 2));
         dots->setColor(color);
         dots->setBorderColor(color);
@@ -364,7 +364,9 @@ void SeriesView::rebuildChart() {
             x->attachAxis(axisX);
             x->attachAxis(axisY);
         }
+        // One legend entry per series: the title says what the band is.
         chart->legend()->markers(dots).first()->setVisible(false);
+        chart->legend()->markers(band).first()->setVisible(false);
     };
     std::vector<std::pair<size_t, const SeriesRow*>> rows;
     for (size_t i = 0; i < s.points.size(); ++i) rows.emplace_back(i, &s.points[i]);

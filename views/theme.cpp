@@ -17,6 +17,7 @@ void lowerscopeInitResources() {
     if (!done) {
         // Resources compiled into a static library are not registered automatically.
         Q_INIT_RESOURCE(lowerscope);
+        Q_INIT_RESOURCE(gallery); // docs/examples/gallery.json and its files (views/CMakeLists.txt)
         done = true;
     }
 }

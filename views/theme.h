@@ -59,6 +59,6 @@ public:
 
 } // namespace lowerscope
 
-// Registers the .qrc of the static views library (icons, example kernel). Call once after
-// QApplication exists; safe to call again.
+// Registers the .qrc files of the static views library (icons, example kernel, the examples
+// gallery). Call once after QApplication exists; safe to call again.
 void lowerscopeInitResources();

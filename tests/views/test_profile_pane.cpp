@@ -193,7 +193,8 @@ private slots:
         QStringList sessions;
         for (const GalleryEntry& g : bundledGallery())
             if (g.kind == QLatin1String("session")) sessions << g.id;
-        QCOMPARE(sessions.size(), 3);
+        for (const char* id : {"ffma_chain", "ffma_chain_profile", "fast_math"})
+            QVERIFY2(sessions.contains(QLatin1String(id)), id);
         for (const QString& id : sessions) {
             QVERIFY2(m_w->openBundledExperiment(id), qPrintable(id));
             QVERIFY2(!m_w->experimentCard()->card().hypothesis.trimmed().isEmpty(), qPrintable(id));

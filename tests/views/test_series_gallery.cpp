@@ -25,6 +25,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
+#include <QMenu>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -307,8 +308,23 @@ private slots:
                 auto* writeUp = qobject_cast<QTextBrowser*>(w->writeUpWindow());
                 QVERIFY(writeUp && writeUp->isVisible());
                 QVERIFY(!writeUp->toPlainText().trimmed().isEmpty());
+                if (g.id == QLatin1String("gemm_epilogue")) {
+                    writeUp->resize(1000, 1000);
+                    QTest::qWait(50);
+                    maybeScreenshot(writeUp, QStringLiteral("gallery-report-gemm_epilogue-1000x1000.png"));
+                }
             }
         }
+        // File → Examples lists every entry of the manifest.
+        QMenu* examples = nullptr;
+        for (QMenu* m : w->findChildren<QMenu*>())
+            if (m->title() == QStringLiteral("E&xamples")) examples = m;
+        QVERIFY(examples);
+        QCOMPARE(examples->actions().size(), bundledGallery().size());
+        examples->popup(QPoint(0, 0));
+        QTest::qWait(50);
+        maybeScreenshot(examples, QStringLiteral("gallery-menu.png"));
+        examples->hide();
         QVERIFY(!w->openBundledExperiment(QStringLiteral("no_such_example")));
         QVERIFY(!w->rerunBundledSeries(QStringLiteral("overview")));
     }
@@ -358,6 +374,9 @@ private slots:
                  QStringLiteral("CHAINS=4"));
         QVERIFY(w->seriesPane()->model()->series().points[0].registers <
                 w->seriesPane()->model()->series().points[1].registers);
+        w->resize(1600, 1000);
+        QTest::qWait(100);
+        maybeScreenshot(w.get(), QStringLiteral("series-pane-card-run-1600x1000.png"));
         // Export writes the document as it was measured.
         const QString out = m_tmp.filePath(QStringLiteral("mine.series.json"));
         QVERIFY(w->seriesPane()->exportDocument(out, false, &error));
