@@ -157,10 +157,21 @@ BuildOptions applySeriesOption(const BuildOptions& base, const SeriesSpec& spec,
             o.precSqrt = triState();
         else if (f == "--fmad")
             o.fmad = triState();
+        // Flags without a value vary as FLAG=off,on (parseSeriesSpec allows nothing else for them).
+        else if (f == "--fast-math")
+            o.fastMath = v == "on";
+        else if (f == "--extra-device-vectorization")
+            o.extraDeviceVectorization = v == "on";
+        else if (f == "--no-lineinfo")
+            o.lineinfo = v != "on";
+        else if (f == "--device-debug")
+            o.deviceDebug = v == "on";
         else
             throw LaunchBuildError(
                 2, f + ": the GUI varies a define, --maxrregcount, --ptxas-opt, --opt, --arch, "
-                       "--std, --ftz, --prec-div, --prec-sqrt or --fmad (the CLI takes every build flag)");
+                       "--std, --ftz, --prec-div, --prec-sqrt, --fmad, --fast-math, "
+                       "--extra-device-vectorization, --no-lineinfo or --device-debug (the CLI "
+                       "takes every build flag)");
     }
     if (std::string bad = checkBuildOptions(o); !bad.empty())
         throw LaunchBuildError(2, seriesPointLabel(spec, i) + ": " + bad);

@@ -57,8 +57,9 @@ LaunchBuildError measurementFailure(const RunError& error);
 
 // Point `i` applied to `base` for Define and BuildOption specs: a define is added (replacing one of
 // the same name); --maxrregcount, --ptxas-opt, --opt, --arch, --std and --ftz/--prec-div/
-// --prec-sqrt/--fmad (true/false) set their field. Throws LaunchBuildError (2) for another option
-// or a value that does not fit; the result passes checkBuildOptions.
+// --prec-sqrt/--fmad (true/false) set their field, --fast-math, --extra-device-vectorization,
+// --no-lineinfo and --device-debug (off/on) turn theirs off or on. Throws LaunchBuildError (2) for another
+// option or a value that does not fit; the result passes checkBuildOptions.
 BuildOptions applySeriesOption(const BuildOptions& base, const SeriesSpec& spec, size_t i);
 // Point `i` applied to `launch` for launch kinds: a launch argument replaces the one of its name
 // (or is added), a dimension replaces the grid or block ("x,y,z" split at commas).

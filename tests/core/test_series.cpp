@@ -285,6 +285,9 @@ TEST(SeriesJob, PointsApplyToBuildOptionsAndLaunch) {
     EXPECT_EQ(applySeriesOption(base, parseSeriesSpec("--maxrregcount=32,64"), 1).maxRegCount, 64);
     EXPECT_EQ(applySeriesOption(base, parseSeriesSpec("--ptxas-opt=0,1"), 0).ptxasOpt, 0);
     EXPECT_EQ(applySeriesOption(base, parseSeriesSpec("--fmad=true,false"), 1).fmad, 0);
+    EXPECT_TRUE(applySeriesOption(base, parseSeriesSpec("--fast-math=off,on"), 1).fastMath);
+    EXPECT_FALSE(applySeriesOption(base, parseSeriesSpec("--fast-math=off,on"), 0).fastMath);
+    EXPECT_TRUE(applySeriesOption(base, parseSeriesSpec("--extra-device-vectorization=off,on"), 1).extraDeviceVectorization);
     EXPECT_THROW(applySeriesOption(base, parseSeriesSpec("--maxrregcount=32,x1"), 1), LaunchBuildError);
     EXPECT_THROW(applySeriesOption(base, parseSeriesSpec("--ptxas-opt=1,7"), 1), LaunchBuildError);
     EXPECT_THROW(applySeriesOption(base, parseSeriesSpec("--nvcc-flag=a,b"), 0), LaunchBuildError);
