@@ -862,6 +862,15 @@ std::string checkGraphPathOptions(const GraphPathOptions& o) {
             return "replays: the counts must increase";
         }
     }
+    // One end-to-end total is timed whole (the wall limit is checked between totals): keep the
+    // longest, max N × max R launches, to seconds rather than hours.
+    const long long longest =
+        static_cast<long long>(*std::max_element(o.pathLengths.begin(), o.pathLengths.end())) *
+        *std::max_element(o.replays.begin(), o.replays.end());
+    if (longest > (1LL << 24)) {
+        return "replays: the longest path length times the most replays is " + std::to_string(longest) +
+               " launches, more than 16777216";
+    }
     if (o.repetitions < 3 || o.repetitions > 101) {
         return "repetitions: " + std::to_string(o.repetitions) + " is not in 3 .. 101";
     }

@@ -102,7 +102,8 @@ LaunchVariant makeVariant(const ResolvedLaunch& launch, std::vector<uint8_t> cub
 // Experiment 4 (CUDA Graph break-even): a fixed path of N launches of the first variant from the
 // stream against the same path captured into a graph (app/runner/graph_path.h says how each number
 // is taken). Limits (checkGraphPathOptions): 1 .. 16 path lengths N of 1 .. 4096 launches, distinct;
-// 1 .. 64 replay counts R of 1 .. 100000, strictly increasing; 3 .. 101 repetitions; a wall budget
+// 1 .. 64 replay counts R of 1 .. 100000, strictly increasing; max N × max R ≤ 2^24 launches (one
+// total is timed whole); 3 .. 101 repetitions; a wall budget
 // of (0, 3600] s, after which the runner stops and says so in GraphPathResult::note.
 struct GraphPathOptions {
     std::vector<int> pathLengths; // N: launches per path

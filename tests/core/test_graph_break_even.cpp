@@ -106,6 +106,9 @@ TEST(GraphPathProtocol, OptionsOutsideTheLimitsAreRefusedWithTheFieldNamed) {
     for (int i = 0; i < 17; ++i) many[static_cast<size_t>(i)] = i + 1;
     refuse("path_lengths", many, "path_lengths");
     EXPECT_EQ(checkGraphPathOptions(GraphPathOptions{{1}, {1}, 9, 1}), "");
+    EXPECT_EQ(checkGraphPathOptions(GraphPathOptions{{4096}, {4096}, 9, 1}), "") << "2^24 launches at most";
+    EXPECT_NE(checkGraphPathOptions(GraphPathOptions{{1, 4096}, {1, 4097}, 9, 1}).find("16777216"),
+              std::string::npos);
 }
 
 TEST(GraphPathProtocol, HostileResultsAreRefused) {
