@@ -890,6 +890,22 @@ QString unpack(const QString& sub, const QString& name, const QByteArray& bytes)
     return path;
 }
 
+// A link in an example's write-up to another example's write-up ("HYPOTHESES.md",
+// "ffma_chains.md") opens that example; other links are not followed (the write-ups are documents
+// of the bundle, their links lead nowhere else from here).
+void followGalleryLinks(QTextBrowser* browser, MainWindow* window) {
+    QObject::connect(browser, &QTextBrowser::anchorClicked, window, [window](const QUrl& url) {
+        const QString name = url.isRelative() ? url.path().section(QLatin1Char('/'), -1) : QString();
+        for (const GalleryEntry& g : bundledGallery()) {
+            if (name.isEmpty() || g.writeup != name) continue;
+            // Later: the browser that was clicked may be the one the example replaces the text of.
+            QTimer::singleShot(0, window, [window, id = g.id] { window->openBundledExperiment(id); });
+            return;
+        }
+        window->statusBar()->showMessage(QObject::tr("%1 is not one of the bundled examples").arg(url.toString()), 5000);
+    });
+}
+
 } // namespace
 
 bool MainWindow::openBundledExperiment(const QString& id) {
@@ -902,7 +918,8 @@ bool MainWindow::openBundledExperiment(const QString& id) {
         if (!browser) {
             browser = new QTextBrowser(this);
             browser->setWindowFlag(Qt::Window);
-            browser->setOpenLinks(false); // a write-up's links lead nowhere from here
+            browser->setOpenLinks(false); // a write-up's links lead only to other examples
+            followGalleryLinks(browser, this);
             browser->resize(900, 800);
             m_writeUp = browser;
         }
@@ -926,6 +943,7 @@ bool MainWindow::openBundledExperiment(const QString& id) {
             m_galleryView->setWindowFlag(Qt::Window);
             m_galleryView->costPanel()->setPersistent(m_opts.useSettings);
             m_galleryView->resize(1400, 900);
+            followGalleryLinks(m_galleryView->writeUp(), this);
             m_galleryView->setRerunHandler([this] {
                 QString why;
                 if (!rerunBundledSeries(m_galleryId, &why)) m_galleryView->statusLabel()->setText(why);

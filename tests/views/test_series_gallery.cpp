@@ -327,6 +327,13 @@ private slots:
         examples->hide();
         QVERIFY(!w->openBundledExperiment(QStringLiteral("no_such_example")));
         QVERIFY(!w->rerunBundledSeries(QStringLiteral("overview")));
+        // A link to another example's write-up opens it; any other link is not followed.
+        QVERIFY(w->openBundledExperiment(QStringLiteral("ffma_chains")));
+        emit w->galleryView()->writeUp()->anchorClicked(QUrl(QStringLiteral("sgemm_ptxas_opt.md")));
+        QTRY_COMPARE(w->galleryView()->model()->series().vary, std::string("--ptxas-opt=0,1,2,3"));
+        emit w->galleryView()->writeUp()->anchorClicked(QUrl(QStringLiteral("file:///etc/passwd")));
+        QTest::qWait(20);
+        QCOMPARE(w->galleryView()->model()->series().vary, std::string("--ptxas-opt=0,1,2,3"));
     }
 
     void seriesRunsThroughTheFakeGpu() {
