@@ -77,6 +77,11 @@ void ExperimentController::remember(const QString& fingerprint) {
     settings.setValue(QStringLiteral("trust/sessions"), list);
 }
 
+namespace {
+// The session's top-level key of the parameter series (a lowerscope.series/1 document).
+const char* const kSessionSeriesKey = "series";
+} // namespace
+
 ExperimentData ExperimentController::gather() const {
     ExperimentData d;
     if (m_card) {
@@ -104,6 +109,8 @@ ExperimentData ExperimentController::gather() const {
         d.launch = m_measure->launch();
         d.measurements = m_measure->documents();
     }
+    if (m_currentSeries)
+        if (nlohmann::json series = m_currentSeries(); !series.is_null()) d.extra[kSessionSeriesKey] = std::move(series);
     return d;
 }
 
@@ -148,6 +155,11 @@ bool ExperimentController::apply(const ExperimentData& opened, const QString& pa
     if (m_measure) {
         m_measure->setLaunch(data.launch);
         m_measure->setDocuments(data.measurements);
+    }
+    if (m_showSeries) {
+        // A session without a series clears the one shown: it belonged to the previous session.
+        const auto it = data.extra.find(kSessionSeriesKey);
+        m_showSeries(it != data.extra.end() ? *it : nlohmann::json());
     }
     if (m_a) m_a->build();
     if (m_compare && data.b.ownSource) m_compare->buildB();

@@ -38,6 +38,14 @@ public:
     void setErrorReporter(std::function<void(const QString&)> report) { m_report = std::move(report); }
     // How an opened session's source reaches the editor (default: sessionA->setDocument).
     void setSourceLoader(std::function<void(const QString& path, const QString& text)> load) { m_load = std::move(load); }
+    // The parameter series travels with the session (issue 15): `current` gives the shown
+    // lowerscope.series/1 document (null = none), saved under the session's top-level key "series";
+    // `show` gets it back when a session is opened (null when it has none; untrusted: the receiver
+    // reads it defensively).
+    void setSeriesHooks(std::function<nlohmann::json()> current, std::function<void(const nlohmann::json&)> show) {
+        m_currentSeries = std::move(current);
+        m_showSeries = std::move(show);
+    }
     // Remembered "yes" answers (fingerprints of flag sets); persisted in QSettings when enabled.
     void setUseSettings(bool on) { m_useSettings = on; }
 
@@ -75,6 +83,8 @@ private:
     TrustPrompt m_prompt;
     std::function<void(const QString&)> m_report;
     std::function<void(const QString&, const QString&)> m_load;
+    std::function<nlohmann::json()> m_currentSeries;
+    std::function<void(const nlohmann::json&)> m_showSeries;
     bool m_useSettings = true;
     QSet<QString> m_trusted;
     QString m_path;

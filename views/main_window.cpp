@@ -279,6 +279,15 @@ void MainWindow::createPanes() {
     m_seriesPane = new SeriesView(this, m_session->jobs());
     m_seriesPane->costPanel()->setPersistent(m_opts.useSettings);
     registerPane(QStringLiteral("series"), tr("Series"), m_seriesPane, Qt::BottomDockWidgetArea);
+    // The Series pane's series is saved with the session and shown again when it is opened.
+    m_experiment->setSeriesHooks([this] { return m_seriesPane->document(); },
+                                 [this](const nlohmann::json& series) {
+                                     QString error;
+                                     if (series.is_null()) m_seriesPane->clear();
+                                     else if (!m_seriesPane->setDocument(series, &error))
+                                         statusBar()->showMessage(
+                                             tr("The session's series is not shown: %1").arg(error), 10000);
+                                 });
     connect(m_card, &ExperimentCardEditor::runSeriesRequested, this, [this](const QString& spec) {
         QString error;
         if (!runSeries(spec, &error)) {

@@ -200,6 +200,16 @@ bool SeriesView::hasSeries() const {
     return !m_document.is_null();
 }
 
+void SeriesView::clear() {
+    m_document = nullptr;
+    m_mine = nullptr;
+    m_model->setSeries({});
+    m_header->setText(tr("No series."));
+    m_exportButton->setEnabled(false);
+    rebuildChart();
+    updateCost();
+}
+
 bool SeriesView::exportDocument(const QString& path, bool mine, QString* error) const {
     const nlohmann::json& d = mine ? m_mine : m_document;
     if (d.is_null()) {

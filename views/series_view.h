@@ -49,6 +49,8 @@ public:
     // The user's numbers beside the shown ones. False with `error` as above.
     bool setMine(const nlohmann::json& document, QString* error = nullptr);
     bool hasSeries() const;
+    // Shows no series (a running job goes on; its result is shown when it comes).
+    void clear();
     const nlohmann::json& document() const { return m_document; }
     const nlohmann::json& mineDocument() const { return m_mine; }
     // Writes the shown series (the rerun's when `mine`) as a .series.json. False with `error`.

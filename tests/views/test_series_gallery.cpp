@@ -7,6 +7,7 @@
 #include "core/experiment/series.h"
 #include "core/run/measurement_data.h"
 #include "views/build_job.h"
+#include "views/compare_measure.h"
 #include "views/cost_panel.h"
 #include "views/experiment_record.h"
 #include "views/gallery.h"
@@ -28,6 +29,7 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QTextDocument>
@@ -334,6 +336,40 @@ private slots:
         emit w->galleryView()->writeUp()->anchorClicked(QUrl(QStringLiteral("file:///etc/passwd")));
         QTest::qWait(20);
         QCOMPARE(w->galleryView()->model()->series().vary, std::string("--ptxas-opt=0,1,2,3"));
+    }
+
+    void seriesTravelsWithTheSession() {
+        auto w = testutil::makeTestWindow();
+        QStringList reported;
+        w->experiment()->setErrorReporter([&reported](const QString& e) { reported << e; });
+        QString error;
+        QVERIFY2(w->openSeries(kExamples + QStringLiteral("ffma_chains.series.json"), &error),
+                 qPrintable(error));
+        const QString path = m_tmp.filePath(QStringLiteral("with-series.lowerscope"));
+        QVERIFY2(w->experiment()->saveSession(path), qPrintable(reported.join(QLatin1Char('\n'))));
+        const nlohmann::json saved = readJson(path);
+        QCOMPARE(saved["series"]["vary"], nlohmann::json("-D CHAINS=1,2,4,8,16"));
+        auto writeSession = [&](const QString& name, const nlohmann::json& doc) {
+            const QString p = m_tmp.filePath(name);
+            QFile f(p);
+            f.open(QIODevice::WriteOnly);
+            f.write(QByteArray::fromStdString(doc.dump()));
+            return p;
+        };
+        // Another session without a series clears the pane; the saved one brings it back.
+        nlohmann::json withoutSeries = saved;
+        withoutSeries.erase("series");
+        QVERIFY(
+            w->experiment()->openSession(writeSession(QStringLiteral("plain.lowerscope"), withoutSeries)));
+        QVERIFY(!w->seriesPane()->hasSeries());
+        QCOMPARE(w->seriesPane()->model()->rowCount(), 0);
+        QVERIFY(w->experiment()->openSession(path));
+        QCOMPARE(w->seriesPane()->model()->rowCount(), 5);
+        // A session whose series is hostile still opens; its series is not shown, and it says so.
+        nlohmann::json hostile = saved;
+        hostile["series"]["points"] = "lots";
+        QVERIFY(w->experiment()->openSession(writeSession(QStringLiteral("hostile.lowerscope"), hostile)));
+        QVERIFY(w->statusBar()->currentMessage().contains(QStringLiteral("not shown")));
     }
 
     void seriesRunsThroughTheFakeGpu() {
