@@ -397,8 +397,9 @@ std::string graphBreakEvenMarkdown(const json& doc, const std::string& title, co
           "for "
           "every R, the end-to-end host wall time of R paths from the stream + wait against capture + "
           "instantiate + "
-          "upload + R replays + wait of a fresh graph (destroyed after the clock stopped), in rounds over "
-          "all R with "
+          "upload + R replays + wait of a fresh graph (its upload not waited for: the first replay queues "
+          "behind it; destroyed after the clock stopped), in rounds over all R, each round after an "
+          "untimed graph built, replayed and destroyed, R running forwards and backwards in turn and "
           "the side that goes first alternating. \"Wait\" is an event recorded behind the work that the host "
           "polls. "
           "Everything ran in one process on one stream.\n\n";
