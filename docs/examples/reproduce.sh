@@ -99,6 +99,13 @@ crosscheck() {
   ncu_raw ffma_dependent kernels/ffma_chain.cu ffma_dependent smsp__issue_active.avg.pct_of_peak_sustained_active
   BUILD="--maxrregcount 32" ncu_raw sgemm_maxrreg32 kernels/sgemm_tiled.cu sgemm_tiled \
     sm__warps_active.avg.pct_of_peak_sustained_active
+  # Experiment 4: one path_step launch, L2 flushed before each: Lowerscope's cold median against
+  # ncu's gpu__time_duration over 20 plain launches.
+  run "$CLI" run docs/examples/graph_path.cu --kernel path_step --mode cold "${T[@]}" \
+    --json "$DEST/graph_path_step_cold.run.json" >/dev/null
+  run "$NCU" --clock-control none --metrics gpu__time_duration.sum -k 'regex:^path_step$' --csv --page raw \
+    --print-units base "$CLI" run docs/examples/graph_path.cu --kernel path_step --profile-launches 20 \
+    --timeout 120 >"$DEST/ncu_graph_path_step.csv"
 }
 
 [ $# -gt 0 ] || { sed -n 2,7p "$0"; exit 2; }
