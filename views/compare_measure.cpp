@@ -84,6 +84,7 @@ const char* const kSessionSeriesKey = "series";
 
 ExperimentData ExperimentController::gather() const {
     ExperimentData d;
+    d.extra = m_unknownKeys;
     if (m_card) {
         d.title = m_card->title();
         d.card = m_card->card();
@@ -136,6 +137,8 @@ bool ExperimentController::apply(const ExperimentData& opened, const QString& pa
         }
     }
     m_path = path;
+    m_unknownKeys = data.extra;
+    m_unknownKeys.erase(kSessionSeriesKey); // the Series pane's, gathered from it
     if (m_card) {
         m_card->setTitle(data.title);
         m_card->setCard(data.card);

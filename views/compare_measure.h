@@ -85,6 +85,9 @@ private:
     std::function<void(const QString&, const QString&)> m_load;
     std::function<nlohmann::json()> m_currentSeries;
     std::function<void(const nlohmann::json&)> m_showSeries;
+    // Top-level keys of the opened session that this version does not know (a newer Lowerscope's,
+    // another tool's): written back on save, so a round trip through the GUI loses nothing.
+    nlohmann::json m_unknownKeys = nlohmann::json::object();
     bool m_useSettings = true;
     QSet<QString> m_trusted;
     QString m_path;

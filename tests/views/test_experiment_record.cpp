@@ -66,6 +66,43 @@ private slots:
 
     // ------------------------------------------------------------------ sessions
 
+    // A key this version does not know (a newer Lowerscope's, another tool's) survives open → save.
+    void unknownSessionKeysSurviveASaveFromTheGui() {
+        QTemporaryDir dir;
+        Workspace a;
+        a.setBackend([](const BuildRequest& r, std::atomic<bool>*) { return fakeBuild(r, nullptr); });
+        ComparePanel compare(&a);
+        compare.sessionB()->setBackend([](const BuildRequest& r, std::atomic<bool>*) { return fakeBuild(r, nullptr); });
+        MeasurePane measure(&a, compare.sessionB(), MeasurePane::Options{false});
+        ExperimentCardEditor card;
+        ExperimentController controller(&a, &compare, &measure, &card, nullptr);
+        controller.setUseSettings(false);
+        ExperimentData theirs;
+        theirs.sourceName = QStringLiteral("theirs.cu");
+        theirs.sourceText = QStringLiteral("__global__ void k() {}\n");
+        const nlohmann::json future = {{"counters", {1, 2, 3}}, {"note", "kept"}};
+        theirs.extra["from_a_newer_version"] = future;
+        const QString in = dir.filePath(QStringLiteral("in.lowerscope")), out = dir.filePath(QStringLiteral("out.lowerscope"));
+        QString error;
+        QVERIFY2(saveExperiment(theirs, in, error), qPrintable(error));
+        QVERIFY(controller.openSession(in));
+        QVERIFY(waitForGoodSnapshot(a));
+        QVERIFY(controller.saveSession(out));
+        const nlohmann::json saved = nlohmann::json::parse(readAll(out));
+        QVERIFY2(saved.contains("from_a_newer_version"), saved.dump().c_str());
+        QVERIFY2(saved["from_a_newer_version"] == future, saved.dump().c_str());
+
+        // Opening a session without it forgets it: keys belong to the file they came from.
+        ExperimentData plain;
+        plain.sourceName = QStringLiteral("plain.cu");
+        plain.sourceText = QStringLiteral("// plain\n");
+        const QString plainPath = dir.filePath(QStringLiteral("plain.lowerscope"));
+        QVERIFY(saveExperiment(plain, plainPath, error));
+        QVERIFY(controller.openSession(plainPath));
+        QVERIFY(controller.saveSession(out));
+        QVERIFY(!nlohmann::json::parse(readAll(out)).contains("from_a_newer_version"));
+    }
+
     void untrustedSessionPromptsBeforeBuilding() {
         QTemporaryDir dir;
         Workspace a;
