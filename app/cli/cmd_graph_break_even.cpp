@@ -6,7 +6,7 @@
 #include "app/cli/compare_run.h"
 #include "core/build/build_options.h"
 #include "core/build/compile_db.h"
-#include "core/experiment/graph_break_even.h"
+#include "core/experiment/graph_break_even_job.h"
 #include "core/untrusted.h"
 
 #include <cstdio>
@@ -70,12 +70,12 @@ int runGraphBreakEven(const CompareArgs& a, const GraphPathFlags& flags, const s
         BuiltLaunch b = buildLaunch(discoverToolchain(), a.file, o, launch.kernel, launch);
         auto runner = makeRunner(launch);
         MeasurementRecord rec = measureSides(*runner, {b.side}, launch);
-        if (rec.result.variants.empty() || !rec.result.variants.front().graphPath)
-            throw CliFailure{kUsage, "the runner's result has no graph path (an older lowerscope-runner?)"};
-        const std::string kernel = b.side.launch.kernelName.substr(0, b.side.launch.kernelName.find('('));
-        const nlohmann::json doc =
-            graphBreakEvenDocument(std::filesystem::path(a.file).filename().string(), kernel,
-                                   rec.result.device, rec.result.variants.front());
+        nlohmann::json doc;
+        try {
+            doc = graphBreakEvenOfRecord(std::filesystem::path(a.file).filename().string(), rec);
+        } catch (const std::invalid_argument& e) {
+            throw CliFailure{kUsage, e.what()};
+        }
         std::string command = "lowerscope-cli experiment " + shellQuote({a.file}) + " --graph-break-even " +
                               shellQuote({lengths});
         if (!replays.empty()) command += " --replays " + shellQuote({replays});

@@ -5,11 +5,13 @@
 #include "core/experiment/series.h"
 #include "core/run/measurement.h"
 #include "core/run/stats.h"
+#include "core/untrusted.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iterator>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -427,6 +429,66 @@ std::string graphBreakEvenMarkdown(const json& doc, const std::string& title, co
     }
     if (!command.empty()) md << "Reproduce:\n\n```sh\n" << command << "\n```\n";
     return md.str();
+}
+
+bool readGraphBreakEvenDocument(const json& doc, GraphBreakEvenReadout& out, std::string& why) {
+    if (!doc.is_object() || text(doc, "schema") != kGraphBreakEvenSchema) {
+        why = std::string("not a graph break-even document (schema ") + kGraphBreakEvenSchema + " expected)";
+        return false;
+    }
+    if (!doc.contains("paths") || !doc["paths"].is_array() || doc["paths"].empty() ||
+        doc["paths"].size() > 16) {
+        why = "a graph break-even document has 1 to 16 paths";
+        return false;
+    }
+    GraphBreakEvenReadout r;
+    std::set<int> replays;
+    for (const json& p : doc["paths"]) {
+        const auto n = field(p, "path_length");
+        // The range is checkGraphPathOptions' below; here only that it is an integer that fits.
+        if (!n || *n != std::floor(*n) || std::fabs(*n) > 1e9) {
+            why = "a path without an integer path_length";
+            return false;
+        }
+        if (!p.contains("points") || !p["points"].is_array() || p["points"].size() > 64) {
+            why = "path " + num("%.0f", *n) + ": give 0 to 64 points";
+            return false;
+        }
+        GraphBreakEvenRow row;
+        row.pathLength = static_cast<int>(*n);
+        row.fixedMs = field(p, "fixed_ms");
+        row.streamPathUs = field(p, "stream_path_us");
+        row.graphPathUs = field(p, "graph_path_us");
+        row.predicted = field(p, "predicted_break_even");
+        row.measured = field(p, "measured_break_even");
+        row.crossing = field(p, "measured_crossing");
+        for (const json& q : p["points"]) {
+            const auto rr = field(q, "replays");
+            if (!rr || *rr != std::floor(*rr) || std::fabs(*rr) > 1e9) {
+                why = "path " + num("%.0f", *n) + ": a point without an integer replay count";
+                return false;
+            }
+            replays.insert(static_cast<int>(*rr));
+        }
+        r.rows.push_back(row);
+        r.options.pathLengths.push_back(row.pathLength);
+    }
+    r.options.replays.assign(replays.begin(), replays.end());
+    if (r.options.replays.empty()) r.options.replays = defaultGraphReplays();
+    if (const auto reps = field(doc, "repetitions");
+        reps && *reps == std::floor(*reps) && std::fabs(*reps) < 1e6)
+        r.options.repetitions = static_cast<int>(*reps);
+    if (const std::string bad = checkGraphPathOptions(r.options); !bad.empty()) {
+        why = "the document asks for what the runner refuses: " + bad;
+        return false;
+    }
+    r.file = escapeControl(text(doc, "file"));
+    r.kernel = escapeControl(text(doc, "kernel"));
+    r.note = escapeControl(text(doc, "note"));
+    if (doc.contains("device") && doc["device"].is_object())
+        r.device = escapeControl(text(doc["device"], "name"));
+    out = std::move(r);
+    return true;
 }
 
 } // namespace lowerscope

@@ -81,4 +81,30 @@ std::string graphBreakEvenMarkdown(const nlohmann::json& document, const std::st
                                    const std::string& command, double pricePerGpuHour = -1,
                                    double pathsPerRequest = 1);
 
+// One path length of a document as read back (readGraphBreakEvenDocument): a field that is missing
+// or not a finite number is none.
+struct GraphBreakEvenRow {
+    int pathLength = 0;
+    std::optional<double> fixedMs, streamPathUs, graphPathUs; // ms; µs per path
+    std::optional<double> predicted;                          // R*
+    std::optional<double> measured, crossing;                 // smallest R that wins; interpolated R
+};
+
+// What the GUI shows of a document and what a rerun of it measures.
+struct GraphBreakEvenReadout {
+    std::string file, kernel, device, note; // control characters escaped
+    std::vector<GraphBreakEvenRow> rows;    // in the document's order
+    GraphPathOptions options;               // its N in order, every R its paths measured (sorted),
+                                            // its repetitions (9 when absent); wall limit default
+};
+
+// Reads an untrusted "lowerscope.graph_break_even/1" document (parse it bounded first). False with
+// `why` (one sentence) when the schema is another, there are no paths or more than 16, a path has
+// no integer path length or more than 64 points, or the options it was measured with are outside
+// the runner's limits (checkGraphPathOptions: absurd path lengths or replay counts). Never throws.
+bool readGraphBreakEvenDocument(const nlohmann::json& document, GraphBreakEvenReadout& out, std::string& why);
+
+// The largest document readGraphBreakEvenDocument's callers parse (the H200 one is ~100 KiB).
+inline constexpr size_t kMaxGraphBreakEvenDocumentBytes = size_t(4) << 20;
+
 } // namespace lowerscope

@@ -6,12 +6,14 @@
 #include "core/build/process.h"
 #include "core/build/toolchain.h"
 #include "core/experiment/graph_break_even.h"
+#include "core/experiment/graph_break_even_job.h"
 #include "core/run/protocol.h"
 #include "core/run/runner_client.h"
 #include "fake_gpu_cli.h"
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <gtest/gtest.h>
 #include <regex>
 #include <sstream>
@@ -266,6 +268,77 @@ TEST(GraphBreakEven, OddDocumentsNeverThrow) {
         EXPECT_NO_THROW(graphBreakEvenSvg(d)) << d.dump();
         EXPECT_NO_THROW(graphBreakEvenMarkdown(d, "t", "h", "s.svg", "c", 2.5, 1)) << d.dump();
     }
+}
+
+TEST(GraphBreakEven, ReadsItsDocumentBackAndWhatARerunMeasures) {
+    const VariantResult v =
+        variantWith({entry(4, 0.1, 20, 5, {{1, 0.05, 0.35}, {16, 0.35, 0.45}, {32, 0.7, 0.4}}),
+                     entry(16, 0.2, 80, 10, {{1, 0.1, 0.7}, {32, 2.6, 0.9}})});
+    DeviceInfo dev;
+    dev.name = "Test\x1b GPU";
+    const json doc = graphBreakEvenDocument("graph_path.cu", "path_step", dev, v);
+    GraphBreakEvenReadout r;
+    std::string why;
+    ASSERT_TRUE(readGraphBreakEvenDocument(doc, r, why)) << why;
+    EXPECT_EQ(r.kernel, "path_step");
+    EXPECT_EQ(r.device.find('\x1b'), std::string::npos) << "control characters escaped";
+    ASSERT_EQ(r.rows.size(), 2u);
+    EXPECT_EQ(r.rows[0].pathLength, 4);
+    EXPECT_DOUBLE_EQ(*r.rows[0].fixedMs, doc["paths"][0]["fixed_ms"].get<double>());
+    EXPECT_DOUBLE_EQ(*r.rows[0].predicted, 20.0);
+    EXPECT_EQ(*r.rows[0].measured, 32);
+    EXPECT_EQ(r.options.pathLengths, (std::vector<int>{4, 16}));
+    EXPECT_EQ(r.options.replays, (std::vector<int>{1, 16, 32})) << "every R measured, sorted";
+    EXPECT_EQ(checkGraphPathOptions(r.options), "");
+
+    // The recorded H200 document reads back with what it was measured with.
+    std::ifstream in(std::string(LOWERSCOPE_SOURCE_DIR) + "/docs/examples/graph_break_even.graph.json");
+    const json h200 = json::parse(in);
+    ASSERT_TRUE(readGraphBreakEvenDocument(h200, r, why)) << why;
+    EXPECT_EQ(r.options.pathLengths, (std::vector<int>{1, 4, 16, 64}));
+    EXPECT_EQ(r.options.replays, defaultGraphReplays());
+    EXPECT_EQ(r.options.repetitions, 9);
+    EXPECT_EQ(r.device, "NVIDIA H200");
+
+    // Hostile documents: refused with the reason, `out` untouched.
+    const std::vector<std::pair<std::function<void(json&)>, std::string>> cases = {
+        {[](json& d) { d["schema"] = "lowerscope.series/1"; }, "schema"},
+        {[](json& d) { d = json::array(); }, "schema"},
+        {[](json& d) { d["paths"] = json::array(); }, "1 to 16 paths"},
+        {[](json& d) { d["paths"][0]["path_length"] = 1e12; }, "integer path_length"},
+        {[](json& d) { d["paths"][0]["path_length"] = 5000; }, "path_lengths: 5000 is not in 1 .. 4096"},
+        {[](json& d) { d["paths"][0]["path_length"] = "4"; }, "integer path_length"},
+        {[](json& d) { d["paths"][0]["points"][0]["replays"] = 0; }, "replays: 0 is not in 1 .. 100000"},
+        {[](json& d) { d["paths"][0]["points"][0]["replays"] = 2.5; }, "integer replay count"},
+        {[](json& d) { d["repetitions"] = 1; }, "repetitions: 1 is not in 3 .. 101"},
+    };
+    for (const auto& [change, expect] : cases) {
+        json d = doc;
+        change(d);
+        GraphBreakEvenReadout out;
+        out.kernel = "untouched";
+        EXPECT_FALSE(readGraphBreakEvenDocument(d, out, why)) << expect;
+        EXPECT_NE(why.find(expect), std::string::npos) << why;
+        EXPECT_EQ(out.kernel, "untouched");
+    }
+    json many = doc;
+    for (int i = 0; i < 65; ++i) many["paths"][0]["points"].push_back(json{{"replays", 100 + i}});
+    EXPECT_FALSE(readGraphBreakEvenDocument(many, r, why));
+    EXPECT_NE(why.find("64 points"), std::string::npos) << why;
+}
+
+TEST(GraphBreakEven, TheDocumentOfARecordNeedsItsGraphPath) {
+    MeasurementRecord rec;
+    EXPECT_THROW(graphBreakEvenOfRecord("f.cu", rec), std::invalid_argument);
+    rec.result.variants.push_back(VariantResult{});
+    EXPECT_THROW(graphBreakEvenOfRecord("f.cu", rec), std::invalid_argument);
+    rec.result.variants[0] = variantWith({entry(4, 0.1, 20, 5, {{1, 0.05, 0.35}})});
+    LaunchRecord l;
+    l.kernelName = "path_step(int, float, float, float*)";
+    rec.launches.push_back(l);
+    const json doc = graphBreakEvenOfRecord("graph_path.cu", rec);
+    EXPECT_EQ(doc["kernel"], "path_step") << "named without its parameters";
+    EXPECT_EQ(doc["file"], "graph_path.cu");
 }
 
 TEST(CliGraphBreakEven, BadListsAreUsageErrors) {
