@@ -7,6 +7,7 @@
 #include "views/job_tracker.h"
 #include "views/series_model.h"
 #include "views/theme.h"
+#include "views/worker_job.h"
 
 #include <QAreaSeries>
 #include <QCategoryAxis>
@@ -19,7 +20,6 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
-#include <QPointer>
 #include <QPushButton>
 #include <QSaveFile>
 #include <QScatterSeries>
@@ -85,6 +85,8 @@ SeriesView::SeriesView(QWidget* parent, std::shared_ptr<JobTracker> jobs)
     m_rerunButton->hide();
     m_cancelButton = new QPushButton(tr("Cancel"), this);
     m_cancelButton->setEnabled(false);
+    m_job.runButton = m_rerunButton;
+    m_job.cancelButton = m_cancelButton;
     m_exportButton = new QPushButton(tr("Export .series.json…"), this);
     m_exportButton->setEnabled(false);
 
@@ -237,54 +239,27 @@ void SeriesView::setRerunHandler(std::function<void()> rerun) {
 }
 
 quint64 SeriesView::run(const LocalSeriesRequest& request, Target target) {
-    if (m_running) m_jobs->cancel(m_running);
-    QPointer<SeriesView> self(this);
-    auto backend = m_backend;
+    m_job.supersede(*m_jobs);
     m_status->setText(tr("Building %1 points…").arg(request.spec.values.size()));
-    const quint64 id = m_jobs->start<LocalSeriesOutcome>(
-        this, QStringLiteral("series"), tr("Series %1").arg(qs(request.spec.text)),
-        [backend, request = LocalSeriesRequest(request), self](quint64 jobId,
-                                                               std::atomic<bool>* cancel) mutable {
-            // Discovering the tools runs them: on the worker, once per process.
-            if (!request.toolchain.nvcc.found()) request.toolchain = cachedToolchain();
-            auto progress = [self, jobId](const std::string& stage) {
-                // Progress crosses to the UI thread by a queued call; a dead view is skipped.
-                QMetaObject::invokeMethod(
-                    self.data(),
-                    [self, jobId, stage] {
-                        if (self && self->m_running == jobId)
-                            self->m_status->setText(tr("Series: %1…").arg(qs(stage)));
-                    },
-                    Qt::QueuedConnection);
-            };
-            try {
-                return backend(request, cancel, progress);
-            } catch (const std::exception& e) {
-                LocalSeriesOutcome out;
-                out.error = e.what();
-                return out;
-            }
+    const quint64 id = startWorkerJob<LocalSeriesOutcome>(
+        *m_jobs, this, QStringLiteral("series"), tr("Series %1").arg(qs(request.spec.text)), request,
+        m_backend,
+        [this](quint64 jobId, const std::string& stage) {
+            if (m_job.running == jobId) m_status->setText(tr("Series: %1…").arg(qs(stage)));
         },
-        [this, target](quint64 jobId, LocalSeriesOutcome outcome, bool) {
+        [this, target](quint64 jobId, const LocalSeriesOutcome& outcome) {
             finished(jobId, outcome, target);
         });
-    m_running = id;
-    m_cancelButton->setEnabled(true);
-    m_rerunButton->setEnabled(false);
+    m_job.started(id);
     return id;
 }
 
 void SeriesView::cancel() {
-    if (!m_running) return;
-    m_jobs->cancel(m_running);
-    m_status->setText(tr("Cancelling: killing the runner…"));
+    m_job.cancel(*m_jobs, m_status);
 }
 
 void SeriesView::finished(quint64 jobId, const LocalSeriesOutcome& outcome, Target target) {
-    if (jobId != m_running) return; // superseded
-    m_running = 0;
-    m_cancelButton->setEnabled(false);
-    m_rerunButton->setEnabled(true);
+    if (!m_job.finish(jobId)) return; // superseded
     QString message;
     bool ok = outcome.ok;
     if (outcome.cancelled) {
@@ -299,13 +274,7 @@ void SeriesView::finished(quint64 jobId, const LocalSeriesOutcome& outcome, Targ
         message = ok ? tr("Series measured: %1 points.").arg(outcome.document["points"].size())
                      : tr("Series result unreadable: %1").arg(error);
     }
-    if (!outcome.warnings.empty())
-        message +=
-            QLatin1Char(' ') + tr("(%n warning(s); see the tooltip)", "", int(outcome.warnings.size()));
-    QStringList tips;
-    for (const auto& w : outcome.warnings) tips << qs(w).toHtmlEscaped();
-    m_status->setToolTip(tips.join(QStringLiteral("<br>")));
-    m_status->setText(message);
+    showJobStatus(m_status, message, outcome.warnings);
     emit runFinished(ok, message);
 }
 

@@ -11,6 +11,7 @@
 // readSeriesDocument (bounded, wrong types ignored) and nothing in them names a file to open.
 
 #include "core/experiment/series_job.h"
+#include "views/worker_job.h"
 
 #include <QWidget>
 #include <atomic>
@@ -66,7 +67,7 @@ public:
     // Starts a series run; a running one is cancelled first. Returns the job id.
     quint64 run(const LocalSeriesRequest& request, Target target);
     void cancel();
-    bool isRunning() const { return m_running != 0; }
+    bool isRunning() const { return m_job.running != 0; }
 
     // For tests and screenshots.
     SeriesModel* model() const { return m_model; }
@@ -87,7 +88,7 @@ private:
 
     std::shared_ptr<JobTracker> m_jobs;
     Backend m_backend;
-    quint64 m_running = 0;
+    OneWorkerJob m_job;
     nlohmann::json m_document, m_mine;
     SeriesModel* m_model;
     QLabel* m_header;
