@@ -37,7 +37,7 @@ bool shortLine(const QString& s, int max) {
 
 QStringList GalleryEntry::files() const {
     QStringList out;
-    for (const QString& f : {session, series, writeup, source, sidecar})
+    for (const QString& f : {session, series, graph, writeup, source, sidecar})
         if (!f.isEmpty()) out << f;
     out << images;
     return out;
@@ -95,6 +95,7 @@ bool readGalleryManifest(const QByteArray& bytes, QList<GalleryEntry>& out, QStr
         };
         g.session = file("session");
         g.series = file("series");
+        g.graph = file("graph");
         g.writeup = file("writeup");
         g.source = file("source");
         g.sidecar = file("sidecar");
@@ -129,6 +130,7 @@ bool readGalleryManifest(const QByteArray& bytes, QList<GalleryEntry>& out, QStr
             }
         const bool complete = (g.kind == QLatin1String("session") && !g.session.isEmpty()) ||
                               (g.kind == QLatin1String("series") && !g.series.isEmpty()) ||
+                              (g.kind == QLatin1String("graph") && !g.graph.isEmpty()) ||
                               (g.kind == QLatin1String("report") && !g.writeup.isEmpty());
         if (bad || !complete) {
             problem(QObject::tr("entry %1: %2")

@@ -2,8 +2,9 @@
 // The examples gallery (File → Examples, issue 15): the manifest docs/examples/gallery.json
 // ("lowerscope.gallery/1"), bundled with the files it names under :/examples/ (views/CMakeLists.txt
 // generates the resource list from it at configure time). Entries:
-//   {"id", "title", "kind": "session" | "series" | "report",
-//    "session": "x.lowerscope", "series": "x.series.json", "writeup": "x.md", "images": ["x.svg"],
+//   {"id", "title", "kind": "session" | "series" | "graph" | "report",
+//    "session": "x.lowerscope", "series": "x.series.json", "graph": "x.graph.json",
+//    "writeup": "x.md", "images": ["x.svg"],
 //    "source": "x.cu", "sidecar": "x.json", "defines": ["CHAINS=8"], "args": ["N=M"]}
 // File names are paths relative to docs/examples; here only their file names are kept and looked up
 // in the bundle, so nothing in the manifest (or in the documents it names) opens a file elsewhere.
@@ -15,12 +16,13 @@
 namespace lowerscope {
 
 struct GalleryEntry {
-    QString id, title, kind; // kind: "session", "series" or "report"
+    QString id, title, kind; // kind: "session", "series", "graph" or "report"
     QString session;         // file names in the bundle ("" = none)
     QString series;
+    QString graph; // graph: the recorded graph break-even document
     QString writeup;
     QStringList images;
-    QString source, sidecar; // series: what a rerun builds and launches
+    QString source, sidecar; // series, graph: what a rerun builds and launches
     QStringList defines;     // series: "NAME" or "NAME=value", added to every point's build
     QStringList args;        // series: launch arguments "NAME=spec" over the sidecar's (at most 16)
     // Every file the entry uses.

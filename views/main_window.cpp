@@ -4,25 +4,25 @@
 #include "views/main_window.h"
 
 #include "core/bounded_json.h"
-#include "core/run/profile_document.h"
-
 #include "core/build/compile_db.h"
 #include "core/build/input.h"
 #include "core/build/json_io.h"
 #include "core/build/kernel_name.h"
-#include "core/parse/ptx_parser.h"
 #include "core/experiment/series.h"
-#include "views/build_job.h"
-#include "views/cost_panel.h"
+#include "core/parse/ptx_parser.h"
+#include "core/run/profile_document.h"
 #include "views/autosave.h"
+#include "views/build_job.h"
 #include "views/build_options_pane.h"
 #include "views/build_output_pane.h"
 #include "views/cfg_view.h"
 #include "views/code_editor.h"
 #include "views/compare_measure.h"
 #include "views/compare_panel.h"
+#include "views/cost_panel.h"
 #include "views/diff_view.h"
 #include "views/gallery.h"
+#include "views/graph_break_even_view.h"
 #include "views/help.h"
 #include "views/measure_pane.h"
 #include "views/profile_heat.h"
@@ -34,9 +34,9 @@
 #include "views/sass_model.h"
 #include "views/sass_pane.h"
 #include "views/series_view.h"
-#include "views/workspace.h"
 #include "views/source_pane.h"
 #include "views/theme.h"
+#include "views/workspace.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -45,8 +45,6 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
-#include <QTextBrowser>
-#include <QTemporaryDir>
 #include <QDragEnterEvent>
 #include <QElapsedTimer>
 #include <QFileDialog>
@@ -60,15 +58,16 @@
 #include <QPushButton>
 #include <QSaveFile>
 #include <QScrollArea>
-#include <QShowEvent>
 #include <QSettings>
+#include <QShowEvent>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTemporaryDir>
+#include <QTextBrowser>
 #include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
 #include <QtConcurrent/QtConcurrentRun>
-
 #include <tuple>
 
 namespace lowerscope {
@@ -899,6 +898,18 @@ QString unpack(const QString& sub, const QString& name, const QByteArray& bytes)
     return path;
 }
 
+// Unpacks an example's kernel source as scratchDir()/<sub>/<source> with its sidecar beside it
+// under the source's stem (where the launch is looked up); the source's path, "" when it cannot.
+QString unpackSource(const GalleryEntry& entry, const QString& sub, QByteArray* sourceText = nullptr) {
+    QByteArray source, sidecar;
+    if (entry.source.isEmpty() || !readGalleryFile(entry.source, source)) return {};
+    const QString path = unpack(sub, entry.source, source);
+    if (!entry.sidecar.isEmpty() && readGalleryFile(entry.sidecar, sidecar))
+        unpack(sub, QFileInfo(entry.source).completeBaseName() + QStringLiteral(".json"), sidecar);
+    if (sourceText) *sourceText = source;
+    return path;
+}
+
 // A link in an example's write-up to another example's write-up ("HYPOTHESES.md",
 // "ffma_chains.md") opens that example; other links are not followed (the write-ups are documents
 // of the bundle, their links lead nowhere else from here).
@@ -943,6 +954,7 @@ bool MainWindow::openBundledExperiment(const QString& id) {
         showWriteUp(tr("Example: %1").arg(entry->title));
         return true;
     }
+    if (entry->kind == QLatin1String("graph")) return openGraphExample(*entry, writeUp);
     if (entry->kind == QLatin1String("series")) {
         QByteArray bytes;
         QString error;
@@ -994,6 +1006,81 @@ bool MainWindow::openBundledExperiment(const QString& id) {
     return true;
 }
 
+bool MainWindow::openGraphExample(const GalleryEntry& entry, const QByteArray& writeUp) {
+    auto fail = [&](const QString& why) {
+        statusBar()->showMessage(tr("Cannot show the example %1: %2").arg(entry.title, why), 10000);
+        return false;
+    };
+    if (!m_graphView) {
+        m_graphView = new GraphBreakEvenView(this, m_session->jobs());
+        m_graphView->setObjectName(QStringLiteral("galleryGraphWindow"));
+        m_graphView->setWindowFlag(Qt::Window);
+        m_graphView->resize(1400, 950);
+        followGalleryLinks(m_graphView->writeUp(), this);
+        m_graphView->setRerunHandler([this] {
+            QString why;
+            if (!rerunBundledGraph(m_graphId, &why)) m_graphView->statusLabel()->setText(why);
+        });
+    }
+    // The recorded document first: a hostile one opens nothing (what is shown stays).
+    QByteArray bytes;
+    QString error;
+    if (!readGalleryFile(entry.graph, bytes, qint64(kMaxGraphBreakEvenDocumentBytes)))
+        return fail(tr("%1 is not in the bundle or larger than %2 MiB")
+                        .arg(entry.graph)
+                        .arg(kMaxGraphBreakEvenDocumentBytes >> 20));
+    if (!m_graphView->setRecordedBytes(bytes, &error)) return fail(tr("%1: %2").arg(entry.graph, error));
+    // The kernel in the editor, built like any file, from a copy outside the bundle with its
+    // sidecar beside it (the Measure pane's launch).
+    QByteArray source;
+    const QString path = unpackSource(entry, QStringLiteral("graph-") + entry.id, &source);
+    if (path.isEmpty()) return fail(tr("cannot unpack %1").arg(entry.source));
+    loadText(path, QString::fromUtf8(source));
+    m_graphId = entry.id;
+    m_graphView->setWriteUp(QString::fromUtf8(writeUp), {QStringLiteral(":/examples")});
+    m_graphView->setWindowTitle(
+        tr("Example: %1 (recorded; Rerun on my GPU measures it here)").arg(entry.title));
+    m_graphView->rerunButton()->setEnabled(!m_graphView->isRunning());
+    m_graphView->show();
+    m_graphView->raise();
+    statusBar()->showMessage(
+        tr("Example %1 opened: its kernel is in the editor; Rerun on my GPU (in the example's "
+           "window) measures the graph path here")
+            .arg(entry.title),
+        10000);
+    return true;
+}
+
+bool MainWindow::rerunBundledGraph(const QString& id, QString* error) {
+    auto fail = [&](const QString& why) {
+        if (error) *error = why;
+        return false;
+    };
+    const std::optional<GalleryEntry> entry = galleryEntry(id);
+    if (!entry || entry->kind != QLatin1String("graph") || entry->source.isEmpty())
+        return fail(tr("%1 is not a graph example with a kernel source").arg(id));
+    if (!m_graphView || m_graphId != id) {
+        if (!openBundledExperiment(id)) return fail(statusBar()->currentMessage());
+    }
+    LocalGraphBreakEvenRequest r;
+    // What the shown recorded document was measured with, checked against the runner's limits
+    // when it was read (readGraphBreakEvenDocument); its kernel name only picks among the built
+    // kernels.
+    r.graphPath = m_graphView->recordedOptions();
+    r.kernel = m_graphView->recordedKernel();
+    // A copy of its own, so that edits in the editor do not change what the example measures.
+    r.sourcePath = unpackSource(*entry, QStringLiteral("graph-run-") + id).toStdString();
+    if (r.sourcePath.empty()) return fail(tr("Cannot unpack %1").arg(entry->source));
+    r.fileName = entry->source.toStdString();
+    // Default options on this GPU's architecture (A's).
+    r.options.arch = m_session->options().arch.empty() ? BuildOptions{}.arch : m_session->options().arch;
+    r.launch = defaultLaunch(r.sourcePath, r.kernel, {});
+    r.runnerCommand = m_measure->runnerCommand();
+    r.deadlineS = m_measure->deadlineSeconds();
+    m_graphView->run(r);
+    return true;
+}
+
 bool MainWindow::rerunBundledSeries(const QString& id, QString* error) {
     auto fail = [&](const QString& why) {
         if (error) *error = why;
@@ -1012,13 +1099,8 @@ bool MainWindow::rerunBundledSeries(const QString& id, QString* error) {
     } catch (const std::invalid_argument& e) {
         return fail(tr("The example's series cannot be rerun: %1").arg(QString::fromStdString(e.what())));
     }
-    QByteArray source, sidecar;
-    if (!readGalleryFile(entry->source, source)) return fail(tr("%1 is not in the bundle").arg(entry->source));
     // The sidecar carries the launch; it must sit next to the source under the source's stem.
-    const QString sub = QStringLiteral("series-") + id;
-    r.sourcePath = unpack(sub, entry->source, source).toStdString();
-    if (!entry->sidecar.isEmpty() && readGalleryFile(entry->sidecar, sidecar))
-        unpack(sub, QFileInfo(entry->source).completeBaseName() + QStringLiteral(".json"), sidecar);
+    r.sourcePath = unpackSource(*entry, QStringLiteral("series-") + id).toStdString();
     if (r.sourcePath.empty()) return fail(tr("Cannot unpack %1").arg(entry->source));
     r.fileName = entry->source.toStdString();
     // The recorded options of the example, on this GPU's architecture (A's).

@@ -51,6 +51,7 @@ class ExperimentController;
 class Autosave;
 class HelpWindow;
 class SeriesView;
+class GraphBreakEvenView;
 struct GalleryEntry;
 
 class MainWindow : public QMainWindow {
@@ -83,7 +84,10 @@ public:
     // gallery manifest docs/examples/gallery.json (views/gallery.h): id ("ffma_chain"), title.
     // openBundledExperiment() opens one by its kind: a session (a copy in a temporary folder, so
     // saving never touches the bundle) with its write-up; a series in the gallery's series window
-    // (chart, table, write-up, Rerun on my GPU); a report as its write-up. False when unknown.
+    // (chart, table, write-up, Rerun on my GPU); a graph (experiment 4) with its kernel source in
+    // the editor (built like any file) and the gallery's graph window (table per N, write-up,
+    // Rerun on my GPU); a report as its write-up. False when unknown or unreadable (the status bar
+    // says why).
     static QList<QPair<QString, QString>> bundledExperiments();
     bool openBundledExperiment(const QString& id);
     // The write-up window of the last opened session or report example (nullptr before).
@@ -94,6 +98,13 @@ public:
     // unpacked to a temporary folder and every point is built (A's arch, the entry's defines) and
     // measured; the numbers appear beside the recorded ones. False with `error` when it cannot start.
     bool rerunBundledSeries(const QString& id, QString* error = nullptr);
+    // The graph window of the last opened graph example (nullptr before).
+    GraphBreakEvenView* graphView() const { return m_graphView; }
+    // Reruns graph example `id` on this machine's runner: its bundled source and sidecar are
+    // unpacked to a temporary folder, built with default options (A's arch) and the graph path
+    // measured with the shown recorded document's path lengths and replay counts; the numbers
+    // appear beside the recorded ones. False with `error` when it cannot start.
+    bool rerunBundledGraph(const QString& id, QString* error = nullptr);
 
     // ---- parameter series (issue 15)
     // The Series pane: the card's Run series results and File → Open series.
@@ -189,6 +200,7 @@ private:
     void addRecent(const QString& path);
     void rebuildRecentMenu();
     void updateTitle();
+    bool openGraphExample(const GalleryEntry& entry, const QByteArray& writeUp);
     void updateKernelCombo();
     void updateInfo();
     void updateStatus();
@@ -213,6 +225,8 @@ private:
     SeriesView* m_seriesPane = nullptr;
     SeriesView* m_galleryView = nullptr;
     QString m_galleryId;  // the series example the gallery window shows
+    GraphBreakEvenView* m_graphView = nullptr;
+    QString m_graphId; // the graph example the graph window shows
     ProfileHeat* m_heat = nullptr;
     ExperimentCardEditor* m_card = nullptr;
     ExperimentController* m_experiment = nullptr;

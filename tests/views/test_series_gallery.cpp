@@ -6,6 +6,7 @@
 #include "core/build/toolchain.h"
 #include "core/experiment/series.h"
 #include "core/run/measurement_data.h"
+#include "example_files.h"
 #include "views/build_job.h"
 #include "views/compare_measure.h"
 #include "views/cost_panel.h"
@@ -40,7 +41,9 @@ using namespace lowerscope;
 
 namespace {
 
-const QString kExamples = QStringLiteral(LOWERSCOPE_SOURCE_DIR "/docs/examples/");
+using testutil::kExamples;
+using testutil::maybeScreenshot;
+using testutil::readJson;
 
 QList<QLineSeries*> medianLines(QChartView* view) {
     QList<QLineSeries*> out;
@@ -50,20 +53,6 @@ QList<QLineSeries*> medianLines(QChartView* view) {
     return out;
 }
 
-nlohmann::json readJson(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return nullptr;
-    return nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
-}
-
-// Screenshots for docs/screenshots when LOWERSCOPE_SCREENSHOTS names a folder.
-void maybeScreenshot(QWidget* w, const QString& name) {
-    const QString dir = qEnvironmentVariable("LOWERSCOPE_SCREENSHOTS");
-    if (dir.isEmpty()) return;
-    QDir().mkpath(dir);
-    w->grab().save(dir + QLatin1Char('/') + name);
-}
-
 } // namespace
 
 class SeriesGalleryTest : public QObject {
@@ -71,10 +60,7 @@ class SeriesGalleryTest : public QObject {
     QTemporaryDir m_tmp;
 
 private slots:
-    void initTestCase() {
-        qputenv("LOWERSCOPE_AUTOSAVE_DIR", m_tmp.filePath(QStringLiteral("autosave")).toLocal8Bit());
-        qputenv("LOWERSCOPE_CACHE_DIR", m_tmp.filePath(QStringLiteral("cache")).toLocal8Bit());
-    }
+    void initTestCase() { testutil::useScratchDirs(m_tmp); }
 
     void seriesViewShowsTheRecordedPoints() {
         SeriesView view;
@@ -282,6 +268,7 @@ private slots:
         auto w = testutil::makeTestWindow();
         for (const GalleryEntry& g : bundledGallery()) {
             if (g.kind == QLatin1String("session")) continue; // test_profile_pane opens (and builds) those
+            if (g.kind == QLatin1String("graph")) continue;   // test_graph_gallery opens those
             QVERIFY2(w->openBundledExperiment(g.id), qPrintable(g.id));
             if (g.kind == QLatin1String("series")) {
                 SeriesView* v = w->galleryView();
@@ -373,12 +360,8 @@ private slots:
     }
 
     void seriesRunsThroughTheFakeGpu() {
-        const Toolchain& tc = cachedToolchain();
-        if (!tc.nvcc.found() || !tc.nvdisasm.found())
-            QSKIP("nvcc/nvdisasm not found (run scripts/bootstrap)");
-        qputenv("LOWERSCOPE_LIBCUDA", FAKE_GPU);
-        qputenv("LOWERSCOPE_LIBCUPTI", FAKE_GPU);
-        qputenv("LOWERSCOPE_RUNNER", RUNNER_BIN);
+        if (!testutil::haveBuildTools()) QSKIP("nvcc/nvdisasm not found (run scripts/bootstrap)");
+        testutil::useFakeGpu(true);
         // The gallery's Rerun on my GPU: the bundled source and sidecar, every point built here.
         auto w = testutil::makeTestWindow();
         QVERIFY(w->openBundledExperiment(QStringLiteral("sgemm_maxrregcount_profile")));
@@ -432,9 +415,7 @@ private slots:
         w->seriesPane()->cancel();
         QVERIFY(cancelled.wait(240000));
         QVERIFY(!cancelled.front().front().toBool());
-        qunsetenv("LOWERSCOPE_LIBCUDA");
-        qunsetenv("LOWERSCOPE_LIBCUPTI");
-        qunsetenv("LOWERSCOPE_RUNNER");
+        testutil::useFakeGpu(false);
     }
 };
 
