@@ -18,10 +18,17 @@
 //             against ncu are the benchmark's)
 //   graph_break_even  `experiment --graph-break-even 1,4` on docs/examples/graph_path.cu through the CLI:
 //             the document is sane (positive costs and per-path times, 9 repetitions per total)
+//   graph_break_even_job  the gallery's rerun of experiment 4 (core job, no Qt) with the options of
+//             the recorded H200 document: positive costs for every N, the recorded replay counts;
+//             and a job cancelled while measuring ends cancelled
 #include "core/analysis/lowering.h"
 #include "core/build/build.h"
 #include "core/build/process.h"
 #include "core/build/toolchain.h"
+#include "core/bounded_json.h"
+#include "core/experiment/graph_break_even.h"
+#include "core/experiment/graph_break_even_job.h"
+#include "core/run/measure_job.h"
 #include "core/parse/ptx_parser.h"
 #include "core/run/argspec.h"
 #include "core/run/buffer_data.h"
@@ -30,6 +37,8 @@
 #include "core/run/stats.h"
 
 #include <algorithm>
+#include <atomic>
+#include <iterator>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -541,12 +550,75 @@ int testGraphBreakEven() {
     return g_failures ? 1 : 0;
 }
 
+// Experiment 4 as the GUI's gallery reruns it (core/experiment/graph_break_even_job, no Qt): the
+// options read back from the recorded H200 document, then runLocalGraphBreakEvenJob on this GPU; and
+// a second job cancelled once the runner measures, which must end cancelled, not failed.
+int testGraphBreakEvenJob() {
+    std::ifstream in(src("docs/examples/graph_break_even.graph.json"));
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string why;
+    const auto recorded = parseJsonBounded(text, why);
+    CHECK(recorded.has_value(), "recorded document: %s", why.c_str());
+    if (!recorded) return 1;
+    GraphBreakEvenReadout readout;
+    CHECK(readGraphBreakEvenDocument(*recorded, readout, why), "refused: %s", why.c_str());
+    CHECK(readout.options.pathLengths == (std::vector<int>{1, 4, 16, 64}), "path lengths");
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("lowerscope-gpu-gbe-job-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    for (const char* f : {"graph_path.cu", "graph_path.json"})
+        std::filesystem::copy_file(src(std::string("docs/examples/") + f), dir / f,
+                                   std::filesystem::copy_options::overwrite_existing);
+    LocalGraphBreakEvenRequest r;
+    r.toolchain = toolchain();
+    r.sourcePath = (dir / "graph_path.cu").string();
+    r.kernel = readout.kernel;
+    r.launch = defaultLaunch(r.sourcePath, r.kernel, {});
+    r.graphPath = readout.options;
+    r.runnerCommand = {RUNNER_BIN};
+    std::vector<std::string> stages;
+    const auto t0 = std::chrono::steady_clock::now();
+    const LocalGraphBreakEvenOutcome out =
+        runLocalGraphBreakEvenJob(r, nullptr, [&](const std::string& s) { stages.push_back(s); });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK(out.ok, "job failed: %s", out.error.c_str());
+    CHECK(!stages.empty() && stages.front() == "build", "no build stage reported");
+    CHECK(std::any_of(stages.begin(), stages.end(), [](const std::string& s) { return s.rfind("graph_path", 0) == 0; }),
+          "no graph_path progress");
+    GraphBreakEvenReadout mine;
+    CHECK(out.ok && readGraphBreakEvenDocument(out.document, mine, why), "own document refused: %s", why.c_str());
+    CHECK(mine.rows.size() == 4, "%zu rows", mine.rows.size());
+    CHECK(mine.options.replays == readout.options.replays, "measured other replay counts than recorded");
+    std::printf("job: %.1f s, %zu progress lines, on %s\n", seconds, stages.size(), mine.device.c_str());
+    for (size_t i = 0; i < mine.rows.size() && i < readout.rows.size(); ++i) {
+        const GraphBreakEvenRow &a = readout.rows[i], &b = mine.rows[i];
+        auto v = [](const std::optional<double>& x) { return x ? *x : -1.0; };
+        std::printf("N=%d fixed %.2f us (recorded %.2f)  stream/path %.2f us (%.2f)  graph/path %.2f us (%.2f)  "
+                    "predicted R* %.1f (%.1f)  measured R* %.0f (%.0f)\n",
+                    b.pathLength, v(b.fixedMs) * 1000, v(a.fixedMs) * 1000, v(b.streamPathUs), v(a.streamPathUs),
+                    v(b.graphPathUs), v(a.graphPathUs), v(b.predicted), v(a.predicted), v(b.measured), v(a.measured));
+        CHECK(b.fixedMs && *b.fixedMs > 0 && b.streamPathUs && *b.streamPathUs > 0 && b.graphPathUs &&
+                  *b.graphPathUs > 0,
+              "N=%d: a cost missing or <= 0", b.pathLength);
+    }
+
+    // Cancel while the runner measures: the job ends cancelled and the runner is gone.
+    std::atomic<bool> cancel{false};
+    const LocalGraphBreakEvenOutcome stopped = runLocalGraphBreakEvenJob(r, &cancel, [&](const std::string& s) {
+        if (s.rfind("graph_path", 0) == 0) cancel = true;
+    });
+    CHECK(!stopped.ok && stopped.cancelled, "cancel: ok=%d cancelled=%d error=%s", stopped.ok, stopped.cancelled,
+          stopped.error.c_str());
+    std::filesystem::remove_all(dir);
+    return g_failures ? 1 : 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     if (argc != 2) {
         std::fprintf(
-            stderr, "usage: %s saxpy|unwritten|faults|deadline|ffma|compare|short|profile|graph_break_even\n",
+            stderr, "usage: %s saxpy|unwritten|faults|deadline|ffma|compare|short|profile|graph_break_even|graph_break_even_job\n",
             argv[0]);
         return 2;
     }
@@ -566,7 +638,8 @@ int main(int argc, char** argv) {
     const std::map<std::string, std::function<int()>> cases = {
         {"saxpy", testSaxpy},       {"unwritten", testUnwritten}, {"faults", testFaults},
         {"deadline", testDeadline}, {"ffma", testFfma},           {"compare", testCompare},
-        {"short", testShort},       {"profile", testProfile},     {"graph_break_even", testGraphBreakEven}};
+        {"short", testShort},       {"profile", testProfile},     {"graph_break_even", testGraphBreakEven},
+        {"graph_break_even_job", testGraphBreakEvenJob}};
     auto it = cases.find(argv[1]);
     if (it == cases.end()) {
         std::fprintf(stderr, "unknown case %s\n", argv[1]);
