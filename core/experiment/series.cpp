@@ -233,10 +233,29 @@ json seriesPointProfile(const json& d) {
     return out;
 }
 
+namespace {
+
+// Fields of a document that may come from anyone (a session's series, `lowerscope-cli chart`'s
+// files): a field of the wrong type reads as absent, never throws.
+std::string textField(const json& o, const char* key) {
+    const auto it = o.is_object() ? o.find(key) : o.end();
+    return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// A time in ms, or `otherwise` when absent, not a number, not finite or beyond 10^9 ms (11 days: no
+// kernel's; such a value would only blow up the chart's axis).
+double msField(const json& o, const char* key, double otherwise) {
+    const auto it = o.is_object() ? o.find(key) : o.end();
+    if (it == o.end() || !it->is_number()) return otherwise;
+    const double v = it->get<double>();
+    return std::isfinite(v) && std::fabs(v) < 1e9 ? v : otherwise;
+}
+
+} // namespace
+
 std::string seriesSvg(const json& doc) {
     return seriesOverlaySvg({{"", doc}},
-                            doc.value("kernel", std::string()) + ": median time per launch vs " +
-                                doc.value("name", std::string()),
+                            textField(doc, "kernel") + ": median time per launch vs " + textField(doc, "name"),
                             false);
 }
 
@@ -253,9 +272,9 @@ std::string seriesOverlaySvg(const std::vector<std::pair<std::string, json>>& li
         if (!doc.contains("points") || !doc["points"].is_array()) continue;
         for (const auto& p : doc["points"]) {
             if (!p.is_object()) continue;
-            if (&doc == &lines.front().second) xs.push_back(p.value("value", std::string()));
-            const double m = p.value("median_ms", 0.0);
-            const double a = p.value("ci_low_ms", m), b = p.value("ci_high_ms", m);
+            if (&doc == &lines.front().second) xs.push_back(textField(p, "value"));
+            const double m = msField(p, "median_ms", 0.0);
+            const double a = msField(p, "ci_low_ms", m), b = msField(p, "ci_high_ms", m);
             if (!(m > 0)) continue;
             lo = any ? std::min(lo, a > 0 ? a : m) : (a > 0 ? a : m);
             hi = any ? std::max(hi, b) : b;
@@ -317,8 +336,8 @@ std::string seriesOverlaySvg(const std::vector<std::pair<std::string, json>>& li
         size_t i = 0;
         for (const auto& p : doc["points"]) {
             if (!p.is_object() || i >= xs.size()) break;
-            const double m = p.value("median_ms", 0.0), a = p.value("ci_low_ms", m),
-                         b = p.value("ci_high_ms", m);
+            const double m = msField(p, "median_ms", 0.0), a = msField(p, "ci_low_ms", m),
+                         b = msField(p, "ci_high_ms", m);
             if (m > 0 || !logY) {
                 path += (path.empty() ? "M" : " L") + fmt("%.1f", x(i)) + " " + fmt("%.1f", y(m));
                 s << "<line x1=\"" << x(i) << "\" x2=\"" << x(i) << "\" y1=\"" << y(a) << "\" y2=\"" << y(b)
@@ -337,7 +356,7 @@ std::string seriesOverlaySvg(const std::vector<std::pair<std::string, json>>& li
         }
     }
     const std::string axis =
-        lines.empty() ? std::string() : lines.front().second.value("name", std::string());
+        lines.empty() ? std::string() : textField(lines.front().second, "name");
     s << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 16 << "\" text-anchor=\"middle\">"
       << xmlEscape(axis) << (logY ? " (log time axis; " : " (")
       << "error bars: 95 % interval of the median)</text>\n";
@@ -348,31 +367,36 @@ std::string seriesOverlaySvg(const std::vector<std::pair<std::string, json>>& li
 std::string seriesMarkdown(const json& doc, const std::string& title, const std::string& hypothesis,
                            const std::string& svgFile, const std::string& command, double pricePerGpuHour,
                            double launchesPerRequest) {
+    // The document may come from anyone: textField and msField read a field of the wrong type as
+    // absent.
+    static const json kNoPoints = json::array();
+    const auto found = doc.is_object() ? doc.find("points") : doc.end();
+    const json& points = found != doc.end() && found->is_array() ? *found : kNoPoints;
     std::ostringstream md;
-    md << "# " << (title.empty() ? "Series: " + doc.value("vary", std::string()) : title) << "\n\n";
-    md << "Kernel `" << doc.value("kernel", std::string()) << "` of `" << doc.value("file", std::string())
-       << "`, varying `" << doc.value("vary", std::string()) << "`";
-    if (doc.contains("device") && doc["device"].is_object())
-        md << " on " << doc["device"].value("name", std::string("an unnamed device"));
+    md << "# " << (title.empty() ? "Series: " + textField(doc, "vary") : title) << "\n\n";
+    md << "Kernel `" << textField(doc, "kernel") << "` of `" << textField(doc, "file")
+       << "`, varying `" << textField(doc, "vary") << "`";
+    if (doc.is_object() && doc.contains("device") && doc["device"].is_object())
+        md << " on " << (textField(doc["device"], "name").empty() ? std::string("an unnamed device") : textField(doc["device"], "name"));
     md << ".\n\n";
     md << "**Hypothesis (written before the measurement).** "
        << (hypothesis.empty() ? "_(none given)_" : hypothesis) << "\n\n";
     md << "| point | median | 95 % CI | noise | vs first (95 % CI) | registers | spills (B) | occupancy |\n";
     md << "|---|---:|---|---:|---|---:|---:|---:|\n";
-    for (const auto& p : doc.at("points")) {
-        md << "| " << markdownCell(p.value("label", std::string())) << " | "
-           << formatDuration(p.value("median_ms", 0.0)) << " | " << formatDuration(p.value("ci_low_ms", 0.0))
-           << " – " << formatDuration(p.value("ci_high_ms", 0.0)) << " | "
-           << fmt("%.2f %%", 100 * p.value("noise", 0.0)) << " | ";
-        if (p.contains("ratio_ci_low"))
-            md << fmt("%.3f", p.value("ratio_to_first", 1.0)) << " ("
-               << fmt("%.3f", p.value("ratio_ci_low", 0.0)) << "–"
-               << fmt("%.3f", p.value("ratio_ci_high", 0.0)) << ")"
-               << (p.value("significant", false) ? "" : ", not significant");
+    for (const auto& p : points) {
+        md << "| " << markdownCell(textField(p, "label")) << " | "
+           << formatDuration(msField(p, "median_ms", 0.0)) << " | " << formatDuration(msField(p, "ci_low_ms", 0.0))
+           << " – " << formatDuration(msField(p, "ci_high_ms", 0.0)) << " | "
+           << fmt("%.2f %%", 100 * msField(p, "noise", 0.0)) << " | ";
+        if (p.is_object() && p.contains("ratio_ci_low"))
+            md << fmt("%.3f", msField(p, "ratio_to_first", 1.0)) << " ("
+               << fmt("%.3f", msField(p, "ratio_ci_low", 0.0)) << "–"
+               << fmt("%.3f", msField(p, "ratio_ci_high", 0.0)) << ")"
+               << (p.is_object() && p.value("significant", json()) == json(true) ? "" : ", not significant");
         else
             md << "1 (reference)";
         auto num = [&](const char* k, const char* f, double scale) {
-            return p.contains(k) && p[k].is_number() ? fmt(f, p[k].get<double>() * scale) : std::string("–");
+            return p.is_object() && p.contains(k) && p[k].is_number() ? fmt(f, p[k].get<double>() * scale) : std::string("–");
         };
         md << " | " << num("registers", "%.0f", 1) << " | " << num("spill_bytes", "%.0f", 1) << " | "
            << num("occupancy", "%.0f %%", 100) << " |\n";
@@ -381,8 +405,8 @@ std::string seriesMarkdown(const json& doc, const std::string& title, const std:
     if (!svgFile.empty()) md << "![median per point](" << svgFile << ")\n\n";
     // Counters per point (--profile): a few kernel metrics and the top stall reasons.
     bool profiled = false;
-    for (const auto& p : doc.at("points"))
-        profiled = profiled || (p.contains("profile") && p["profile"].is_object());
+    for (const auto& p : points)
+        profiled = profiled || (p.is_object() && p.contains("profile") && p["profile"].is_object());
     if (profiled) {
         static const std::pair<const char*, const char*> cols[] = {
             {"sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occupancy"},
@@ -394,9 +418,9 @@ std::string seriesMarkdown(const json& doc, const std::string& title, const std:
         md << " top stall reasons |\n|---|";
         for (size_t i = 0; i < std::size(cols); ++i) md << "---:|";
         md << "---|\n";
-        for (const auto& p : doc.at("points")) {
-            md << "| " << markdownCell(p.value("label", std::string())) << " |";
-            const json pr = p.contains("profile") && p["profile"].is_object() ? p["profile"] : json::object();
+        for (const auto& p : points) {
+            md << "| " << markdownCell(textField(p, "label")) << " |";
+            const json pr = p.is_object() && p.contains("profile") && p["profile"].is_object() ? p["profile"] : json::object();
             const json ms =
                 pr.contains("metrics") && pr["metrics"].is_object() ? pr["metrics"] : json::object();
             for (const auto& c : cols) {
@@ -425,8 +449,8 @@ std::string seriesMarkdown(const json& doc, const std::string& title, const std:
           "apart and the ratio is at least 0.5 % from 1._\n\n";
     if (pricePerGpuHour >= 0) {
         std::vector<std::pair<std::string, double>> medians;
-        for (const auto& p : doc.at("points"))
-            medians.emplace_back(p.value("label", std::string()), p.value("median_ms", 0.0));
+        for (const auto& p : points)
+            medians.emplace_back(textField(p, "label"), msField(p, "median_ms", 0.0));
         md << costMarkdown(medians, pricePerGpuHour, launchesPerRequest);
     }
     if (!command.empty()) md << "Reproduce:\n\n```sh\n" << command << "\n```\n";

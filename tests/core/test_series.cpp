@@ -409,3 +409,25 @@ TEST(SeriesDocument, HostileDocumentsAreRefusedOrCleaned) {
     EXPECT_FALSE(readSeriesText(std::string(kMaxSeriesDocumentBytes + 10, ' '), s, error));
     EXPECT_FALSE(readSeriesText("{not json", s, error));
 }
+
+// The chart and the report of a document from anyone (fuzz_documents found both throwing): fields
+// of the wrong type read as absent, absurd times are not plotted, nothing throws or hangs.
+TEST(SeriesDocument, ChartAndReportOfHostileDocumentsDoNotThrow) {
+    using nlohmann::json;
+    const json good{{"label", "a"}, {"value", "1"}, {"median_ms", 1.0}, {"ci_low_ms", 0.9}, {"ci_high_ms", 1.1}};
+    json odd{{"label", 5},           {"value", 7},       {"median_ms", 1e300}, {"ci_low_ms", "x"},
+             {"ci_high_ms", 1e308}, {"noise", "high"}, {"ratio_ci_low", 1},  {"significant", "yes"}};
+    const json doc{{"schema", "lowerscope.series/1"}, {"kernel", 3}, {"name", json::array()},
+                   {"device", {{"name", 9}}},          {"points", {good, odd, "not a point"}}};
+    std::string svg, md;
+    EXPECT_NO_THROW(svg = seriesSvg(doc));
+    EXPECT_NO_THROW(md = seriesMarkdown(doc, "", "", "c.svg", "", 2.5, 1));
+    EXPECT_EQ(svg.find("inf"), std::string::npos) << "the 1e300 ms point reached the axis";
+    EXPECT_NE(md.find("an unnamed device"), std::string::npos);
+    EXPECT_NE(md.find("not significant"), std::string::npos);
+    for (const json& notADocument : {json("text"), json::array(), json(nullptr), json{{"points", 4}}}) {
+        EXPECT_NO_THROW(seriesSvg(notADocument));
+        EXPECT_NO_THROW(seriesMarkdown(notADocument, "t", "", "", "", 2.5, 1));
+        EXPECT_NO_THROW(seriesOverlaySvg({{"a", notADocument}, {"b", doc}}, "t", true));
+    }
+}
