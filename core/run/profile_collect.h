@@ -82,9 +82,5 @@ std::vector<ProfileRowDelta> profileRowDeltas(const SassDiff& diff, const Profil
 nlohmann::json profileRowDeltasJson(const std::vector<ProfileRowDelta>& rows, const SassFunction& a,
                                     const SassFunction& b);
 
-// The well-formed rows of a compare --profile "rows" array (profileRowDeltasJson; the document may
-// come from elsewhere, so rows without integer executed_delta and samples_delta are skipped) with
-// their change |executed_delta| + |samples_delta|, largest first (ties keep row order), at most `n`.
-std::vector<std::pair<const nlohmann::json*, long long>> rankProfileRows(const nlohmann::json& rows, size_t n);
 
 } // namespace lowerscope

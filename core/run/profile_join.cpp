@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <unordered_map>
 
 
@@ -169,6 +170,21 @@ ProfileJoin joinProfiles(const SassFunction& function, const std::vector<const P
         out.sourceLines.push_back(std::move(l));
     }
     std::sort(out.unmatchedOffsets.begin(), out.unmatchedOffsets.end());
+    return out;
+}
+
+std::vector<std::pair<const nlohmann::json*, long long>> rankProfileRows(const nlohmann::json& rows, size_t n) {
+    std::vector<std::pair<const nlohmann::json*, long long>> out;
+    if (!rows.is_array()) return out;
+    for (const nlohmann::json& r : rows) {
+        if (!r.is_object()) continue;
+        const auto e = r.find("executed_delta"), s = r.find("samples_delta");
+        if (e == r.end() || s == r.end() || !e->is_number_integer() || !s->is_number_integer()) continue;
+        out.emplace_back(&r, std::llabs(e->get<long long>()) + std::llabs(s->get<long long>()));
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    if (out.size() > n) out.resize(n);
     return out;
 }
 

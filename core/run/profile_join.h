@@ -12,6 +12,8 @@
 #include "core/model.h"
 #include "core/run/profile_data.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -82,5 +84,10 @@ std::string sassCodeDigest(const SassFunction& function);
 // an inlined instruction.
 ProfileJoin joinProfiles(const SassFunction& function, const std::vector<const ProfileData*>& profiles,
                          InlineAttribution attribution = InlineAttribution::CallSite);
+
+// The well-formed rows of a compare --profile "rows" array (profileRowDeltasJson; the document may
+// come from elsewhere, so rows without integer executed_delta and samples_delta are skipped) with
+// their change |executed_delta| + |samples_delta|, largest first (ties keep row order), at most `n`.
+std::vector<std::pair<const nlohmann::json*, long long>> rankProfileRows(const nlohmann::json& rows, size_t n);
 
 } // namespace lowerscope

@@ -1,0 +1,48 @@
+// libFuzzer target: result documents from anyone — a parameter series (lowerscope.series/1: the
+// "series" key of a session someone sent, `lowerscope-cli chart FILE.series.json`) and a CUDA Graph
+// break-even document (lowerscope.graph_break_even/1: the gallery's recorded one, a runner's answer
+// turned into one). The readers accept or refuse with a sentence, and the renderers (SVG charts,
+// Markdown reports), documented as skipping what has the wrong shape, never throw on any JSON the
+// bounded reader accepts.
+#include "core/bounded_json.h"
+#include "core/experiment/graph_break_even.h"
+#include "core/experiment/series.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <cstdlib>
+#include <string_view>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    std::string error;
+    auto j = lowerscope::parseJsonBounded(text, error);
+    if (!j) return 0;
+    const char* step = "readSeriesDocument";
+    try {
+        lowerscope::SeriesSummary series;
+        if (!lowerscope::readSeriesDocument(*j, series, error) && error.empty()) std::abort();
+        step = "seriesSvg";
+        (void)lowerscope::seriesSvg(*j);
+        step = "seriesOverlaySvg";
+        (void)lowerscope::seriesOverlaySvg({{"a", *j}, {"b <&>", *j}}, "t", size % 2 == 0);
+        step = "seriesMarkdown";
+        (void)lowerscope::seriesMarkdown(*j, "t", "h", "c.svg", "cmd", 2.5, 3);
+        step = "readGraphBreakEvenDocument";
+        lowerscope::GraphBreakEvenReadout graph;
+        error.clear();
+        if (!lowerscope::readGraphBreakEvenDocument(*j, graph, error) && error.empty()) std::abort();
+        step = "graphBreakEvenSvg";
+        (void)lowerscope::graphBreakEvenSvg(*j);
+        step = "graphBreakEvenMarkdown";
+        (void)lowerscope::graphBreakEvenMarkdown(*j, "t", "h", "g.svg", "cmd", 2.5, 3);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s threw: %s\n", step, e.what());
+        std::abort(); // documented as never throwing on untrusted documents
+    } catch (...) {
+        std::fprintf(stderr, "%s threw\n", step);
+        std::abort();
+    }
+    return 0;
+}
