@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -141,6 +142,18 @@ std::optional<nlohmann::json> readJsonFileBounded(const std::string& path, std::
     auto j = parseJsonBounded(text, error, limits);
     if (!j) error = path + ": " + error;
     return j;
+}
+
+std::string jsonString(const nlohmann::json& object, const char* key) {
+    const auto it = object.find(key); // end() unless an object
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::optional<double> jsonFiniteNumber(const nlohmann::json& object, const char* key) {
+    const auto it = object.find(key);
+    if (it == object.end() || !it->is_number()) return std::nullopt;
+    const double v = it->get<double>();
+    return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
 }
 
 } // namespace lowerscope

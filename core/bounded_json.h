@@ -58,4 +58,10 @@ bool readFileBounded(const std::string& path, std::string& text, std::string& er
 std::optional<nlohmann::json> readJsonFileBounded(const std::string& path, std::string& error,
                                                   const JsonLimits& limits = {});
 
+// A field of a JSON object someone else wrote, read without throwing: absent when `object` is not
+// an object, `key` is missing or its value has another type. A string ("" when absent), a finite
+// number (none when absent, NaN or infinite).
+std::string jsonString(const nlohmann::json& object, const char* key);
+std::optional<double> jsonFiniteNumber(const nlohmann::json& object, const char* key);
+
 } // namespace lowerscope

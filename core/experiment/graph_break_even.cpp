@@ -1,6 +1,7 @@
 // Experiment 4's summary, document, report and chart (graph_break_even.h).
 #include "core/experiment/graph_break_even.h"
 
+#include "core/bounded_json.h"
 #include "core/experiment/report.h"
 #include "core/experiment/series.h"
 #include "core/run/measurement.h"
@@ -38,21 +39,13 @@ json optJson(const std::optional<double>& v) {
 }
 
 // A number field of an untrusted object, or nullopt.
-std::optional<double> field(const json& j, const char* key) {
-    if (!j.is_object()) return std::nullopt;
-    auto it = j.find(key);
-    if (it == j.end() || !it->is_number()) return std::nullopt;
-    const double v = it->get<double>();
-    return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
-}
-
 std::string durationOr(const json& j, const char* key, double scale = 1) {
-    const auto v = field(j, key);
+    const auto v = jsonFiniteNumber(j, key);
     return v ? formatDuration(*v * scale) : "–";
 }
 
 std::string replaysOr(const json& j, const char* key) {
-    const auto v = field(j, key);
+    const auto v = jsonFiniteNumber(j, key);
     return v ? num(*v >= 100 ? "%.0f" : "%.1f", *v) : "–";
 }
 
@@ -61,14 +54,10 @@ std::vector<const json*> pathsOf(const json& doc) {
     std::vector<const json*> out;
     if (!doc.is_object() || !doc.contains("paths") || !doc["paths"].is_array()) return out;
     for (const json& p : doc["paths"])
-        if (p.is_object() && field(p, "path_length") && p.contains("points") && p["points"].is_array())
+        if (p.is_object() && jsonFiniteNumber(p, "path_length") && p.contains("points") &&
+            p["points"].is_array())
             out.push_back(&p);
     return out;
-}
-
-std::string text(const json& j, const char* key) {
-    if (!j.is_object() || !j.contains(key) || !j[key].is_string()) return {};
-    return j[key].get<std::string>();
 }
 
 // Least squares y = a + b·x; none with fewer than two distinct x.
@@ -224,11 +213,11 @@ std::string graphBreakEvenSvg(const json& doc) {
     bool any = false;
     for (const json* p : paths)
         for (const json& q : (*p)["points"]) {
-            const auto r = field(q, "replays");
+            const auto r = jsonFiniteNumber(q, "replays");
             if (!r || *r < 1) continue;
             for (const char* k : {"stream_q1_ms", "stream_q3_ms", "graph_q1_ms", "graph_q3_ms",
                                   "stream_median_ms", "graph_median_ms"}) {
-                const auto v = field(q, k);
+                const auto v = jsonFiniteNumber(q, k);
                 if (!v || !(*v > 0)) continue;
                 yLo = any ? std::min(yLo, *v) : *v;
                 yHi = any ? std::max(yHi, *v) : *v;
@@ -260,7 +249,8 @@ std::string graphBreakEvenSvg(const json& doc) {
       << "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" "
          "fill=\"white\"/>\n";
     s << "<text x=\"" << (L + W - R) / 2 << "\" y=\"24\" text-anchor=\"middle\" font-size=\"14\">"
-      << xmlEscape(text(doc, "kernel") + ": R paths from the stream vs a graph built and replayed R times")
+      << xmlEscape(jsonString(doc, "kernel") +
+                   ": R paths from the stream vs a graph built and replayed R times")
       << "</text>\n";
     for (double v = yMin; v <= yMax * 1.0001; v *= 10)
         s << "<line x1=\"" << L << "\" x2=\"" << W - R << "\" y1=\"" << y(v) << "\" y2=\"" << y(v)
@@ -277,17 +267,17 @@ std::string graphBreakEvenSvg(const json& doc) {
     for (size_t k = 0; k < paths.size(); ++k) {
         const json& p = *paths[k];
         const char* colour = colours[k % std::size(colours)];
-        const std::string n = num("%.0f", *field(p, "path_length"));
+        const std::string n = num("%.0f", *jsonFiniteNumber(p, "path_length"));
         for (int side = 0; side < 2; ++side) {
             const char* med = side == 0 ? "stream_median_ms" : "graph_median_ms";
             const char* q1 = side == 0 ? "stream_q1_ms" : "graph_q1_ms";
             const char* q3 = side == 0 ? "stream_q3_ms" : "graph_q3_ms";
             std::string line;
             for (const json& q : p["points"]) {
-                const auto r = field(q, "replays"), m = field(q, med);
+                const auto r = jsonFiniteNumber(q, "replays"), m = jsonFiniteNumber(q, med);
                 if (!r || !m || *r < 1 || !(*m > 0)) continue;
                 line += (line.empty() ? "M" : " L") + num("%.1f", x(*r)) + " " + num("%.1f", y(*m));
-                const auto a = field(q, q1), b = field(q, q3);
+                const auto a = jsonFiniteNumber(q, q1), b = jsonFiniteNumber(q, q3);
                 if (a && b && *a > 0 && *b > 0)
                     s << "<line x1=\"" << x(*r) << "\" x2=\"" << x(*r) << "\" y1=\"" << y(*a) << "\" y2=\""
                       << y(*b) << "\" stroke=\"" << colour << "\" stroke-width=\"1\" opacity=\"0.6\"/>\n";
@@ -303,7 +293,7 @@ std::string graphBreakEvenSvg(const json& doc) {
               << ly + 4 << "\">N=" << n << (side == 0 ? " stream" : " graph") << "</text>\n";
         }
         // The measured crossing: a short upward mark on the R axis in the path's colour.
-        if (const auto c = field(p, "measured_crossing"); c && *c >= xMin && *c <= xMax)
+        if (const auto c = jsonFiniteNumber(p, "measured_crossing"); c && *c >= xMin && *c <= xMax)
             s << "<path d=\"M" << num("%.1f", x(*c)) << " " << H - B << " l-5 9 l10 0 z\" fill=\"" << colour
               << "\"><title>N=" << n << " crossing at R = " << num("%.1f", *c) << "</title></path>\n";
     }
@@ -319,16 +309,16 @@ std::string graphBreakEvenMarkdown(const json& doc, const std::string& title, co
     const std::vector<const json*> paths = pathsOf(doc);
     std::ostringstream md;
     md << "# " << (title.empty() ? "CUDA Graph break-even" : title) << "\n\n";
-    md << "A fixed path of N launches of `" << text(doc, "kernel") << "` (`" << text(doc, "file")
+    md << "A fixed path of N launches of `" << jsonString(doc, "kernel") << "` (`" << jsonString(doc, "file")
        << "`) launched from a stream, against the same path captured into a CUDA graph, instantiated, "
           "uploaded "
           "and replayed";
     if (doc.is_object() && doc.contains("device") && doc["device"].is_object())
-        md << ", on " << text(doc["device"], "name");
+        md << ", on " << jsonString(doc["device"], "name");
     md << ".";
-    if (const auto k = field(doc, "kernel_median_ms"))
-        md << " One launch takes " << formatDuration(*k) << " on the GPU (" << markdownCell(text(doc, "mode"))
-           << " mode median).";
+    if (const auto k = jsonFiniteNumber(doc, "kernel_median_ms"))
+        md << " One launch takes " << formatDuration(*k) << " on the GPU ("
+           << markdownCell(jsonString(doc, "mode")) << " mode median).";
     md << "\n\n**Hypothesis (written before the measurement).** "
        << (hypothesis.empty() ? "_(none given)_" : hypothesis) << "\n\n";
     md << "## Costs, per path and break-even\n\n";
@@ -338,16 +328,18 @@ std::string graphBreakEvenMarkdown(const json& doc, const std::string& title, co
           "|\n|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n";
     for (const json* pp : paths) {
         const json& p = *pp;
-        const double n = *field(p, "path_length");
+        const double n = *jsonFiniteNumber(p, "path_length");
         md << "| " << num("%.0f", n) << " | " << durationOr(p, "capture_ms") << " | "
            << durationOr(p, "instantiate_ms") << " | " << durationOr(p, "upload_ms") << " | "
            << durationOr(p, "fixed_ms") << " | " << durationOr(p, "stream_path_us", 1e-3) << " | "
            << durationOr(p, "graph_path_us", 1e-3) << " | " << durationOr(p, "stream_path_us", 1e-3 / n)
            << " / " << durationOr(p, "graph_path_us", 1e-3 / n) << " | "
-           << (field(p, "predicted_break_even") ? replaysOr(p, "predicted_break_even") : "none (no saving)")
+           << (jsonFiniteNumber(p, "predicted_break_even") ? replaysOr(p, "predicted_break_even")
+                                                           : "none (no saving)")
            << " | "
-           << (field(p, "measured_break_even") ? num("%.0f", *field(p, "measured_break_even"))
-                                               : "not within the R measured")
+           << (jsonFiniteNumber(p, "measured_break_even")
+                   ? num("%.0f", *jsonFiniteNumber(p, "measured_break_even"))
+                   : "not within the R measured")
            << " | " << replaysOr(p, "measured_crossing") << " |\n";
     }
     if (doc.is_object() && doc.contains("fits") && doc["fits"].is_object() && !doc["fits"].empty()) {
@@ -357,10 +349,10 @@ std::string graphBreakEvenMarkdown(const json& doc, const std::string& title, co
                                                             {"graph_path_us", "graph replay"}};
         for (const auto& [key, name] : fits) {
             const json& f = doc["fits"].contains(key) ? doc["fits"][key] : json();
-            if (field(f, "fixed") && field(f, "per_launch"))
+            if (jsonFiniteNumber(f, "fixed") && jsonFiniteNumber(f, "per_launch"))
                 parts += std::string(parts.empty() ? "" : "; ") + name + " ≈ " +
-                         formatDuration(*field(f, "fixed") / 1000) + " + " +
-                         formatDuration(*field(f, "per_launch") / 1000) + " per kernel";
+                         formatDuration(*jsonFiniteNumber(f, "fixed") / 1000) + " + " +
+                         formatDuration(*jsonFiniteNumber(f, "per_launch") / 1000) + " per kernel";
         }
         if (!parts.empty()) md << "\nFitted over N (least squares, a + b × N): " << parts << ".\n";
     }
@@ -372,13 +364,13 @@ std::string graphBreakEvenMarkdown(const json& doc, const std::string& title, co
     if (!svgFile.empty()) md << "![total time vs replays](" << svgFile << ")\n\n";
     for (const json* pp : paths) {
         const json& p = *pp;
-        md << "### N = " << num("%.0f", *field(p, "path_length"))
+        md << "### N = " << num("%.0f", *jsonFiniteNumber(p, "path_length"))
            << ": totals per R (median, interquartile range)\n\n";
         md << "| R | stream: R paths + wait | graph: build + R replays + wait | graph − stream "
               "|\n|---:|---|---|---:|\n";
         for (const json& q : p["points"]) {
-            const auto r = field(q, "replays"), a = field(q, "stream_median_ms"),
-                       b = field(q, "graph_median_ms");
+            const auto r = jsonFiniteNumber(q, "replays"), a = jsonFiniteNumber(q, "stream_median_ms"),
+                       b = jsonFiniteNumber(q, "graph_median_ms");
             if (!r || !a || !b) continue;
             md << "| " << num("%.0f", *r) << " | " << formatDuration(*a) << " ("
                << durationOr(q, "stream_q1_ms") << "–" << durationOr(q, "stream_q3_ms") << ") | "
@@ -392,7 +384,7 @@ std::string graphBreakEvenMarkdown(const json& doc, const std::string& title, co
     md << "For each N, after a warm-up graph and path: capture, instantiate and upload (until the stream is "
           "idle) of "
           "a fresh graph, host wall time, "
-       << num("%.0f", field(doc, "repetitions").value_or(0))
+       << num("%.0f", jsonFiniteNumber(doc, "repetitions").value_or(0))
        << " times; then the steady state, batches of M paths back to back from the stream against M replays "
           "of one "
           "graph (host wall and GPU time by events, ÷ M, the two sides alternating which goes first); then, "
@@ -405,15 +397,17 @@ std::string graphBreakEvenMarkdown(const json& doc, const std::string& title, co
           "the side that goes first alternating. \"Wait\" is an event recorded behind the work that the host "
           "polls. "
           "Everything ran in one process on one stream.\n\n";
-    if (!text(doc, "note").empty()) md << "**Stopped early:** " << markdownCell(text(doc, "note")) << "\n\n";
+    if (!jsonString(doc, "note").empty())
+        md << "**Stopped early:** " << markdownCell(jsonString(doc, "note")) << "\n\n";
     if (pricePerGpuHour >= 0) {
         // The GPU is held for a path's whole span, idle gaps between launches included: cost the
         // paths by the events' time, one (stream, graph) pair per N so the change reads graph vs stream.
         std::ostringstream cost;
         for (const json* pp : paths) {
-            const auto s = field(*pp, "stream_path_gpu_us"), g = field(*pp, "graph_path_gpu_us");
+            const auto s = jsonFiniteNumber(*pp, "stream_path_gpu_us"),
+                       g = jsonFiniteNumber(*pp, "graph_path_gpu_us");
             if (!s || !g) continue;
-            const std::string n = num("%.0f", *field(*pp, "path_length"));
+            const std::string n = num("%.0f", *jsonFiniteNumber(*pp, "path_length"));
             std::string c =
                 costMarkdown({{"N=" + n + " stream", *s / 1000.0}, {"N=" + n + " graph", *g / 1000.0}},
                              pricePerGpuHour, pathsPerRequest);
@@ -432,7 +426,7 @@ std::string graphBreakEvenMarkdown(const json& doc, const std::string& title, co
 }
 
 bool readGraphBreakEvenDocument(const json& doc, GraphBreakEvenReadout& out, std::string& why) {
-    if (!doc.is_object() || text(doc, "schema") != kGraphBreakEvenSchema) {
+    if (!doc.is_object() || jsonString(doc, "schema") != kGraphBreakEvenSchema) {
         why = std::string("not a graph break-even document (schema ") + kGraphBreakEvenSchema + " expected)";
         return false;
     }
@@ -444,7 +438,7 @@ bool readGraphBreakEvenDocument(const json& doc, GraphBreakEvenReadout& out, std
     GraphBreakEvenReadout r;
     std::set<int> replays;
     for (const json& p : doc["paths"]) {
-        const auto n = field(p, "path_length");
+        const auto n = jsonFiniteNumber(p, "path_length");
         // The range is checkGraphPathOptions' below; here only that it is an integer that fits.
         if (!n || *n != std::floor(*n) || std::fabs(*n) > 1e9) {
             why = "a path without an integer path_length";
@@ -456,14 +450,14 @@ bool readGraphBreakEvenDocument(const json& doc, GraphBreakEvenReadout& out, std
         }
         GraphBreakEvenRow row;
         row.pathLength = static_cast<int>(*n);
-        row.fixedMs = field(p, "fixed_ms");
-        row.streamPathUs = field(p, "stream_path_us");
-        row.graphPathUs = field(p, "graph_path_us");
-        row.predicted = field(p, "predicted_break_even");
-        row.measured = field(p, "measured_break_even");
-        row.crossing = field(p, "measured_crossing");
+        row.fixedMs = jsonFiniteNumber(p, "fixed_ms");
+        row.streamPathUs = jsonFiniteNumber(p, "stream_path_us");
+        row.graphPathUs = jsonFiniteNumber(p, "graph_path_us");
+        row.predicted = jsonFiniteNumber(p, "predicted_break_even");
+        row.measured = jsonFiniteNumber(p, "measured_break_even");
+        row.crossing = jsonFiniteNumber(p, "measured_crossing");
         for (const json& q : p["points"]) {
-            const auto rr = field(q, "replays");
+            const auto rr = jsonFiniteNumber(q, "replays");
             if (!rr || *rr != std::floor(*rr) || std::fabs(*rr) > 1e9) {
                 why = "path " + num("%.0f", *n) + ": a point without an integer replay count";
                 return false;
@@ -475,18 +469,18 @@ bool readGraphBreakEvenDocument(const json& doc, GraphBreakEvenReadout& out, std
     }
     r.options.replays.assign(replays.begin(), replays.end());
     if (r.options.replays.empty()) r.options.replays = defaultGraphReplays();
-    if (const auto reps = field(doc, "repetitions");
+    if (const auto reps = jsonFiniteNumber(doc, "repetitions");
         reps && *reps == std::floor(*reps) && std::fabs(*reps) < 1e6)
         r.options.repetitions = static_cast<int>(*reps);
     if (const std::string bad = checkGraphPathOptions(r.options); !bad.empty()) {
         why = "the document asks for what the runner refuses: " + bad;
         return false;
     }
-    r.file = escapeControl(text(doc, "file"));
-    r.kernel = escapeControl(text(doc, "kernel"));
-    r.note = escapeControl(text(doc, "note"));
+    r.file = escapeControl(jsonString(doc, "file"));
+    r.kernel = escapeControl(jsonString(doc, "kernel"));
+    r.note = escapeControl(jsonString(doc, "note"));
     if (doc.contains("device") && doc["device"].is_object())
-        r.device = escapeControl(text(doc["device"], "name"));
+        r.device = escapeControl(jsonString(doc["device"], "name"));
     out = std::move(r);
     return true;
 }

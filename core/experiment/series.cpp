@@ -235,27 +235,19 @@ json seriesPointProfile(const json& d) {
 
 namespace {
 
-// Fields of a document that may come from anyone (a session's series, `lowerscope-cli chart`'s
-// files): a field of the wrong type reads as absent, never throws.
-std::string textField(const json& o, const char* key) {
-    const auto it = o.is_object() ? o.find(key) : o.end();
-    return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-// A time in ms, or `otherwise` when absent, not a number, not finite or beyond 10^9 ms (11 days: no
-// kernel's; such a value would only blow up the chart's axis).
+// A time in ms of a document from anyone (a session's series, `lowerscope-cli chart`'s files), or
+// `otherwise` when absent, of another type, not finite or beyond 10^9 ms (11 days: no kernel's;
+// such a value would only blow up the chart's axis).
 double msField(const json& o, const char* key, double otherwise) {
-    const auto it = o.is_object() ? o.find(key) : o.end();
-    if (it == o.end() || !it->is_number()) return otherwise;
-    const double v = it->get<double>();
-    return std::isfinite(v) && std::fabs(v) < 1e9 ? v : otherwise;
+    const std::optional<double> v = jsonFiniteNumber(o, key);
+    return v && std::fabs(*v) < 1e9 ? *v : otherwise;
 }
 
 } // namespace
 
 std::string seriesSvg(const json& doc) {
     return seriesOverlaySvg({{"", doc}},
-                            textField(doc, "kernel") + ": median time per launch vs " + textField(doc, "name"),
+                            jsonString(doc, "kernel") + ": median time per launch vs " + jsonString(doc, "name"),
                             false);
 }
 
@@ -272,7 +264,7 @@ std::string seriesOverlaySvg(const std::vector<std::pair<std::string, json>>& li
         if (!doc.contains("points") || !doc["points"].is_array()) continue;
         for (const auto& p : doc["points"]) {
             if (!p.is_object()) continue;
-            if (&doc == &lines.front().second) xs.push_back(textField(p, "value"));
+            if (&doc == &lines.front().second) xs.push_back(jsonString(p, "value"));
             const double m = msField(p, "median_ms", 0.0);
             const double a = msField(p, "ci_low_ms", m), b = msField(p, "ci_high_ms", m);
             if (!(m > 0)) continue;
@@ -356,7 +348,7 @@ std::string seriesOverlaySvg(const std::vector<std::pair<std::string, json>>& li
         }
     }
     const std::string axis =
-        lines.empty() ? std::string() : textField(lines.front().second, "name");
+        lines.empty() ? std::string() : jsonString(lines.front().second, "name");
     s << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 16 << "\" text-anchor=\"middle\">"
       << xmlEscape(axis) << (logY ? " (log time axis; " : " (")
       << "error bars: 95 % interval of the median)</text>\n";
@@ -373,18 +365,20 @@ std::string seriesMarkdown(const json& doc, const std::string& title, const std:
     const auto found = doc.is_object() ? doc.find("points") : doc.end();
     const json& points = found != doc.end() && found->is_array() ? *found : kNoPoints;
     std::ostringstream md;
-    md << "# " << (title.empty() ? "Series: " + textField(doc, "vary") : title) << "\n\n";
-    md << "Kernel `" << textField(doc, "kernel") << "` of `" << textField(doc, "file")
-       << "`, varying `" << textField(doc, "vary") << "`";
-    if (doc.is_object() && doc.contains("device") && doc["device"].is_object())
-        md << " on " << (textField(doc["device"], "name").empty() ? std::string("an unnamed device") : textField(doc["device"], "name"));
+    md << "# " << (title.empty() ? "Series: " + jsonString(doc, "vary") : title) << "\n\n";
+    md << "Kernel `" << jsonString(doc, "kernel") << "` of `" << jsonString(doc, "file")
+       << "`, varying `" << jsonString(doc, "vary") << "`";
+    if (doc.contains("device") && doc["device"].is_object()) {
+        const std::string device = jsonString(doc["device"], "name");
+        md << " on " << (device.empty() ? std::string("an unnamed device") : device);
+    }
     md << ".\n\n";
     md << "**Hypothesis (written before the measurement).** "
        << (hypothesis.empty() ? "_(none given)_" : hypothesis) << "\n\n";
     md << "| point | median | 95 % CI | noise | vs first (95 % CI) | registers | spills (B) | occupancy |\n";
     md << "|---|---:|---|---:|---|---:|---:|---:|\n";
     for (const auto& p : points) {
-        md << "| " << markdownCell(textField(p, "label")) << " | "
+        md << "| " << markdownCell(jsonString(p, "label")) << " | "
            << formatDuration(msField(p, "median_ms", 0.0)) << " | " << formatDuration(msField(p, "ci_low_ms", 0.0))
            << " – " << formatDuration(msField(p, "ci_high_ms", 0.0)) << " | "
            << fmt("%.2f %%", 100 * msField(p, "noise", 0.0)) << " | ";
@@ -419,7 +413,7 @@ std::string seriesMarkdown(const json& doc, const std::string& title, const std:
         for (size_t i = 0; i < std::size(cols); ++i) md << "---:|";
         md << "---|\n";
         for (const auto& p : points) {
-            md << "| " << markdownCell(textField(p, "label")) << " |";
+            md << "| " << markdownCell(jsonString(p, "label")) << " |";
             const json pr = p.is_object() && p.contains("profile") && p["profile"].is_object() ? p["profile"] : json::object();
             const json ms =
                 pr.contains("metrics") && pr["metrics"].is_object() ? pr["metrics"] : json::object();
@@ -450,7 +444,7 @@ std::string seriesMarkdown(const json& doc, const std::string& title, const std:
     if (pricePerGpuHour >= 0) {
         std::vector<std::pair<std::string, double>> medians;
         for (const auto& p : points)
-            medians.emplace_back(textField(p, "label"), msField(p, "median_ms", 0.0));
+            medians.emplace_back(jsonString(p, "label"), msField(p, "median_ms", 0.0));
         md << costMarkdown(medians, pricePerGpuHour, launchesPerRequest);
     }
     if (!command.empty()) md << "Reproduce:\n\n```sh\n" << command << "\n```\n";
@@ -460,20 +454,15 @@ std::string seriesMarkdown(const json& doc, const std::string& title, const std:
 namespace {
 
 std::string shortText(const json& o, const char* key) {
-    const auto it = o.find(key);
-    if (it == o.end() || !it->is_string()) return {};
-    std::string v = it->get<std::string>();
+    std::string v = jsonString(o, key);
     if (v.size() > 200) v.resize(200);
     return escapeControl(v);
 }
 
 bool finiteNumber(const json& o, const char* key, double& out) {
-    const auto it = o.find(key);
-    if (it == o.end() || !it->is_number()) return false;
-    const double v = it->get<double>();
-    if (!std::isfinite(v)) return false;
-    out = v;
-    return true;
+    const std::optional<double> v = jsonFiniteNumber(o, key);
+    if (v) out = *v;
+    return v.has_value();
 }
 
 int smallInt(const json& o, const char* key) {
