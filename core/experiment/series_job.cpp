@@ -60,6 +60,12 @@ LaunchBuildError measurementFailure(const RunError& e) {
                             escapeControl(msg));
 }
 
+void throwIfMeasurementFailed(const MeasurementRecord& rec) {
+    if (!rec.error) return;
+    if (rec.error->kind == RunErrorKind::Cancelled) throw SeriesCancelled();
+    throw measurementFailure(*rec.error);
+}
+
 nlohmann::json runSeriesJob(const SeriesSpec& spec, const std::string& fileName, const SeriesJobHooks& h) {
     auto stage = [&](const std::string& s) {
         if (h.progress) h.progress(s);
@@ -88,10 +94,7 @@ nlohmann::json runSeriesJob(const SeriesSpec& spec, const std::string& fileName,
     std::vector<PreparedSide> sides;
     for (const auto& b : built) sides.push_back(b.side);
     MeasurementRecord rec = h.measure(sides);
-    if (rec.error) {
-        if (rec.error->kind == RunErrorKind::Cancelled) throw SeriesCancelled();
-        throw measurementFailure(*rec.error);
-    }
+    throwIfMeasurementFailed(rec);
     for (size_t i = 0; i < points.size() && i < rec.result.variants.size(); ++i) {
         points[i].samplesMs = rec.result.variants[i].samplesMs;
         points[i].mode = rec.result.variants[i].mode;
@@ -205,54 +208,40 @@ void setLaunchArg(LaunchText& launch, const std::string& assignment) {
 
 LocalSeriesOutcome runLocalSeriesJob(const LocalSeriesRequest& r, std::atomic<bool>* cancel,
                                      const std::function<void(const std::string& stage)>& progress) {
-    LocalSeriesOutcome out;
-    auto warn = [&out](const std::string& line) {
-        if (out.warnings.size() < 200) out.warnings.push_back(line);
-    };
-    RunnerConfig config;
-    config.command = r.runnerCommand;
-    config.deadline = std::chrono::milliseconds(int64_t(std::max(1.0, r.deadlineS) * 1000));
-    ProcessRunner runner(config);
-    BuildControl control;
-    control.cancel = cancel;
-    SeriesJobHooks h;
-    h.cancel = cancel;
-    h.progress = progress;
-    h.options = [&](size_t i) { return applySeriesOption(r.base, r.spec, i); };
-    h.build = [&](size_t i, const BuildOptions& o, const std::string& label) {
-        LaunchSpec spec;
-        spec.kernel = r.kernel;
-        applyLaunchText(applySeriesLaunch(r.launch, r.spec, i), spec);
-        return buildKernelLaunch(r.toolchain, r.sourcePath, o, spec, label, warn, control);
-    };
-    h.measure = [&](const std::vector<PreparedSide>& sides) {
-        MeasureSettings settings;
-        settings.mode = parseMode(r.mode).value_or(MeasureMode::Auto);
-        settings.stop = r.stop;
-        return measure(runner, sides, settings, {}, cancel);
-    };
-    if (r.profile) {
-        h.profile = [&](size_t i, const BuiltLaunch& b, const BuildOptions& o) {
-            LaunchProfileTarget t = profileTargetFor(b, r.sourcePath, o);
-            ProfileCollectResult res = collectProfile(runner, t.target, r.profileOptions, {}, cancel);
-            for (const auto& e : res.errors) warn("profile " + seriesPointLabel(r.spec, i) + ": " + e);
-            return res.document;
-        };
-    }
     const std::string fileName =
         r.fileName.empty() ? std::filesystem::path(r.sourcePath).filename().string() : r.fileName;
-    try {
-        out.document = runSeriesJob(r.spec, fileName, h);
-        out.ok = true;
-    } catch (const SeriesCancelled&) {
-        out.cancelled = true;
-        out.error = "cancelled";
-    } catch (const std::exception& e) {
-        out.cancelled = cancel && cancel->load();
-        out.error = e.what();
-    }
-    runner.stop();
-    return out;
+    return runLocalJob<LocalSeriesOutcome>(
+        r.runnerCommand, r.deadlineS, cancel,
+        [&](ProcessRunner& runner, const std::function<void(const std::string&)>& warn) {
+            BuildControl control;
+            control.cancel = cancel;
+            SeriesJobHooks h;
+            h.cancel = cancel;
+            h.progress = progress;
+            h.options = [&](size_t i) { return applySeriesOption(r.base, r.spec, i); };
+            h.build = [&](size_t i, const BuildOptions& o, const std::string& label) {
+                LaunchSpec spec;
+                spec.kernel = r.kernel;
+                applyLaunchText(applySeriesLaunch(r.launch, r.spec, i), spec);
+                return buildKernelLaunch(r.toolchain, r.sourcePath, o, spec, label, warn, control);
+            };
+            h.measure = [&](const std::vector<PreparedSide>& sides) {
+                MeasureSettings settings;
+                settings.mode = parseMode(r.mode).value_or(MeasureMode::Auto);
+                settings.stop = r.stop;
+                return measure(runner, sides, settings, {}, cancel);
+            };
+            if (r.profile) {
+                h.profile = [&](size_t i, const BuiltLaunch& b, const BuildOptions& o) {
+                    LaunchProfileTarget t = profileTargetFor(b, r.sourcePath, o);
+                    ProfileCollectResult res = collectProfile(runner, t.target, r.profileOptions, {}, cancel);
+                    for (const auto& e : res.errors)
+                        warn("profile " + seriesPointLabel(r.spec, i) + ": " + e);
+                    return res.document;
+                };
+            }
+            return runSeriesJob(r.spec, fileName, h);
+        });
 }
 
 } // namespace lowerscope

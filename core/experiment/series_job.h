@@ -13,8 +13,11 @@
 #include "core/run/built_launch.h"
 #include "core/run/measure_job.h"
 #include "core/run/profile_collect.h"
+#include "core/run/runner_client.h"
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -52,6 +55,39 @@ nlohmann::json runSeriesJob(const SeriesSpec& spec, const std::string& fileName,
 // The message of a measurement's error as the CLI prints it ("KernelFault: ... [cuda] (stage s,
 // variant v)"), and its exit code (2 setup or protocol, 1 the kernel's).
 LaunchBuildError measurementFailure(const RunError& error);
+// Returns when `record` has no error; throws SeriesCancelled when it was cancelled, else
+// measurementFailure's LaunchBuildError.
+void throwIfMeasurementFailed(const MeasurementRecord& record);
+
+// The frame of a job the GUI runs in core (runLocalSeriesJob, runLocalGraphBreakEvenJob): a fresh
+// runner for `command` ("" = the default one), killed when silent for `deadlineS`; `body(runner,
+// warn)` returns the document, `warn` collects at most 200 warning lines. SeriesCancelled ends the
+// job cancelled; any other exception with its message (cancelled too when `cancel` was set). The
+// runner is stopped before the outcome is returned. Never throws.
+template <typename Outcome, typename Body>
+Outcome runLocalJob(const std::vector<std::string>& command, double deadlineS, std::atomic<bool>* cancel,
+                    Body&& body) {
+    Outcome out;
+    const std::function<void(const std::string&)> warn = [&out](const std::string& line) {
+        if (out.warnings.size() < 200) out.warnings.push_back(line);
+    };
+    RunnerConfig config;
+    config.command = command;
+    config.deadline = std::chrono::milliseconds(int64_t(std::max(1.0, deadlineS) * 1000));
+    ProcessRunner runner(config);
+    try {
+        out.document = body(runner, warn);
+        out.ok = true;
+    } catch (const SeriesCancelled&) {
+        out.cancelled = true;
+        out.error = "cancelled";
+    } catch (const std::exception& e) {
+        out.cancelled = cancel && cancel->load();
+        out.error = e.what();
+    }
+    runner.stop();
+    return out;
+}
 
 // ---------------------------------------------------------------- the GUI's series, all in core
 
