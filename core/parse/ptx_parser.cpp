@@ -366,10 +366,12 @@ private:
             else if (startsWith(rest, ".file")) fileLine(rest.substr(5));
             return;
         }
-        // Label: identifier followed by ':' at the start.
+        // Label: an identifier (no '.') and one ':' at the start. An opcode with a `::`
+        // qualifier (`cp.async.cg.shared.global.L2::128B`, `tcgen05.fence::after_thread_sync`)
+        // is an instruction.
         size_t e = 0;
-        while (e < rest.size() && isIdent(rest[e])) ++e;
-        if (e > 0 && e < rest.size() && rest[e] == ':') return;
+        while (e < rest.size() && isIdent(rest[e]) && rest[e] != '.') ++e;
+        if (e > 0 && e < rest.size() && rest[e] == ':' && (e + 1 == rest.size() || rest[e + 1] != ':')) return;
         l.isInstruction = true;
         if (m_currentLoc >= 0) m_lineLoc.emplace_back(lineNo - 1, m_currentLoc);
         if (rest.find(';') == std::string_view::npos) m_inStatement = true;

@@ -264,3 +264,62 @@ TEST(PtxParser, LaunchBoundsOfGoldenHeaderFamily) {
         if (f.isEntry) threadsToBlocks[f.launchBounds.maxThreads()] = f.launchBounds.minnctapersm;
     EXPECT_EQ(threadsToBlocks, (std::map<int, int>{{64, 2}, {256, 2}}));
 }
+
+// Every PTX form whose opcode carries a `::` qualifier that the toolkit's ptxas accepts
+// (tests/data/ptx_colon/<arch>.ptx, scripts/gen-ptx-colon-forms): each instruction follows its
+// own `.loc 1 N 0`, so each must be an instruction line with source line N. Such opcodes used to
+// be read as labels (`cp.async.cg.shared.global.L2` followed by ':'), leaving most Hopper and
+// Blackwell instructions without a source line. The full parse is pinned in expected JSON.
+TEST(PtxParser, OpcodesWithDoubleColonAreInstructions) {
+    const auto dir = golden::dataDir() / "ptx_colon";
+    int files = 0;
+    for (const char* arch : {"sm_90a", "sm_100a", "sm_120a"}) {
+        SCOPED_TRACE(arch);
+        const std::string text = golden::readFile(dir / (std::string(arch) + ".ptx"));
+        ASSERT_FALSE(text.empty()) << "run scripts/gen-ptx-colon-forms";
+        const size_t accepted = text.find(" `::` forms accepted");
+        ASSERT_NE(accepted, std::string::npos);
+        const size_t digits = text.rfind(' ', accepted - 1);
+        const int formsInHeader = std::stoi(text.substr(digits + 1, accepted - digits - 1));
+        const PtxListing l = parsePtx(text);
+        EXPECT_EQ(l.target, arch);
+        int forms = 0, labels = 0;
+        for (size_t i = 0; i + 1 < l.lines.size(); ++i) {
+            const std::string& t = l.lines[i].text;
+            if (t.rfind("$L__BB", 0) == 0) {
+                EXPECT_FALSE(l.lines[i].isInstruction) << t;
+                ++labels;
+            }
+            if (t.rfind("\t.loc\t1 ", 0) != 0) continue;
+            const int n = std::stoi(t.substr(7));
+            const PtxLine& ins = l.lines[i + 1];
+            SCOPED_TRACE(ins.text);
+            EXPECT_NE(ins.text.find("::"), std::string::npos);
+            EXPECT_TRUE(ins.isInstruction);
+            ASSERT_TRUE(ins.source.has_value());
+            EXPECT_EQ(ins.source->line, n);
+            EXPECT_EQ(ins.source->file, "tests/data/ptx_colon/forms.cu");
+            ++forms;
+        }
+        EXPECT_EQ(forms, formsInHeader);
+        EXPECT_GE(forms, 90);
+        EXPECT_GE(labels, 1);
+        EXPECT_TRUE(golden::matchesGolden(golden::ptxGoldenText(l),
+                                          golden::dataDir() / "expected" / "ptx_colon" / (std::string(arch) + ".ptx.json")));
+        ++files;
+    }
+    EXPECT_EQ(files, 3);
+}
+
+// A label is an identifier and one ':' — `name::x` is not a label, `L: ins;` still is.
+TEST(PtxParser, LabelRule) {
+    const PtxListing l = parsePtx(".version 9.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n"
+                                  "\t.loc\t1 7 0\n$L__BB0_1:\n\tfence.proxy.tensormap::generic.release.gpu;\n"
+                                  "\ttcgen05.fence::after_thread_sync;\n\tret;\n}\n\t.file\t1 \"k.cu\"\n");
+    ASSERT_EQ(l.lines.size(), 12u);
+    EXPECT_FALSE(l.lines[6].isInstruction); // $L__BB0_1:
+    EXPECT_TRUE(l.lines[7].isInstruction);
+    EXPECT_TRUE(l.lines[8].isInstruction);
+    ASSERT_TRUE(l.lines[8].source.has_value());
+    EXPECT_EQ(l.lines[8].source->line, 7);
+}
