@@ -11,9 +11,9 @@
 //           repaint of the viewport, over 300 frames each; median / p95 / max reported.
 // Usage: gui_sass_bench [instructions=100000] (runs with QT_QPA_PLATFORM=offscreen by default).
 #include "core/analysis/lowering.h"
-#include "views/sass_model.h"
-#include "views/sass_pane.h"
-#include "views/workspace.h"
+#include "views/code/sass_model.h"
+#include "views/code/sass_pane.h"
+#include "views/common/workspace.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

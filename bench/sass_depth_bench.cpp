@@ -10,9 +10,9 @@
 // dependencies recomputed by the core, so operand and edge density are those of compiled code.
 // Usage: sass_depth_bench [instructions=100000] [blocks=2000]
 #include "sass_depth_fixture.h"
-#include "views/arrow_gutter.h"
-#include "views/cfg_view.h"
-#include "views/sass_model.h"
+#include "views/code/arrow_gutter.h"
+#include "views/code/cfg_view.h"
+#include "views/code/sass_model.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

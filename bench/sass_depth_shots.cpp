@@ -8,14 +8,14 @@
 //                        rest of the SASS pane faded
 // Usage: sass_depth_shots OUT_DIR   (offscreen by default)
 #include "sass_depth_fixture.h"
-#include "views/arrow_gutter.h"
-#include "views/cfg_view.h"
-#include "views/main_window.h"
-#include "views/pressure_strip.h"
-#include "views/sass_filter.h"
-#include "views/sass_pane.h"
-#include "views/workspace.h"
-#include "views/theme.h"
+#include "views/code/arrow_gutter.h"
+#include "views/code/cfg_view.h"
+#include "views/shell/main_window.h"
+#include "views/code/pressure_strip.h"
+#include "views/code/sass_filter.h"
+#include "views/code/sass_pane.h"
+#include "views/common/workspace.h"
+#include "views/common/theme.h"
 
 #include <QAction>
 #include <QApplication>

@@ -6,12 +6,12 @@
 // FILE is anything docs/INPUTS.md lists: a .cu, .ptx, cubin, binary or Triton folder.
 // Without a file the bundled example kernel (kernels/reduction.cu) opens.
 #include "app/cli/build_flags.h"
-#include "views/automation.h"
-#include "views/compare_measure.h"
-#include "views/compare_panel.h"
-#include "views/main_window.h"
-#include "views/workspace.h"
-#include "views/theme.h"
+#include "views/shell/automation.h"
+#include "views/compare/compare_measure.h"
+#include "views/compare/compare_panel.h"
+#include "views/shell/main_window.h"
+#include "views/common/workspace.h"
+#include "views/common/theme.h"
 
 #include <CLI/CLI.hpp>
 #include <QApplication>

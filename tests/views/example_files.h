@@ -2,7 +2,7 @@
 // What the gallery's Qt tests share: the source tree's docs/examples, a JSON file read whole, and
 // screenshots for docs/screenshots when LOWERSCOPE_SCREENSHOTS names a folder.
 
-#include "views/build_job.h"
+#include "views/common/build_job.h"
 
 #include <QDir>
 #include <QFile>

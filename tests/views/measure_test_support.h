@@ -5,9 +5,9 @@
 // a non-blank-image check. Needs the LOWERSCOPE_SOURCE_DIR and LOWERSCOPE_BINARY_DIR definitions.
 
 #include "core/parse/sass_parser.h"
-#include "views/build_job.h"
-#include "views/diff_view.h"
-#include "views/workspace.h"
+#include "views/common/build_job.h"
+#include "views/compare/diff_view.h"
+#include "views/common/workspace.h"
 
 #include <QDir>
 #include <QFileInfo>

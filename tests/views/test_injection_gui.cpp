@@ -3,11 +3,11 @@
 // command; a session naming a source outside the user's folders is refused. The CLI and core
 // entry points are in tests/core/test_injection.cpp. Builds skip without nvcc.
 #include "core/build/toolchain.h"
-#include "views/build_job.h"
-#include "views/build_options_pane.h"
-#include "views/compare_measure.h"
-#include "views/experiment_record.h"
-#include "views/workspace.h"
+#include "views/common/build_job.h"
+#include "views/build/build_options_pane.h"
+#include "views/compare/compare_measure.h"
+#include "views/experiment/experiment_record.h"
+#include "views/common/workspace.h"
 
 #include <QDir>
 #include <QComboBox>

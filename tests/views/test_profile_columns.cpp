@@ -4,11 +4,11 @@
 // only outside the kernel's machine code (the GUI compiles a copy of the editor text, so its line
 // info names another path than `lowerscope-cli profile` did). Needs nvcc and nvdisasm.
 #include "window_fixture.h"
-#include "views/build_job.h"
-#include "views/main_window.h"
-#include "views/sass_model.h"
-#include "views/sass_pane.h"
-#include "views/workspace.h"
+#include "views/common/build_job.h"
+#include "views/shell/main_window.h"
+#include "views/code/sass_model.h"
+#include "views/code/sass_pane.h"
+#include "views/common/workspace.h"
 
 #include "core/run/buffer_data.h"
 #include "core/run/profile_join.h"

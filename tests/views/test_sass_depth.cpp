@@ -5,14 +5,14 @@
 
 #include "core/parse/opcodes.h"
 #include "sass_depth_fixture.h"
-#include "views/arrow_gutter.h"
-#include "views/cfg_view.h"
-#include "views/control_delegate.h"
-#include "views/opcode_tooltip.h"
-#include "views/pressure_strip.h"
-#include "views/sass_filter.h"
-#include "views/sass_model.h"
-#include "views/theme.h"
+#include "views/code/arrow_gutter.h"
+#include "views/code/cfg_view.h"
+#include "views/code/control_delegate.h"
+#include "views/code/opcode_tooltip.h"
+#include "views/code/pressure_strip.h"
+#include "views/code/sass_filter.h"
+#include "views/code/sass_model.h"
+#include "views/common/theme.h"
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>

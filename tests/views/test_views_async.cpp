@@ -3,10 +3,10 @@
 // before the toolchain is discovered (with stand-ins for nvdisasm and cuobjdump), so this test
 // needs no CUDA at all. Also: the start-up offer
 // to recover an orphaned autosave.
-#include "views/code_editor.h"
-#include "views/main_window.h"
-#include "views/workspace.h"
-#include "views/source_pane.h"
+#include "views/code/code_editor.h"
+#include "views/shell/main_window.h"
+#include "views/common/workspace.h"
+#include "views/code/source_pane.h"
 
 #include <QApplication>
 #include <QJsonDocument>

@@ -4,16 +4,16 @@
 // the line info names (read-only), SASS → source linking, the Input box and the options' origins.
 // Inputs are made with the real toolchain; skips when it is missing.
 #include "window_fixture.h"
-#include "views/build_job.h"
-#include "views/build_options_pane.h"
-#include "views/code_editor.h"
-#include "views/main_window.h"
-#include "views/ptx_model.h"
-#include "views/ptx_pane.h"
-#include "views/sass_model.h"
-#include "views/sass_pane.h"
-#include "views/source_pane.h"
-#include "views/workspace.h"
+#include "views/common/build_job.h"
+#include "views/build/build_options_pane.h"
+#include "views/code/code_editor.h"
+#include "views/shell/main_window.h"
+#include "views/code/ptx_model.h"
+#include "views/code/ptx_pane.h"
+#include "views/code/sass_model.h"
+#include "views/code/sass_pane.h"
+#include "views/code/source_pane.h"
+#include "views/common/workspace.h"
 
 #include "core/build/process.h"
 

@@ -1,10 +1,10 @@
 // Models of the explorer under QAbstractItemModelTester and their lookups (the occupancy
 // calculator itself is tested in tests/core/test_occupancy.cpp). Fixture listings only.
-#include "views/build_output_pane.h"
-#include "views/diagnostics_model.h"
-#include "views/ptx_model.h"
-#include "views/resources_model.h"
-#include "views/sass_model.h"
+#include "views/build/build_output_pane.h"
+#include "views/build/diagnostics_model.h"
+#include "views/code/ptx_model.h"
+#include "views/build/resources_model.h"
+#include "views/code/sass_model.h"
 
 #include <QAbstractItemModelTester>
 #include <QTemporaryDir>

@@ -4,16 +4,16 @@
 // rebuild that shifts every address; a templated kernel family defined in headers, whose headers
 // the Source pane opens at the line of the SASS row clicked.
 #include "window_fixture.h"
-#include "views/code_editor.h"
-#include "views/main_window.h"
-#include "views/measure_pane.h"
-#include "views/ptx_pane.h"
-#include "views/resources_model.h"
-#include "views/resources_pane.h"
-#include "views/sass_model.h"
-#include "views/sass_pane.h"
-#include "views/source_pane.h"
-#include "views/workspace.h"
+#include "views/code/code_editor.h"
+#include "views/shell/main_window.h"
+#include "views/measure/measure_pane.h"
+#include "views/code/ptx_pane.h"
+#include "views/build/resources_model.h"
+#include "views/build/resources_pane.h"
+#include "views/code/sass_model.h"
+#include "views/code/sass_pane.h"
+#include "views/code/source_pane.h"
+#include "views/common/workspace.h"
 
 #include "core/analysis/occupancy.h"
 

@@ -2,8 +2,8 @@
 // The main window as the Qt tests drive it, in one place: no saved settings, no recovery dialog,
 // no auto-build (each test builds when it means to), shown; and waiting for builds.
 
-#include "views/main_window.h"
-#include "views/workspace.h"
+#include "views/shell/main_window.h"
+#include "views/common/workspace.h"
 
 #include <QSignalSpy>
 

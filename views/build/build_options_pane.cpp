@@ -1,6 +1,6 @@
-#include "views/build_options_pane.h"
+#include "views/build/build_options_pane.h"
 
-#include "views/workspace.h"
+#include "views/common/workspace.h"
 
 #include "core/build/json_io.h"
 

@@ -1,7 +1,7 @@
-#include "views/build_output_pane.h"
+#include "views/build/build_output_pane.h"
 
-#include "views/diagnostics_model.h"
-#include "views/workspace.h"
+#include "views/build/diagnostics_model.h"
+#include "views/common/workspace.h"
 
 #include <QDir>
 #include <QFontDatabase>

@@ -2,7 +2,7 @@
 // The Build output pane: the exact commands each build ran, their output and timings, and a
 // clickable list of diagnostics (click → the source pane shows the location).
 
-#include "views/build_job.h"
+#include "views/common/build_job.h"
 
 #include <QPointer>
 #include <QWidget>

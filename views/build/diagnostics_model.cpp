@@ -1,6 +1,6 @@
-#include "views/diagnostics_model.h"
+#include "views/build/diagnostics_model.h"
 
-#include "views/theme.h"
+#include "views/common/theme.h"
 
 #include <QFileInfo>
 

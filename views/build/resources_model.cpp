@@ -1,4 +1,4 @@
-#include "views/resources_model.h"
+#include "views/build/resources_model.h"
 
 namespace lowerscope {
 

@@ -1,7 +1,7 @@
-#include "views/resources_pane.h"
+#include "views/build/resources_pane.h"
 
-#include "views/resources_model.h"
-#include "views/workspace.h"
+#include "views/build/resources_model.h"
+#include "views/common/workspace.h"
 
 #include <QDir>
 #include <QFile>

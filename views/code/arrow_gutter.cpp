@@ -1,4 +1,4 @@
-#include "views/arrow_gutter.h"
+#include "views/code/arrow_gutter.h"
 
 #include "core/analysis/defuse.h"
 #include "core/analysis/deps.h"

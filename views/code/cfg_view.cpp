@@ -1,9 +1,9 @@
 // The CFG pane (cfg_view.h). Over 600 lines because it owns the whole scene: Graphviz layout on a
 // worker, compact/expanded blocks, edges, fit/zoom and the selection link to the other panes.
-#include "views/cfg_view.h"
+#include "views/code/cfg_view.h"
 
-#include "views/theme.h"
-#include "views/workspace.h"
+#include "views/common/theme.h"
+#include "views/common/workspace.h"
 
 #if defined(LOWERSCOPE_HAVE_GRAPHVIZ)
 #include "core/analysis/graph_layout.h"

@@ -1,6 +1,6 @@
-#include "views/code_editor.h"
+#include "views/code/code_editor.h"
 
-#include "views/theme.h"
+#include "views/common/theme.h"
 
 #include <QCheckBox>
 #include <QEvent>

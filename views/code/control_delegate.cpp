@@ -1,7 +1,7 @@
-#include "views/control_delegate.h"
+#include "views/code/control_delegate.h"
 
 #include "core/parse/control.h"
-#include "views/opcode_tooltip.h"
+#include "views/code/opcode_tooltip.h"
 
 #include <QApplication>
 #include <QPainter>

@@ -1,6 +1,6 @@
-#include "views/cuda_lexer.h"
+#include "views/code/cuda_lexer.h"
 
-#include "views/theme.h"
+#include "views/common/theme.h"
 
 namespace lowerscope {
 

@@ -1,4 +1,4 @@
-#include "views/opcode_style.h"
+#include "views/code/opcode_style.h"
 
 #include "core/parse/opcodes.h"
 

@@ -1,8 +1,8 @@
-#include "views/opcode_tooltip.h"
+#include "views/code/opcode_tooltip.h"
 
 #include "core/parse/control.h"
 #include "core/parse/opcodes.h"
-#include "views/sass_model.h"
+#include "views/code/sass_model.h"
 
 #include <QAbstractItemView>
 #include <QAbstractProxyModel>

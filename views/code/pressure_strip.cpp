@@ -1,4 +1,4 @@
-#include "views/pressure_strip.h"
+#include "views/code/pressure_strip.h"
 
 #include <QAbstractItemView>
 #include <QHelpEvent>

@@ -1,6 +1,6 @@
-#include "views/ptx_lexer.h"
+#include "views/code/ptx_lexer.h"
 
-#include "views/theme.h"
+#include "views/common/theme.h"
 
 #include <Qsci/qsciscintilla.h>
 

@@ -1,6 +1,6 @@
-#include "views/ptx_model.h"
+#include "views/code/ptx_model.h"
 
-#include "views/theme.h"
+#include "views/common/theme.h"
 
 namespace lowerscope {
 

@@ -1,11 +1,11 @@
-#include "views/ptx_pane.h"
+#include "views/code/ptx_pane.h"
 
-#include "views/code_editor.h"
-#include "views/opcode_tooltip.h"
-#include "views/ptx_lexer.h"
-#include "views/ptx_model.h"
-#include "views/stale_banner.h"
-#include "views/workspace.h"
+#include "views/code/code_editor.h"
+#include "views/code/opcode_tooltip.h"
+#include "views/code/ptx_lexer.h"
+#include "views/code/ptx_model.h"
+#include "views/common/stale_banner.h"
+#include "views/common/workspace.h"
 
 #include <QLabel>
 #include <QShortcut>

@@ -2,7 +2,7 @@
 // The PTX pane: the module PTX, read-only, with colour bands per source line and the highlight of
 // the current selection. Its data lives in a PtxModel.
 
-#include "views/stale_banner.h"
+#include "views/common/stale_banner.h"
 
 #include <QPointer>
 #include <QWidget>

@@ -1,7 +1,7 @@
-#include "views/sass_delegate.h"
+#include "views/code/sass_delegate.h"
 
-#include "views/sass_model.h"
-#include "views/theme.h"
+#include "views/code/sass_model.h"
+#include "views/common/theme.h"
 
 #include <QPainter>
 

@@ -1,10 +1,10 @@
-#include "views/sass_filter.h"
+#include "views/code/sass_filter.h"
 
 #include "core/analysis/aggregate.h"
 #include "core/parse/opcodes.h"
-#include "views/opcode_tooltip.h"
-#include "views/sass_model.h"
-#include "views/workspace.h"
+#include "views/code/opcode_tooltip.h"
+#include "views/code/sass_model.h"
+#include "views/common/workspace.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -1,8 +1,8 @@
-#include "views/sass_model.h"
+#include "views/code/sass_model.h"
 
 #include "core/parse/control.h"
-#include "views/opcode_style.h"
-#include "views/theme.h"
+#include "views/code/opcode_style.h"
+#include "views/common/theme.h"
 
 #include <QFileInfo>
 

@@ -1,17 +1,17 @@
-#include "views/sass_pane.h"
+#include "views/code/sass_pane.h"
 
 #include "core/run/buffer_data.h"
 #include "core/run/profile_join.h"
 
-#include "views/arrow_gutter.h"
-#include "views/control_delegate.h"
-#include "views/opcode_tooltip.h"
-#include "views/pressure_strip.h"
-#include "views/sass_delegate.h"
-#include "views/sass_model.h"
-#include "views/stale_banner.h"
-#include "views/theme.h"
-#include "views/workspace.h"
+#include "views/code/arrow_gutter.h"
+#include "views/code/control_delegate.h"
+#include "views/code/opcode_tooltip.h"
+#include "views/code/pressure_strip.h"
+#include "views/code/sass_delegate.h"
+#include "views/code/sass_model.h"
+#include "views/common/stale_banner.h"
+#include "views/common/theme.h"
+#include "views/common/workspace.h"
 
 #include <QAction>
 #include <QActionGroup>

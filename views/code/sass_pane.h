@@ -11,7 +11,7 @@
 // Everything follows the workspace facade; the pane calls no other pane.
 
 #include "core/run/profile_document.h"
-#include "views/workspace.h"
+#include "views/common/workspace.h"
 
 #include <memory>
 

@@ -1,12 +1,12 @@
-#include "views/source_pane.h"
+#include "views/code/source_pane.h"
 
 #include "core/analysis/aggregate.h"
-#include "views/code_editor.h"
-#include "views/cuda_lexer.h"
-#include "views/diff_model.h" // LineDeltaModel::compactText
-#include "views/pressure_strip.h" // lineMarginTexts
-#include "views/theme.h"
-#include "views/workspace.h"
+#include "views/code/code_editor.h"
+#include "views/code/cuda_lexer.h"
+#include "views/compare/diff_model.h" // LineDeltaModel::compactText
+#include "views/code/pressure_strip.h" // lineMarginTexts
+#include "views/common/theme.h"
+#include "views/common/workspace.h"
 
 #include <Qsci/qscistyle.h>
 #include <Qsci/qscistyledtext.h>

@@ -13,7 +13,7 @@
 // its code. The open document keeps its own editor (and its undo history) meanwhile. Ctrl+click
 // on an #include line opens the header it names (Workspace::openInclude), in the same selector.
 
-#include "views/build_job.h"
+#include "views/common/build_job.h"
 
 #include <QPointer>
 #include <QWidget>

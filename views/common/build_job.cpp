@@ -1,4 +1,4 @@
-#include "views/build_job.h"
+#include "views/common/build_job.h"
 
 #include "core/build/option_safety.h"
 #include "core/build/triton.h"

@@ -1,5 +1,5 @@
 // The window's job tracker (job_tracker.h).
-#include "views/job_tracker.h"
+#include "views/common/job_tracker.h"
 
 #include <algorithm>
 

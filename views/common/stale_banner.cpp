@@ -1,7 +1,7 @@
-#include "views/stale_banner.h"
+#include "views/common/stale_banner.h"
 
-#include "views/workspace.h"
-#include "views/theme.h"
+#include "views/common/workspace.h"
+#include "views/common/theme.h"
 
 #include <QLabel>
 

@@ -1,4 +1,4 @@
-#include "views/theme.h"
+#include "views/common/theme.h"
 
 #include <QApplication>
 #include <QFontDatabase>

@@ -5,8 +5,8 @@
 // to `done` there. Requests have a `toolchain` field; outcomes an `error` string (filled with the
 // message of anything the backend throws) and `warnings` lines.
 
-#include "views/build_job.h"
-#include "views/job_tracker.h"
+#include "views/common/build_job.h"
+#include "views/common/job_tracker.h"
 
 #include <QLabel>
 #include <QMetaObject>

@@ -1,4 +1,4 @@
-#include "views/workspace.h"
+#include "views/common/workspace.h"
 
 #include "core/analysis/selection_key.h"
 #include "core/build/lifetime.h"

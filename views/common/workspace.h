@@ -3,14 +3,14 @@
 // document, the build options, the background build jobs and the current selection. Every pane
 // observes its signals and calls its slots; panes never call each other.
 //
-// Builds run as jobs of the window's JobTracker (views/job_tracker.h; shared with the other
+// Builds run as jobs of the window's JobTracker (views/common/job_tracker.h; shared with the other
 // workspace and the measure pane), each with its job id. A newer build supersedes (and cancels)
 // an older one, whose result is then dropped. Results reach the UI thread through the tracker;
 // nothing arrives after this object is destroyed.
 
 #include "core/analysis/diff.h"
-#include "views/build_job.h"
-#include "views/job_tracker.h"
+#include "views/common/build_job.h"
+#include "views/common/job_tracker.h"
 
 #include "core/build/compile_db.h"
 

@@ -1,11 +1,11 @@
-#include "views/compare_measure.h"
+#include "views/compare/compare_measure.h"
 
 #include "core/analysis/diff.h"
-#include "views/compare_panel.h"
-#include "views/diff_model.h"
-#include "views/diff_view.h"
-#include "views/measure_pane.h"
-#include "views/workspace.h"
+#include "views/compare/compare_panel.h"
+#include "views/compare/diff_model.h"
+#include "views/compare/diff_view.h"
+#include "views/measure/measure_pane.h"
+#include "views/common/workspace.h"
 
 #include <QAction>
 #include <QChartView>

@@ -8,7 +8,7 @@
 // built only after the user agreed (the prompt function is injectable for tests); a corrupt or
 // future-version file gives a clear error and leaves the current session as it was.
 
-#include "views/experiment_record.h"
+#include "views/experiment/experiment_record.h"
 
 #include <QObject>
 #include <QPointer>

@@ -1,10 +1,10 @@
-#include "views/compare_panel.h"
+#include "views/compare/compare_panel.h"
 
 #include "core/build/input.h"
 
-#include "views/build_options_pane.h"
-#include "views/diff_view.h"
-#include "views/workspace.h"
+#include "views/build/build_options_pane.h"
+#include "views/compare/diff_view.h"
+#include "views/common/workspace.h"
 
 #include <QComboBox>
 #include <QCoreApplication>

@@ -1,6 +1,6 @@
-#include "views/diff_model.h"
+#include "views/compare/diff_model.h"
 
-#include "views/theme.h"
+#include "views/common/theme.h"
 
 #include <QBrush>
 #include <QFont>

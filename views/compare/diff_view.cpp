@@ -1,12 +1,12 @@
-#include "views/diff_view.h"
+#include "views/compare/diff_view.h"
 
 #include "core/run/buffer_data.h"
 #include "core/run/profile_join.h"
 
 #include "core/analysis/diff.h"
-#include "views/build_job.h"
-#include "views/diff_model.h"
-#include "views/theme.h"
+#include "views/common/build_job.h"
+#include "views/compare/diff_model.h"
+#include "views/common/theme.h"
 
 #include <QAction>
 #include <QBarCategoryAxis>

@@ -1,4 +1,4 @@
-#include "views/experiment_record.h"
+#include "views/experiment/experiment_record.h"
 
 #include "core/experiment/experiment_session.h"
 #include "core/experiment/series.h"

@@ -1,9 +1,9 @@
 // The examples gallery's manifest (gallery.h).
-#include "views/gallery.h"
+#include "views/experiment/gallery.h"
 
 #include "core/bounded_json.h"
 #include "core/untrusted.h"
-#include "views/theme.h"
+#include "views/common/theme.h"
 
 #include <QFile>
 #include <QRegularExpression>

@@ -1,5 +1,5 @@
 // The table of experiment 4 (graph_break_even_model.h).
-#include "views/graph_break_even_model.h"
+#include "views/experiment/graph_break_even_model.h"
 
 #include "core/run/measurement.h"
 

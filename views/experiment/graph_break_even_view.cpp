@@ -1,11 +1,11 @@
 // Experiment 4 in the examples gallery (graph_break_even_view.h).
-#include "views/graph_break_even_view.h"
+#include "views/experiment/graph_break_even_view.h"
 
 #include "core/bounded_json.h"
-#include "views/build_job.h"
-#include "views/graph_break_even_model.h"
-#include "views/job_tracker.h"
-#include "views/worker_job.h"
+#include "views/common/build_job.h"
+#include "views/experiment/graph_break_even_model.h"
+#include "views/common/job_tracker.h"
+#include "views/common/worker_job.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>

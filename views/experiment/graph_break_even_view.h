@@ -1,7 +1,7 @@
 #pragma once
 // Experiment 4 in the examples gallery (issue 15): the recorded CUDA Graph break-even
 // ("lowerscope.graph_break_even/1", core/experiment/graph_break_even.h) as a table per path length
-// N (views/graph_break_even_model.h), its write-up with the recorded chart in the "Recorded" tab,
+// N (views/experiment/graph_break_even_model.h), its write-up with the recorded chart in the "Recorded" tab,
 // and "Rerun on my GPU": the kernel built and its graph path measured here on a worker thread of
 // the window's JobTracker (core/experiment/graph_break_even_job.h; Cancel kills the runner), with
 // the same path lengths and replay counts as the recorded document. The user's numbers appear
@@ -12,7 +12,7 @@
 // file to open.
 
 #include "core/experiment/graph_break_even_job.h"
-#include "views/worker_job.h"
+#include "views/common/worker_job.h"
 
 #include <QWidget>
 #include <atomic>

@@ -1,5 +1,5 @@
 // The series table (series_model.h).
-#include "views/series_model.h"
+#include "views/experiment/series_model.h"
 
 #include "core/run/measurement.h"
 

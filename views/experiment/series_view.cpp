@@ -1,13 +1,13 @@
 // The series view (series_view.h).
-#include "views/series_view.h"
+#include "views/experiment/series_view.h"
 
 #include "core/bounded_json.h"
-#include "views/build_job.h"
-#include "views/cost_panel.h"
-#include "views/job_tracker.h"
-#include "views/series_model.h"
-#include "views/theme.h"
-#include "views/worker_job.h"
+#include "views/common/build_job.h"
+#include "views/measure/cost_panel.h"
+#include "views/common/job_tracker.h"
+#include "views/experiment/series_model.h"
+#include "views/common/theme.h"
+#include "views/common/worker_job.h"
 
 #include <QAreaSeries>
 #include <QCategoryAxis>

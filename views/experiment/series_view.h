@@ -1,7 +1,7 @@
 #pragma once
 // The series view (issue 15): a parameter series as a Qt Charts chart (median per point with its
 // 95 % interval as a band, x = the point labels in the order measured, y = time) above the table
-// of points (views/series_model.h), a cost line at the user's price (views/cost_panel.h), and, for
+// of points (views/experiment/series_model.h), a cost line at the user's price (views/measure/cost_panel.h), and, for
 // a recorded example, its write-up beside them. It runs series too: run() builds and measures
 // every point on a worker thread of the window's JobTracker (core/experiment/series_job.h, Cancel
 // kills the runner); the result replaces the shown series or, for "Rerun on my GPU", appears next
@@ -11,7 +11,7 @@
 // readSeriesDocument (bounded, wrong types ignored) and nothing in them names a file to open.
 
 #include "core/experiment/series_job.h"
-#include "views/worker_job.h"
+#include "views/common/worker_job.h"
 
 #include <QWidget>
 #include <atomic>

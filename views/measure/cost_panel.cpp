@@ -1,5 +1,5 @@
 // The cost line (cost_panel.h).
-#include "views/cost_panel.h"
+#include "views/measure/cost_panel.h"
 
 #include "core/run/measurement.h"
 #include "core/run/measurement_data.h"

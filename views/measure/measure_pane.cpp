@@ -1,13 +1,13 @@
 // The Measurement pane (measure_pane.h). Over 600 lines because it is one widget with four charts, a
 // statistics table, the launch editor and the runner preferences; the charts are the bulk and are
 // drawn from core/run/measurement_data.h summaries only.
-#include "views/measure_pane.h"
+#include "views/measure/measure_pane.h"
 
-#include "views/cost_panel.h"
+#include "views/measure/cost_panel.h"
 
-#include "views/build_job.h"
-#include "views/workspace.h"
-#include "views/theme.h"
+#include "views/common/build_job.h"
+#include "views/common/workspace.h"
+#include "views/common/theme.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSeries>

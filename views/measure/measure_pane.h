@@ -13,7 +13,7 @@
 
 #include "core/run/measure_job.h"
 #include "core/run/measurement_data.h"
-#include "views/job_tracker.h"
+#include "views/common/job_tracker.h"
 
 #include <QPointer>
 #include <QWidget>

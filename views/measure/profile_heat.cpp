@@ -1,10 +1,10 @@
 // Profile heat onto the Source and PTX editors (profile_heat.h).
-#include "views/profile_heat.h"
+#include "views/measure/profile_heat.h"
 
-#include "views/code_editor.h"
-#include "views/ptx_pane.h"
-#include "views/source_pane.h"
-#include "views/workspace.h"
+#include "views/code/code_editor.h"
+#include "views/code/ptx_pane.h"
+#include "views/code/source_pane.h"
+#include "views/common/workspace.h"
 
 #include <QComboBox>
 #include <QTimer>

@@ -1,9 +1,9 @@
 // The Profile pane (profile_pane.h).
-#include "views/profile_pane.h"
+#include "views/measure/profile_pane.h"
 
-#include "views/job_tracker.h"
-#include "views/measure_pane.h"
-#include "views/workspace.h"
+#include "views/common/job_tracker.h"
+#include "views/measure/measure_pane.h"
+#include "views/common/workspace.h"
 
 #include "core/run/buffer_data.h"
 #include "core/run/profile_join.h"

@@ -1,8 +1,8 @@
-#include "views/automation.h"
+#include "views/shell/automation.h"
 
-#include "views/compare_panel.h"
-#include "views/main_window.h"
-#include "views/workspace.h"
+#include "views/compare/compare_panel.h"
+#include "views/shell/main_window.h"
+#include "views/common/workspace.h"
 
 #include <QComboBox>
 #include <QCoreApplication>

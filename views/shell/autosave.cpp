@@ -1,6 +1,6 @@
-#include "views/autosave.h"
+#include "views/shell/autosave.h"
 
-#include "views/workspace.h"
+#include "views/common/workspace.h"
 
 #include <QCoreApplication>
 #include <QDir>

@@ -1,4 +1,4 @@
-#include "views/help.h"
+#include "views/shell/help.h"
 
 #include "core/build/toolchain.h"
 

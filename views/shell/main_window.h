@@ -81,7 +81,7 @@ public:
     MeasurePane* measurePane() const { return m_measure; }
     ProfilePane* profilePane() const { return m_profilePane; }
     // The recorded experiments bundled with the application (File → Examples, issue 15), from the
-    // gallery manifest docs/examples/gallery.json (views/gallery.h): id ("ffma_chain"), title.
+    // gallery manifest docs/examples/gallery.json (views/experiment/gallery.h): id ("ffma_chain"), title.
     // openBundledExperiment() opens one by its kind: a session (a copy in a temporary folder, so
     // saving never touches the bundle) with its write-up; a series in the gallery's series window
     // (chart, table, write-up, Rerun on my GPU); a graph (experiment 4) with its kernel source in
