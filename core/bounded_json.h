@@ -36,11 +36,22 @@ private:
     Limit m_limit;
 };
 
+// The parser's error for text that is not JSON, with the position and what was expected but never
+// the text it read (nlohmann's "; last read: '...'" quotes the document: a file someone pointed a
+// reader at, /etc/passwd say, must not appear in an error message). A nlohmann::json::exception.
+class JsonSyntaxError : public nlohmann::json::exception {
+public:
+    JsonSyntaxError(int id, const std::string& message) : nlohmann::json::exception(id, message.c_str()) {}
+};
+
+// nlohmann's message without the text it quotes.
+std::string jsonErrorWithoutText(const std::string& what);
+
 // Checks `text` against `limits` without parsing it. Throws JsonLimitError. Invalid JSON is not
 // reported here (the parser does that); the scan only counts brackets and commas outside strings.
 void checkJsonLimits(std::string_view text, const JsonLimits& limits = {});
 
-// checkJsonLimits, then nlohmann::json::parse. Throws JsonLimitError or nlohmann::json::parse_error.
+// checkJsonLimits, then nlohmann::json::parse. Throws JsonLimitError or JsonSyntaxError.
 nlohmann::json parseJsonBounded(std::string_view text, const JsonLimits& limits = {});
 
 // Non-throwing: the document, or nullopt with `error` set to one sentence (a limit, or the parser's

@@ -1,7 +1,14 @@
 #include "core/untrusted.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -50,7 +57,175 @@ fs::path resolvedForm(const fs::path& p) {
     return ec ? p.lexically_normal() : c;
 }
 
+const char* fileTypeText(mode_t mode) {
+    if (S_ISDIR(mode)) return "it is a directory";
+    if (S_ISFIFO(mode)) return "it is a FIFO (named pipe), not a regular file";
+    if (S_ISCHR(mode) || S_ISBLK(mode)) return "it is a device, not a regular file";
+    if (S_ISSOCK(mode)) return "it is a socket, not a regular file";
+    return "not a regular file";
+}
+
+// The rule on an fstat/stat result.
+bool checkStat(const std::string& path, const struct stat& st, std::size_t maxBytes, const std::string& what,
+               std::string& error) {
+    if (!S_ISREG(st.st_mode)) {
+        error = "cannot read " + escapeControl(path) + ": " + fileTypeText(st.st_mode);
+        return false;
+    }
+    if (st.st_size < 0 || std::uint64_t(st.st_size) > maxBytes) {
+        error = escapeControl(path) + " is larger than " + byteSizeText(maxBytes) + " (limit) for " + what +
+                " (it is " + byteSizeText(std::size_t(st.st_size)) + "); not read";
+        return false;
+    }
+    return true;
+}
+
 } // namespace
+
+std::string byteSizeText(std::size_t bytes) {
+    constexpr std::size_t KiB = 1024, MiB = KiB << 10, GiB = MiB << 10;
+    char buf[64];
+    if (bytes >= GiB && bytes % GiB != 0) {
+        std::snprintf(buf, sizeof buf, "%.1f GiB", double(bytes) / double(GiB));
+        return buf;
+    }
+    if (bytes >= GiB) return std::to_string(bytes / GiB) + " GiB";
+    if (bytes >= MiB && bytes % MiB == 0) return std::to_string(bytes / MiB) + " MiB";
+    if (bytes >= MiB) {
+        std::snprintf(buf, sizeof buf, "%.1f MiB", double(bytes) / double(MiB));
+        return buf;
+    }
+    if (bytes >= KiB && bytes % KiB == 0) return std::to_string(bytes / KiB) + " KiB";
+    return std::to_string(bytes) + " bytes";
+}
+
+bool checkInputFile(const std::string& path, std::size_t maxBytes, const std::string& what, std::string& error) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        error = "cannot read " + escapeControl(path) + ": " + std::strerror(errno);
+        return false;
+    }
+    return checkStat(path, st, maxBytes, what, error);
+}
+
+bool readInputFile(const std::string& path, std::size_t maxBytes, const std::string& what, std::string& text,
+                   std::string& error) {
+    // stat first: open() itself blocks on a FIFO without O_NONBLOCK, and a device could be anything.
+    if (!checkInputFile(path, maxBytes, what, error)) return false;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        error = "cannot read " + escapeControl(path) + ": " + std::strerror(errno);
+        return false;
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !checkStat(path, st, maxBytes, what, error)) {
+        if (error.empty()) error = "cannot read " + escapeControl(path) + ": " + std::strerror(errno);
+        ::close(fd);
+        return false;
+    }
+    // The size may change while reading: never hold more than the limit plus one byte.
+    std::string out;
+    out.resize(std::min(std::size_t(st.st_size), maxBytes) + 1);
+    std::size_t got = 0;
+    for (;;) {
+        if (got == out.size()) {
+            if (out.size() > maxBytes) break;
+            out.resize(std::min(out.size() * 2, maxBytes + 1));
+        }
+        const ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            error = "cannot read " + escapeControl(path) + ": " + std::strerror(errno);
+            ::close(fd);
+            return false;
+        }
+        if (n == 0) break;
+        got += std::size_t(n);
+    }
+    ::close(fd);
+    if (got > maxBytes) {
+        error = escapeControl(path) + " is larger than " + byteSizeText(maxBytes) + " (limit) for " + what +
+                " (it grew while it was read); not read";
+        return false;
+    }
+    out.resize(got);
+    text = std::move(out);
+    return true;
+}
+
+std::string readInputHead(const std::string& path, std::size_t n) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return {};
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) return {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return {};
+    }
+    std::string out(n, '\0');
+    std::size_t got = 0;
+    while (got < n) {
+        const ssize_t r = ::read(fd, out.data() + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += std::size_t(r);
+    }
+    ::close(fd);
+    out.resize(got);
+    return out;
+}
+
+std::string xmlEscape(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        const unsigned char c = static_cast<unsigned char>(text[i]);
+        if (c >= 0x80) {
+            if (std::size_t n = utf8Length(text, i)) {
+                out.append(text.substr(i, n));
+                i += n;
+            } else {
+                out += "\xef\xbf\xbd"; // U+FFFD
+                ++i;
+            }
+            continue;
+        }
+        switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        case '\'': out += "&#39;"; break;
+        default:
+            if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)
+                out += "\xef\xbf\xbd";
+            else
+                out.push_back(char(c));
+        }
+        ++i;
+    }
+    return out;
+}
+
+std::string markdownCell(std::string_view text) {
+    const std::string safe = escapeControl(text);
+    std::string out;
+    out.reserve(safe.size());
+    for (char c : safe) {
+        if (c == '\\' || c == '`' || c == '*' || c == '_' || c == '[' || c == ']' || c == '<' || c == '>' ||
+            c == '|')
+            out.push_back('\\');
+        out.push_back(c);
+    }
+    return out;
+}
+
+std::string boundedText(std::string_view text, std::size_t maxBytes) {
+    if (text.size() <= maxBytes) return std::string(text);
+    std::size_t cut = maxBytes;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut; // not inside a character
+    return std::string(text.substr(0, cut)) + "\u2026 (" + std::to_string(text.size()) + " bytes in all)";
+}
 
 std::string escapeControl(std::string_view text, bool keepNewlines) {
     std::string out;

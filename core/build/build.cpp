@@ -1,4 +1,5 @@
 #include "core/build/build.h"
+#include "core/untrusted.h"
 
 #include "core/build/cache.h"
 #include "core/build/stages.h"
@@ -30,18 +31,20 @@ std::string missingToolMessage(const Toolchain& tc, const ToolInfo& tool) {
     return tool.name + " not found";
 }
 
-bool readFile(const std::string& path, std::string& out) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return false;
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    out = ss.str();
-    return !in.bad();
+// Through the one input rule (core/untrusted.h): regular files only, never blocking on a FIFO, the
+// size checked before reading; `error` (when given) names the file and the limit.
+bool readFile(const std::string& path, std::string& out, std::string* error = nullptr,
+              std::size_t limit = kMaxCodeBytes, const char* what = "PTX or a cubin") {
+    std::string why;
+    if (readInputFile(path, limit, what, out, why)) return true;
+    if (error) *error = why;
+    return false;
 }
 
 // The `.target sm_XX[a|f]` of a PTX file (its first such directive), "" when there is none.
 std::string ptxTarget(const std::string& path) {
-    std::ifstream in(path);
+    // The head only (never blocking, regular files only), not a getline over a file of any size.
+    std::istringstream in(readInputHead(path, 64 * 1024));
     std::string line;
     for (int n = 0; n < 200 && std::getline(in, line); ++n) {
         size_t p = line.find_first_not_of(" \t");
@@ -264,9 +267,9 @@ BuildResult buildInput(const Toolchain& toolchain, const BuildInput& input, cons
     CompiledCubin compiled;
     bool built = false;
     auto loadFile = [&](const std::string& file) {
-        std::string bytes;
-        if (!readFile(file, bytes)) {
-            result.error = "cannot read " + file;
+        std::string bytes, why;
+        if (!readFile(file, bytes, &why, kMaxCodeBytes, "a cubin")) {
+            result.error = why;
             result.setupError = true;
             return false;
         }

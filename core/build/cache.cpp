@@ -3,6 +3,7 @@
 #include "core/bounded_json.h"
 #include "core/build/json_io.h"
 #include "core/build/triton.h"
+#include "core/untrusted.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -29,14 +30,21 @@ namespace {
 constexpr const char* kFormat = "lowerscope.cache/1";
 constexpr size_t kMaxIncludeFiles = 4096; // a pathological include graph must not stall a build
 
-bool readFile(const std::string& path, std::string& out) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return false;
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (in.bad()) return false;
-    out = ss.str();
-    return true;
+// Every file read here goes through the one input rule (core/untrusted.h): regular files only,
+// never blocking on a FIFO, the size checked first.
+bool readFile(const std::string& path, std::string& out, std::size_t limit = kMaxCodeBytes,
+              const char* what = "a cubin or PTX", std::string* error = nullptr) {
+    std::string why;
+    if (readInputFile(path, limit, what, out, why)) return true;
+    if (error) *error = why;
+    return false;
+}
+
+// The text a cache entry's "result" hashes to: the same dump on store and on load (keys sorted,
+// invalid UTF-8 replaced), so that every artefact of the entry (PTX, SASS, diagnostics, the
+// resource report), not only the cubin, is checked before it is replayed.
+std::string resultText(const nlohmann::json& result) {
+    return result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string hex128(XXH128_hash_t h) {
@@ -105,7 +113,7 @@ std::vector<std::string> localIncludes(const std::string& sourcePath, const std:
     std::vector<std::string> queue{canonicalPath(sourcePath)};
     for (size_t qi = 0; qi < queue.size() && found.size() < kMaxIncludeFiles; ++qi) {
         std::string text;
-        if (!readFile(queue[qi], text)) continue;
+        if (!readFile(queue[qi], text, kMaxSourceBytes, "a header")) continue;
         fs::path here = fs::path(queue[qi]).parent_path();
         for (const auto& [quoted, name] : includeDirectives(text)) {
             std::vector<fs::path> candidates;
@@ -137,19 +145,25 @@ std::string computeCacheKey(const BuildInput& input, const std::string& fingerpr
             const TritonKernel k = readTritonKernel(input.path);
             for (const std::string* f : {&k.metadataPath, &k.ptxPath, &k.cubinPath}) {
                 std::string part;
-                if (!f->empty() && !readFile(*f, part)) {
-                    if (error) *error = "cannot read " + *f;
+                if (!f->empty() && !readFile(*f, part, f == &k.metadataPath ? kMaxDocumentBytes : kMaxCodeBytes,
+                                             f == &k.metadataPath ? "Triton metadata" : "a Triton kernel's code",
+                                             error))
                     return {};
-                }
                 bytes += std::to_string(part.size()) + ":" + part;
             }
         } catch (const std::exception& e) {
             if (error) *error = e.what();
             return {};
         }
-    } else if (!readFile(input.path, bytes)) {
-        if (error) *error = "cannot read " + input.path;
-        return {};
+    } else {
+        const bool source = input.kind == InputKind::CudaSource;
+        const bool code = input.kind == InputKind::Ptx || input.kind == InputKind::Cubin;
+        // Containers (executables, libraries) are read whole only to hash them: a larger limit.
+        const std::size_t limit = source ? kMaxSourceBytes : code ? kMaxCodeBytes : kMaxCodeBytes * 4;
+        const char* what = source ? "a source file" : input.kind == InputKind::Ptx ? "PTX"
+                           : input.kind == InputKind::Cubin                     ? "a cubin"
+                                                                                 : "a binary";
+        if (!readFile(input.path, bytes, limit, what, error)) return {};
     }
     const BuildOptions& options = input.options;
     XXH3_state_t* state = XXH3_createState();
@@ -170,7 +184,7 @@ std::string computeCacheKey(const BuildInput& input, const std::string& fingerpr
         for (const auto& inc : localIncludes(input.path, options.includeDirs)) {
             std::string text;
             add(inc);
-            add(readFile(inc, text) ? text : std::string("<unreadable>"));
+            add(readFile(inc, text, kMaxSourceBytes, "a header") ? text : std::string("<unreadable>"));
         }
         nlohmann::json oj = options;
         add(oj.dump());
@@ -235,7 +249,7 @@ std::optional<BuildResult> BuildCache::load(const std::string& key) const {
     try {
         std::string jsonPath = entryPath(key);
         std::string text;
-        if (!readFile(jsonPath, text)) return std::nullopt;
+        if (!readFile(jsonPath, text, size_t(1) << 30, "a cache entry")) return std::nullopt;
         // Bounded (core/bounded_json.h): a damaged or planted entry must not take the build down.
         // Entries are shallow but can be large (the SASS texts of a big module).
         JsonLimits limits;
@@ -243,6 +257,10 @@ std::optional<BuildResult> BuildCache::load(const std::string& key) const {
         limits.maxDepth = 16;
         nlohmann::json j = parseJsonBounded(text, limits);
         if (j.value("format", "") != kFormat || j.value("key", "") != key) return std::nullopt;
+        // Every artefact is hashed, not only the cubin: an entry whose PTX, SASS or diagnostics were
+        // changed (or that predates the result hash) is no hit.
+        const std::string rt = resultText(j.at("result"));
+        if (xxh3Hex(rt.data(), rt.size()) != j.value("result_xxh3", "")) return std::nullopt;
         BuildResult r = j.at("result").get<BuildResult>();
         std::string cubinPath = jsonPath.substr(0, jsonPath.size() - 5) + ".cubin";
         std::string cubin;
@@ -302,11 +320,16 @@ bool BuildCache::store(const std::string& key, const BuildResult& result, std::s
         }
         return true;
     };
+    nlohmann::json resultJson = result;
+    // Stored as the text it was hashed from, so that the reader's dump of the parsed value matches.
+    resultJson = nlohmann::json::parse(resultText(resultJson));
+    const std::string rt = resultText(resultJson);
     nlohmann::json j{{"format", kFormat},
                      {"key", key},
                      {"cubin_size", result.cubin.size()},
                      {"cubin_xxh3", xxh3Hex(result.cubin.data(), result.cubin.size())},
-                     {"result", result}};
+                     {"result_xxh3", xxh3Hex(rt.data(), rt.size())},
+                     {"result", std::move(resultJson)}};
     // Tool output may hold invalid UTF-8 (a source comment in Latin-1 echoed in a diagnostic).
     std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     // The cubin first, the JSON (which names the cubin's hash) last: a reader that finds the JSON

@@ -20,7 +20,7 @@ namespace lowerscope {
 
 namespace {
 
-constexpr size_t kMaxDatabaseBytes = 256u << 20; // a database is text; past this it is not one
+constexpr size_t kMaxDatabaseBytes = kMaxDocumentBytes; // 64 MiB, as docs/SECURITY.md says
 constexpr size_t kMaxValueLength = 4096;
 
 // Values taken from the database travel to nvcc, which runs its steps through a shell: only plain
@@ -45,11 +45,17 @@ constexpr size_t kMaxOptionsFileBytes = 1u << 20;
 
 // nvcc's --options-file F / -optf F (CMake writes a target's include directories into
 // CMakeFiles/<target>.dir/includes_CUDA.rsp): the words of F in place of the flag, one level
-// deep. F is read only when it lies inside the entry's directory (a database must not make the
-// tool read files elsewhere); otherwise, or when unreadable, the flag is dropped and listed.
+// deep. F (relative names taken from the entry's directory) is read only when it lies inside the
+// folder of the database the user opened (`allowedRoot`), never where the entry's "directory"
+// says: a database that says "directory": "/" must not make the tool read files elsewhere.
+// Otherwise, or when unreadable, the flag is dropped and listed. `origin` receives, per word of the
+// result, the options file it came from ("" for the command's own words): words of a file are
+// never echoed in what is dropped (no message shows the content of a file it read).
 std::vector<std::string> expandOptionsFiles(const std::vector<std::string>& argv, const std::string& directory,
-                                            std::vector<std::string>& dropped) {
+                                            const std::string& allowedRoot, std::vector<std::string>& dropped,
+                                            std::vector<std::string>& origin) {
     std::vector<std::string> out;
+    origin.clear();
     for (size_t i = 0; i < argv.size(); ++i) {
         const std::string& a = argv[i];
         std::string file;
@@ -61,20 +67,22 @@ std::vector<std::string> expandOptionsFiles(const std::vector<std::string>& argv
             file = a.substr(6);
         } else {
             out.push_back(a);
+            origin.emplace_back();
             continue;
         }
         const std::string flag = "--options-file " + file;
         // The document-path rule (core/untrusted.h): lexically and with symlinks resolved, inside
-        // the entry's directory.
+        // the database's folder.
+        fs::path candidate(file);
+        if (candidate.is_relative() && !directory.empty()) candidate = fs::path(directory) / candidate;
         std::string real, why;
-        if (directory.empty() || !resolveDocumentPath(file, {directory}, "an options file", real, why)) {
-            dropped.push_back(flag + " (outside the entry's directory)");
+        if (allowedRoot.empty() ||
+            !resolveDocumentPath(candidate.string(), {allowedRoot}, "an options file", real, why)) {
+            dropped.push_back(flag + " (outside the compile database's folder)");
             continue;
         }
         std::string text;
-        JsonLimits limits;
-        limits.maxBytes = kMaxOptionsFileBytes;
-        if (!readFileBounded(real, text, why, limits)) {
+        if (!readInputFile(real, kMaxOptionsFileBytes, "an options file", text, why)) {
             dropped.push_back(flag + " (not a readable options file: " + why + ")");
             continue;
         }
@@ -83,19 +91,39 @@ std::vector<std::string> expandOptionsFiles(const std::vector<std::string>& argv
             for (size_t k = 0; k < words.size(); ++k) {
                 const std::string& w = words[k];
                 if (w == "--options-file" || w == "-optf") {
-                    dropped.push_back(w + (k + 1 < words.size() ? " " + words[++k] : std::string()) +
-                                      " (nested options file)");
+                    if (k + 1 < words.size()) ++k;
+                    dropped.push_back(w + " in " + file + " (nested options file)");
                 } else if (startsWith(w, "--options-file=") || startsWith(w, "-optf=")) {
-                    dropped.push_back(w + " (nested options file)");
+                    dropped.push_back(w.substr(0, w.find('=')) + " in " + file + " (nested options file)");
                 } else {
                     out.push_back(w);
+                    origin.push_back(file);
                 }
             }
-        } catch (const std::exception& e) {
-            dropped.push_back(flag + " (" + e.what() + ")");
+        } catch (const std::exception&) {
+            // The splitter's message quotes the text: not shown.
+            dropped.push_back(flag + " (not an options file: an unterminated quote or a trailing backslash)");
         }
     }
     return out;
+}
+
+// ptxas options that read or write a file, or take their input from the command line: a database
+// must not make ptxas read another file (its text would appear in diagnostics).
+bool ptxasFileOption(const std::string& opt) {
+    const std::string name = opt.substr(0, opt.find('='));
+    for (const char* f : {"--options-file", "-optf", "--output-file", "-o", "--input-as-string", "-ias"})
+        if (name == f) return true;
+    return false;
+}
+
+// How a dropped word of an options file is listed: its option name only, never its value.
+std::string optionName(const std::string& word) {
+    if (word.size() >= 2 && word[0] == '-' && word[1] != '-' && std::isupper(static_cast<unsigned char>(word[1])))
+        return word.substr(0, 2) + "...";
+    const size_t eq = word.find('=');
+    if (word.empty() || word[0] != '-') return "a word";
+    return eq == std::string::npos ? word.substr(0, 64) : word.substr(0, std::min<size_t>(eq, 64)) + "=...";
 }
 
 int triValue(const std::string& v) { return v == "true" ? 1 : v == "false" ? 0 : -2; }
@@ -147,10 +175,20 @@ std::vector<std::string> splitCommandLine(const std::string& text) {
 }
 
 void applyCompileCommand(const std::vector<std::string>& givenArgv, const std::string& directory, ProjectOptions& out) {
-    const std::vector<std::string> argv = expandOptionsFiles(givenArgv, directory, out.dropped);
+    std::error_code ec;
+    const std::string allowedRoot =
+        out.database.empty() ? std::string() : fs::absolute(out.database, ec).parent_path().lexically_normal().string();
+    std::vector<std::string> origin;
+    const std::vector<std::string> argv = expandOptionsFiles(givenArgv, directory, allowedRoot, out.dropped, origin);
     BuildOptions& o = out.options;
     auto mark = [&](const char* key) { out.fromProject.insert(key); };
+    size_t current = 0; // the index of the flag being read
     auto drop = [&](const std::string& a, const char* why = nullptr) {
+        if (current < origin.size() && !origin[current].empty()) {
+            out.dropped.push_back(optionName(argv[current]) + " from " + origin[current] +
+                                  (why ? std::string(" (") + why + ")" : std::string(" (not taken)")));
+            return;
+        }
         out.dropped.push_back(why ? a + " (" + why + ")" : a);
     };
     auto addArchs = [&](const std::string& value, const std::string& flag) {
@@ -180,6 +218,7 @@ void applyCompileCommand(const std::vector<std::string>& givenArgv, const std::s
     };
     // Two-word forms take the next argument; `value(i, prefix)` gives the attached or next value.
     for (size_t i = 1; i < argv.size(); ++i) {
+        current = i;
         const std::string& a = argv[i];
         auto next = [&](std::string& v) {
             if (i + 1 >= argv.size()) return false;
@@ -232,6 +271,17 @@ void applyCompileCommand(const std::vector<std::string>& givenArgv, const std::s
             std::string opt;
             while (std::getline(ss, opt, ',')) {
                 if (opt == "-v" || opt == "--verbose") continue; // the build always asks for the report
+                if (ptxasFileOption(opt)) {
+                    // Its value, when it is the next word of the list, goes with it.
+                    std::string value;
+                    if (opt.find('=') == std::string::npos) std::getline(ss, value, ',');
+                    drop("-Xptxas " + opt + (value.empty() ? "" : "," + value), "makes ptxas read or write a file");
+                    continue;
+                }
+                if (opt.empty() || opt[0] != '-') {
+                    drop("-Xptxas " + opt, "not a ptxas option");
+                    continue;
+                }
                 if (opt.size() == 3 && startsWith(opt, "-O") && opt[2] >= '0' && opt[2] <= '3') {
                     o.ptxasOpt = opt[2] - '0';
                     mark("ptxas_opt");
@@ -297,10 +347,11 @@ ProjectOptions projectOptions(const std::string& databasePath, const std::string
     fs::path dbPath(databasePath);
     std::error_code ec;
     if (fs::is_directory(dbPath, ec)) dbPath /= "compile_commands.json";
-    std::ifstream in(dbPath, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read the compile database " + dbPath.string());
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (text.size() > kMaxDatabaseBytes) throw std::runtime_error(dbPath.string() + " is too large for a compile database");
+    // The one input rule (core/untrusted.h): a FIFO or /dev/zero is refused before it is opened,
+    // the size before it is read.
+    std::string text, readError;
+    if (!readInputFile(dbPath.string(), kMaxDatabaseBytes, "a compile database", text, readError))
+        throw std::runtime_error("cannot read the compile database: " + readError);
     // Bounded like every document (core/bounded_json.h): a project folder is someone else's.
     JsonLimits limits;
     limits.maxBytes = kMaxDatabaseBytes;

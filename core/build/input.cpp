@@ -1,4 +1,5 @@
 #include "core/build/input.h"
+#include "core/untrusted.h"
 
 #include <algorithm>
 #include <cctype>
@@ -73,16 +74,9 @@ bool looksLikePtx(const std::string& head) {
 InputKind detectInputKind(const std::string& path) {
     std::error_code ec;
     if (fs::is_directory(path, ec)) return InputKind::Triton;
-    std::string head(4096, '\0');
-    {
-        std::ifstream in(path, std::ios::binary);
-        if (in) {
-            in.read(head.data(), static_cast<std::streamsize>(head.size()));
-            head.resize(static_cast<size_t>(std::max<std::streamsize>(0, in.gcount())));
-        } else {
-            head.clear();
-        }
-    }
+    // Never blocks: a FIFO or device is not opened (its kind then comes from the name, and the build
+    // refuses it as not a regular file).
+    const std::string head = readInputHead(path, 4096);
     if (head.size() >= 20 && std::equal(kElfMagic, kElfMagic + 4, head.begin())) {
         // e_machine sits at offset 18 in both ELF classes; byte order from EI_DATA.
         const auto b0 = static_cast<unsigned char>(head[18]), b1 = static_cast<unsigned char>(head[19]);

@@ -1,4 +1,5 @@
 #include "core/build/stages.h"
+#include "core/untrusted.h"
 
 #include "core/build/demangle.h"
 #include "core/build/failure_kind.h"
@@ -26,13 +27,14 @@ using Clock = std::chrono::steady_clock;
 
 double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
-bool readFile(const std::string& path, std::string& out) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return false;
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    out = ss.str();
-    return !in.bad();
+// Through the one input rule (core/untrusted.h): regular files only, never blocking on a FIFO, the
+// size checked before reading; `error` (when given) names the file and the limit.
+bool readFile(const std::string& path, std::string& out, std::string* error = nullptr,
+              std::size_t limit = kMaxCodeBytes, const char* what = "PTX or a cubin") {
+    std::string why;
+    if (readInputFile(path, limit, what, out, why)) return true;
+    if (error) *error = why;
+    return false;
 }
 
 CommandRecord record(const std::string& stage, const ProcessSpec& spec, const ProcessResult& r, bool keepStdout) {
@@ -165,8 +167,7 @@ bool compileCuda(StageContext& ctx, const std::string& sourcePath, const BuildOp
     if (!isShellSafePath(sourcePath)) {
         const fs::path real(sourcePath);
         std::string text;
-        if (!readFile(sourcePath, text)) {
-            result.error = "cannot read source file " + sourcePath;
+        if (!readFile(sourcePath, text, &result.error, kMaxSourceBytes, "a source file")) {
             result.setupError = true;
             return false;
         }
@@ -263,7 +264,10 @@ bool assemblePtx(StageContext& ctx, const std::string& ptxPath, const std::strin
     for (const char* a : {"-v", "-o"}) assemble.argv.push_back(a);
     assemble.argv.push_back(out.cubinPath);
     assemble.argv.push_back(ptxPath);
-    readFile(ptxPath, result.ptx);
+    if (!readFile(ptxPath, result.ptx, &result.error, kMaxCodeBytes, "PTX")) {
+        result.setupError = true;
+        return false;
+    }
     auto t0 = Clock::now();
     ProcessResult r = runProcess(assemble);
     result.timingsMs["assemble"] = msSince(t0);
@@ -357,13 +361,7 @@ bool extractEmbedded(StageContext& ctx, const std::string& path, std::map<std::s
     };
     const std::string shown = fs::path(path).filename().string();
     // What the file is, for the messages: a host ELF without section headers cannot be searched.
-    std::string head;
-    {
-        std::ifstream in(path, std::ios::binary);
-        head.resize(64);
-        in.read(head.data(), 64);
-        head.resize(static_cast<size_t>(std::max<std::streamsize>(0, in.gcount())));
-    }
+    const std::string head = readInputHead(path, 64);
     std::string elfWhat;
     if (auto h = readElfHeader(head)) {
         const char* m = machineName(h->machine);

@@ -1,6 +1,7 @@
 #include "core/build/triton.h"
 
 #include "core/bounded_json.h"
+#include "core/untrusted.h"
 
 #include <nlohmann/json.hpp>
 
@@ -41,6 +42,14 @@ std::vector<fs::path> metadataFiles(const fs::path& folder) {
     return out;
 }
 
+// A file of a kernel's folder stays in it: the document-path rule (core/untrusted.h), so that a
+// symbolic link inside a cache folder never makes another file's PTX, cubin or metadata be shown.
+void checkInside(const fs::path& file, const fs::path& folder) {
+    std::string resolved, error;
+    if (!resolveDocumentPath(file.string(), {folder.string()}, "Triton file", resolved, error))
+        throw std::runtime_error(error);
+}
+
 int intField(const nlohmann::json& j, const char* key, int lo, int hi, int fallback) {
     auto it = j.find(key);
     if (it == j.end() || !it->is_number_integer()) return fallback;
@@ -67,6 +76,7 @@ TritonKernel readTritonKernel(const std::string& folderPath) {
         throw std::runtime_error("Triton folder " + folderPath +
                                  " has no kernel metadata (<name>.json); is it a kernel's folder of a Triton cache?");
     const fs::path meta = metas.front();
+    checkInside(meta, folder);
     if (fs::file_size(meta, ec) > kMaxMetadataBytes) throw std::runtime_error(meta.string() + " is too large for Triton metadata");
     // Bounded (core/bounded_json.h): a Triton cache may be anyone's.
     JsonLimits limits;
@@ -94,8 +104,8 @@ TritonKernel readTritonKernel(const std::string& folderPath) {
     }
     // Files named after the kernel, inside this folder only (the name is a plain identifier).
     const fs::path ptx = folder / (k.name + ".ptx"), cubin = folder / (k.name + ".cubin");
-    if (isFile(ptx)) k.ptxPath = ptx.string();
-    if (isFile(cubin)) k.cubinPath = cubin.string();
+    if (isFile(ptx)) checkInside(ptx, folder), k.ptxPath = ptx.string();
+    if (isFile(cubin)) checkInside(cubin, folder), k.cubinPath = cubin.string();
     if (k.ptxPath.empty() && k.cubinPath.empty())
         throw std::runtime_error("Triton folder " + folderPath + " has neither " + k.name + ".cubin nor " + k.name +
                                  ".ptx (an incomplete cache entry)");
@@ -106,8 +116,16 @@ std::vector<TritonKernel> listTritonCache(const std::string& root, std::vector<s
     std::vector<TritonKernel> out;
     std::error_code ec;
     std::vector<fs::path> dirs;
-    for (const auto& e : fs::directory_iterator(root, ec))
-        if (e.is_directory(ec)) dirs.push_back(e.path());
+    // Kernel folders that are symbolic links are followed only when they stay under the root.
+    for (const auto& e : fs::directory_iterator(root, ec)) {
+        if (!e.is_directory(ec)) continue;
+        std::string resolved, why;
+        if (e.is_symlink(ec) && !resolveDocumentPath(e.path().string(), {root}, "Triton folder", resolved, why)) {
+            if (skipped) skipped->push_back(e.path().filename().string() + ": " + why);
+            continue;
+        }
+        dirs.push_back(e.path());
+    }
     std::sort(dirs.begin(), dirs.end());
     for (const auto& d : dirs) {
         if (metadataFiles(d).empty()) continue;

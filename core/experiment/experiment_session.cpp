@@ -221,7 +221,9 @@ ExperimentCard cardFromJson(const json& j) {
 
 void saveSession(const ExperimentSession& session, const std::string& path) {
     namespace fs = std::filesystem;
-    const std::string text = sessionToJson(session).dump(2) + "\n";
+    // A source in Latin-1 (or any bytes that are not UTF-8) is saved, with U+FFFD for the bytes JSON
+    // cannot hold, instead of failing the whole save.
+    const std::string text = sessionToJson(session).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
     const fs::path target(path);
     const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
     // The temporary lives next to the target: rename() is atomic only within one filesystem.
@@ -354,7 +356,7 @@ void resolveSessionPaths(ExperimentSession& session, const std::vector<std::stri
 std::string trustFingerprint(const ExperimentSession& session) {
     json items = json::array();
     for (const auto& t : untrustedSettings(session)) items.push_back({t.side, t.setting, t.value});
-    const std::string text = items.dump();
+    const std::string text = items.dump(-1, ' ', false, json::error_handler_t::replace);
     const XXH64_hash_t h = XXH3_64bits(text.data(), text.size());
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));

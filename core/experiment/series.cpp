@@ -69,26 +69,9 @@ std::string fmt(const char* f, double v) {
 } // namespace
 
 std::string xmlEscape(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-        case '&':
-            out += "&amp;";
-            break;
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        default:
-            out += c;
-        }
-    }
-    return out;
+    // The one rule for markup (core/untrusted.h): & < > " ' escaped, control bytes and invalid UTF-8
+    // (which no XML document may hold: the SVG would not be well-formed) replaced.
+    return xmlEscape(std::string_view(s));
 }
 
 SeriesSpec parseSeriesSpec(const std::string& textIn) {

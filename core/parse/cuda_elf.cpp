@@ -76,13 +76,14 @@ std::vector<SectionHeader> sectionHeaders(std::string_view b, uint64_t* shstrndx
         sh.size = readUint(b, s + 0x20, 8, true);
         sh.link = static_cast<uint32_t>(readUint(b, s + 0x28, 4, true));
         sh.entsize = readUint(b, s + 0x38, 8, true);
-        if (sh.offset > b.size() || sh.size > b.size() - sh.offset) sh.size = 0; // unusable, kept for indexing
+        if (sh.offset > b.size() || sh.size > b.size() - sh.offset) sh.offset = 0, sh.size = 0; // unusable, kept for indexing
         out.push_back(sh);
     }
     return out;
 }
 
 std::string_view sectionBytes(std::string_view b, const SectionHeader& sh) {
+    if (sh.offset > b.size() || sh.size > b.size() - sh.offset) return {}; // never a throwing substr
     return b.substr(static_cast<size_t>(sh.offset), static_cast<size_t>(sh.size));
 }
 

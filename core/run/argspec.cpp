@@ -2,6 +2,7 @@
 #include "core/run/argspec.h"
 
 #include "core/bounded_json.h"
+#include "core/untrusted.h"
 
 #include "core/run/buffer_data.h"
 
@@ -350,14 +351,13 @@ std::vector<LaunchSpec> parseSidecar(const std::string& jsonText) {
 }
 
 std::vector<LaunchSpec> loadSidecar(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw ArgSpecError("cannot read sidecar '" + path + "'");
+    // The one input rule (core/untrusted.h): a regular file, never blocking, the size checked first.
+    std::string text, error;
+    if (!readInputFile(path, kMaxDocumentBytes, "a sidecar", text, error)) {
+        throw ArgSpecError("cannot read sidecar: " + error);
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
     try {
-        return parseSidecar(ss.str());
+        return parseSidecar(text);
     } catch (const ArgSpecError& e) {
         throw ArgSpecError(path + ": " + e.what());
     }
@@ -570,6 +570,11 @@ ResolvedLaunch resolveLaunch(const LaunchSpec& spec, const std::vector<PtxParam>
         }
         if (!active.insert(name).second) {
             throw ArgSpecError("'" + name + "' is defined in terms of itself");
+        }
+        // Each name defined through another recurses once more: a chain of 50 000 definitions
+        // must fail cleanly, not overflow the stack.
+        if (active.size() > 256) {
+            throw ArgSpecError("'" + name + "': names defined through more than 256 other names in a chain");
         }
         ExprValue v;
         if (name == "grid" || name == "block") {

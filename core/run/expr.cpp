@@ -1,6 +1,7 @@
 // Expressions of launch arguments: a small recursive-descent parser to an immutable tree.
 #include "core/run/expr.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -16,6 +17,7 @@ struct Expr::Node {
     double d = 0;
     std::string name;  // Name / Call function / operator for Unary and Binary ("-", "<<", ...)
     std::vector<std::shared_ptr<const Node>> kids;
+    int height = 1; // of the tree below and including this node: evaluate() recurses this deep
 };
 
 namespace {
@@ -25,6 +27,16 @@ using Node = Expr::Node;
 
 // Recursion depth limit: deeply nested input must fail cleanly, not overflow the stack.
 constexpr int kMaxDepth = 200;
+// The tree's height and size, bounded too: `1+1+...+1` parses without nesting into a left-deep
+// chain as tall as it is long, which evaluating, copying and freeing walk recursively.
+constexpr int kMaxHeight = 256;
+constexpr size_t kMaxTextBytes = 16 * 1024;
+// How much of an expression an error message quotes.
+constexpr size_t kQuotedBytes = 200;
+
+std::string quoted(const std::string& text) {
+    return text.size() <= kQuotedBytes ? text : text.substr(0, kQuotedBytes) + "...";
+}
 
 class Parser {
 public:
@@ -41,7 +53,7 @@ public:
 
 private:
     [[noreturn]] void fail(const std::string& what) const {
-        throw ExprError("in expression '" + m_text + "' at column " + std::to_string(m_pos + 1) + ": " + what);
+        throw ExprError("in expression '" + quoted(m_text) + "' at column " + std::to_string(m_pos + 1) + ": " + what);
     }
     void skipSpace() {
         while (m_pos < m_text.size() && std::isspace(static_cast<unsigned char>(m_text[m_pos]))) {
@@ -57,12 +69,19 @@ private:
         }
         return false;
     }
-    static NodePtr binary(const std::string& op, NodePtr a, NodePtr b) {
+    NodePtr binary(const std::string& op, NodePtr a, NodePtr b) const {
         auto n = std::make_shared<Node>();
         n->kind = Node::Kind::Binary;
         n->name = op;
+        n->height = 1 + std::max(a->height, b->height);
         n->kids = {std::move(a), std::move(b)};
+        checkHeight(*n);
         return n;
+    }
+    void checkHeight(const Node& n) const {
+        if (n.height > kMaxHeight)
+            fail("expression too long: more than " + std::to_string(kMaxHeight) +
+                 " operations in a chain (write it shorter, e.g. with *)");
     }
     void enter(int depth) const {
         if (depth > kMaxDepth) {
@@ -118,6 +137,8 @@ private:
             n->kind = Node::Kind::Unary;
             n->name = "-";
             n->kids = {parseUnary(depth + 1)};
+            n->height = 1 + n->kids[0]->height;
+            checkHeight(*n);
             return n;
         }
         if (accept("+")) {
@@ -166,6 +187,8 @@ private:
                     }
                 }
                 checkCall(*n);
+                for (const auto& k : n->kids) n->height = std::max(n->height, 1 + k->height);
+                checkHeight(*n);
                 return n;
             }
             auto n = std::make_shared<Node>();
@@ -266,7 +289,7 @@ private:
 };
 
 [[noreturn]] void evalFail(const std::string& text, const std::string& what) {
-    throw ExprError("in expression '" + text + "': " + what);
+    throw ExprError("in expression '" + quoted(text) + "': " + what);
 }
 
 ExprValue evalNode(const Node& n, const std::function<ExprValue(const std::string&)>& lookup,
@@ -338,8 +361,8 @@ ExprValue evalNode(const Node& n, const std::function<ExprValue(const std::strin
         ExprValue b = evalNode(*n.kids[1], lookup, text);
         const std::string& op = n.name;
         if (op == "<<" || op == ">>" || op == "%") {
-            int64_t x = a.asInt("the left operand of " + op + " in '" + text + "'");
-            int64_t y = b.asInt("the right operand of " + op + " in '" + text + "'");
+            int64_t x = a.asInt("the left operand of " + op + " in '" + quoted(text) + "'");
+            int64_t y = b.asInt("the right operand of " + op + " in '" + quoted(text) + "'");
             if (op == "%") {
                 if (y == 0) {
                     evalFail(text, "modulo by zero");
@@ -448,6 +471,9 @@ std::string ExprValue::toString() const {
 }
 
 Expr Expr::parse(const std::string& text) {
+    if (text.size() > kMaxTextBytes)
+        throw ExprError("expression '" + quoted(text) + "' is " + std::to_string(text.size()) +
+                        " characters long; the limit is " + std::to_string(kMaxTextBytes));
     Expr e;
     e.m_text = text;
     Parser p(e.m_text);
@@ -472,7 +498,7 @@ std::vector<std::string> Expr::names() const {
 
 ExprValue evaluateConstant(const std::string& text) {
     return Expr::parse(text).evaluate([&](const std::string& name) -> ExprValue {
-        throw ExprError("in expression '" + text + "': unknown name '" + name + "'");
+        throw ExprError("in expression '" + quoted(text) + "': unknown name '" + name + "'");
     });
 }
 

@@ -94,7 +94,7 @@ std::vector<std::string> runnerCommandFor(const std::string& host, const std::ve
                                           const std::string& remoteCommand) {
     if (host.empty()) return defaultRunnerCommand();
     std::vector<std::string> cmd = sshRunnerCommand(host, remoteCommand.empty() ? "lowerscope-runner" : remoteCommand);
-    // Options go right after "ssh", before the destination.
+    // Options go right after "ssh", before the "--" that ends them and the destination.
     cmd.insert(cmd.begin() + 1, sshOptions.begin(), sshOptions.end());
     return cmd;
 }

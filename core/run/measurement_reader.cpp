@@ -6,8 +6,10 @@
 #include "core/run/measurement.h"
 
 #include "core/bounded_json.h"
+#include "core/untrusted.h"
 
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -66,7 +68,11 @@ std::string str(const json& j, const char* key, const std::string& where, const 
     const json* v = field(j, key);
     if (!v) return dflt;
     if (!v->is_string()) wrong(where, key, "a string");
-    return v->get<std::string>();
+    // Text from a document is shown to people (terminal, Markdown, SVG): control bytes and invalid
+    // UTF-8 escaped once, here (core/untrusted.h). Paths are kept byte for byte: the path rule
+    // (resolveDocumentPath) refuses control bytes in them itself.
+    if (std::strcmp(key, "file") == 0 || std::strcmp(key, "path") == 0) return v->get<std::string>();
+    return escapeControl(v->get<std::string>());
 }
 
 bool flag(const json& j, const char* key, bool dflt, const std::string& where) {

@@ -67,6 +67,26 @@ JsonLimits resultLimits(const RunRequest& request) {
     return l;
 }
 
+namespace {
+
+// Every string a runner reports (device name, labels, stop reasons, output names) is shown to
+// people: control bytes and invalid UTF-8 are escaped once, here, where the text enters (terminal
+// escape sequences from a runner must never reach a terminal, a Markdown report or an SVG raw).
+void escapeRunnerText(DeviceInfo& d) { d.name = escapeControl(d.name); }
+
+void escapeRunnerText(RunResult& r) {
+    escapeRunnerText(r.device);
+    for (auto& v : r.variants) {
+        for (std::string* t : {&v.label, &v.kernel, &v.mode, &v.stopReason, &v.clockNote, &v.durationClock})
+            *t = escapeControl(*t);
+        for (auto& o : v.outputs) o.name = escapeControl(o.name);
+    }
+    for (auto& a : r.agreement)
+        for (std::string* t : {&a.name, &a.labelA, &a.labelB}) *t = escapeControl(*t);
+}
+
+} // namespace
+
 std::string checkResult(const RunRequest& request, const RunResult& result) {
     if (result.variants.size() != request.variants.size()) {
         return "the runner's result has " + std::to_string(result.variants.size()) + " variant(s) for a request of " +
@@ -124,8 +144,25 @@ std::vector<std::string> defaultRunnerCommand(std::string* error) {
     return {"lowerscope-runner"};
 }
 
+std::string sshHostError(const std::string& host) {
+    if (host.empty()) return "the runner host is empty";
+    if (host.size() > 255) return "the runner host is longer than 255 characters";
+    if (host[0] == '-')
+        return "the runner host \"" + escapeControl(host.substr(0, 80)) +
+               "\" starts with '-': ssh would take it as an option (e.g. -oProxyCommand runs a command); refused";
+    for (unsigned char c : host) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                        c == '-' || c == '_' || c == '@' || c == ':' || c == '[' || c == ']' || c == '%' || c >= 0x80;
+        if (!ok)
+            return "the runner host \"" + escapeControl(host.substr(0, 80)) +
+                   "\" holds a character a host name cannot (spaces, quotes, shell syntax, control bytes); refused";
+    }
+    return {};
+}
+
 std::vector<std::string> sshRunnerCommand(const std::string& host, const std::string& remoteCommand) {
-    return {"ssh", "-o", "BatchMode=yes", host, remoteCommand};
+    // "--" ends ssh's options: whatever the host field holds is only ever a destination.
+    return {"ssh", "-o", "BatchMode=yes", "--", host, remoteCommand};
 }
 
 ProcessRunner::ProcessRunner(RunnerConfig config) : m_config(std::move(config)) {
@@ -264,7 +301,8 @@ bool ProcessRunner::ensureStarted(RunError& error, Clock::time_point end) {
             return false;
         }
         m_device = m.device;
-        m_version = m.runnerVersion;
+        escapeRunnerText(m_device);
+        m_version = escapeControl(m.runnerVersion);
         m_running = true;
         return true;
     }
@@ -380,6 +418,7 @@ RunOutcome ProcessRunner::run(RunRequest request, const RunProgressFn& progress,
             }
             out.ok = true;
             out.result = std::move(m.result);
+            escapeRunnerText(out.result);
             if (out.result.runnerExits) {
                 // The runner ends after this answer; reap it so the next request starts a fresh one.
                 endProcess(nullptr, false);

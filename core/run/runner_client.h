@@ -88,7 +88,12 @@ std::string checkResult(const RunRequest& request, const RunResult& result);
 // does not close): {} and `error` (when given) says why; ProcessRunner reports it as runner_start.
 std::vector<std::string> defaultRunnerCommand(std::string* error = nullptr);
 
-// {"ssh", "-o", "BatchMode=yes", host, remoteCommand}: the same protocol through ssh.
+// One sentence when `host` (a runner host typed in the GUI, or read from a session) is not a plain
+// ssh destination ([user@]host, letters, digits, . - _ @ : [ ] %, not starting with '-'); "" when it is.
+std::string sshHostError(const std::string& host);
+
+// {"ssh", "-o", "BatchMode=yes", "--", host, remoteCommand}: the same protocol through ssh. The
+// "--" ends ssh's options, so whatever `host` holds is only ever the destination.
 std::vector<std::string> sshRunnerCommand(const std::string& host,
                                           const std::string& remoteCommand = "lowerscope-runner");
 

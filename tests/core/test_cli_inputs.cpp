@@ -283,14 +283,16 @@ TEST(ProjectFlags, UntrustedValuesNeverReachTheCompiler) {
 }
 
 // CMake (3.2x) writes a CUDA target's include directories into a response file that the command
-// names with --options-file; its words count as the command's, when the file is inside the entry's
-// directory; one outside it (or a nested one) is dropped and listed, never read.
+// names with --options-file; its words count as the command's, when the file is inside the folder
+// of the database the user opened; one outside it (or a nested one) is dropped and listed, never
+// read, and a dropped word of a file that was read is listed by its option name only.
 TEST(ProjectFlags, CmakeOptionsFilesAreReadInsideTheBuildFolderOnly) {
     ScratchDir s;
     s.write("proj/build/CMakeFiles/k.dir/includes_CUDA.rsp", "-I/proj/include \"-I/proj/with space\" -DFROM_RSP=1\n");
     s.write("secret.rsp", "-DLEAKED=1\n");
     s.write("proj/build/nested.rsp", "--options-file ../../secret.rsp -DNESTED=1\n");
     ProjectOptions po;
+    po.database = s.path("proj/build/compile_commands.json");
     applyCompileCommand(splitCommandLine("nvcc -DSCALE=3 --options-file CMakeFiles/k.dir/includes_CUDA.rsp "
                                          "--options-file=../../secret.rsp -optf nested.rsp -c ../src/k.cu"),
                         s.path("proj/build"), po);
@@ -298,10 +300,13 @@ TEST(ProjectFlags, CmakeOptionsFilesAreReadInsideTheBuildFolderOnly) {
     EXPECT_EQ(po.options.defines, (std::vector<std::string>{"SCALE=3", "FROM_RSP=1", "NESTED=1"}));
     std::string dropped;
     for (const auto& d : po.dropped) dropped += d + "|";
-    EXPECT_NE(dropped.find("--options-file ../../secret.rsp (outside the entry's directory)"), std::string::npos)
+    EXPECT_NE(dropped.find("--options-file ../../secret.rsp (outside the compile database's folder)"),
+              std::string::npos)
         << dropped;
-    EXPECT_NE(dropped.find("--options-file ../../secret.rsp (nested options file)"), std::string::npos) << dropped;
-    EXPECT_NE(dropped.find("/proj/with space"), std::string::npos) << dropped; // not a plain value
+    EXPECT_NE(dropped.find("--options-file in nested.rsp (nested options file)"), std::string::npos) << dropped;
+    // Not a plain value: listed by its option name, never with the file's text.
+    EXPECT_NE(dropped.find("-I... from CMakeFiles/k.dir/includes_CUDA.rsp"), std::string::npos) << dropped;
+    EXPECT_EQ(dropped.find("with space"), std::string::npos) << dropped;
 }
 
 // The whole point, with a real CMake: a CUDA target configured with CMAKE_EXPORT_COMPILE_COMMANDS

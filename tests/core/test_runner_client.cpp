@@ -149,7 +149,7 @@ TEST(RunnerClient, StartFailures) {
     EXPECT_FALSE(o.ok);
     EXPECT_EQ(o.error.kind, RunErrorKind::NoDriver);
     EXPECT_NE(o.error.message.find("no CUDA driver found"), std::string::npos);
-    EXPECT_EQ(sshRunnerCommand("gpu1"), (std::vector<std::string>{"ssh", "-o", "BatchMode=yes", "gpu1",
+    EXPECT_EQ(sshRunnerCommand("gpu1"), (std::vector<std::string>{"ssh", "-o", "BatchMode=yes", "--", "gpu1",
                                                                   "lowerscope-runner"}));
 }
 
