@@ -5,6 +5,8 @@
 
 #include "views/measure/cost_panel.h"
 
+#include "core/run/runner_client.h"
+
 #include "views/common/build_job.h"
 #include "views/common/workspace.h"
 #include "views/common/theme.h"
@@ -634,9 +636,16 @@ void MeasurePane::probeDevice() {
     };
     m_jobs->start<Answer>(
         this, QStringLiteral("probe"), tr("Probe the runner"),
-        [probe = m_probe, command = runnerCommand()](quint64, std::atomic<bool>*) {
+        [probe = m_probe, command = runnerCommand(),
+         hostError = remoteHost().isEmpty() ? std::string() : sshHostError(remoteHost().toStdString())](
+            quint64, std::atomic<bool>*) {
             // Not cancellable: a probe ends on its own (it starts a runner and reads its hello).
             Answer a;
+            if (!hostError.empty()) { // an option-like host (-oProxyCommand=...) is never started
+                a.kind = RunErrorKind::RunnerStart;
+                a.message = hostError;
+                return a;
+            }
             a.ok = probe(command, a.device, a.kind, a.message);
             return a;
         },
