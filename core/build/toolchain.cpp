@@ -20,6 +20,9 @@
 #ifndef LOWERSCOPE_SOURCE_TOOLS_DIR
 #define LOWERSCOPE_SOURCE_TOOLS_DIR ""
 #endif
+#ifndef LOWERSCOPE_BUILD_DIR
+#define LOWERSCOPE_BUILD_DIR ""
+#endif
 
 namespace fs = std::filesystem;
 
@@ -51,8 +54,23 @@ std::string executableDir() {
     return exe.parent_path().string();
 }
 
-// The project-local folders, in order: explicit option, $LOWERSCOPE_TOOLS_DIR, the source tree's
-// .tools/bin (compiled in), <exe dir>/../../.tools/bin (an in-tree build dir: build-x/app/exe).
+// True when the running program lives in the build folder it was compiled in (build-x/app/exe,
+// build-x/tests/...), not where `cmake --install` or a package put it.
+bool runningFromBuildFolder() {
+    const std::string exeDir = executableDir();
+    if (std::string(LOWERSCOPE_BUILD_DIR).empty() || exeDir.empty()) return false;
+    std::error_code ec;
+    fs::path build = fs::weakly_canonical(fs::path(LOWERSCOPE_BUILD_DIR), ec);
+    if (ec) build = fs::path(LOWERSCOPE_BUILD_DIR).lexically_normal();
+    std::string prefix = build.string();
+    while (prefix.size() > 1 && prefix.back() == '/') prefix.pop_back();
+    return (exeDir + "/").rfind(prefix + "/", 0) == 0;
+}
+
+// The project-local folders, in order: explicit option, $LOWERSCOPE_TOOLS_DIR, then, for a program
+// that runs from its build folder only, the source tree's .tools/bin (compiled in) and
+// <exe dir>/../../.tools/bin (an in-tree build dir: build-x/app/exe). Installed programs (and the
+// Python module, whose executable is Python) use no build-folder path: the toolkit and PATH follow.
 std::vector<std::string> projectDirs(const DiscoveryOptions& options) {
     std::vector<std::string> dirs;
     if (!options.projectToolsDir.empty()) {
@@ -64,6 +82,7 @@ std::vector<std::string> projectDirs(const DiscoveryOptions& options) {
         dirs.push_back(env);
         return dirs;
     }
+    if (!runningFromBuildFolder()) return dirs;
     if (std::string(LOWERSCOPE_SOURCE_TOOLS_DIR).size()) dirs.push_back(LOWERSCOPE_SOURCE_TOOLS_DIR);
     std::string exeDir = executableDir();
     if (!exeDir.empty()) dirs.push_back((fs::path(exeDir) / ".." / ".." / ".tools" / "bin").lexically_normal().string());

@@ -31,8 +31,9 @@ struct Toolchain {
 };
 
 struct DiscoveryOptions {
-    std::string projectToolsDir; // "" = $LOWERSCOPE_TOOLS_DIR, else <dir of executable>/../../.tools/bin
-                                 // and the source tree's .tools/bin (compiled in)
+    std::string projectToolsDir; // "" = $LOWERSCOPE_TOOLS_DIR, else, for a program running from its
+                                 // build folder only, <dir of executable>/../../.tools/bin and the
+                                 // source tree's .tools/bin (compiled in); installed programs use neither
     bool queryVersions = true;   // run `--version` of each found tool
     bool queryArchs = true;      // run `nvcc --list-gpu-arch`
     // Version/arch answers are remembered in <memoDir>/toolchain-memo-v1.json, keyed by each tool's

@@ -6,13 +6,14 @@
 //                           "first_launch_ms", "samples_ms", "duration_clock", "samples_by_clock",
 //                           "clock_note", "stats", "clock_mhz",
 //                           "sample_clock_mhz", "throttled_samples", "occupancy", "throughput",
-//                           "outputs", "graph", "wall_s"}
+//                           "outputs", "graph", "guards" (core/run/provenance.h), "wall_s"}
 //   lowerscope.compare/1   {"schema", "a": <run/1>, "b": <run/1>, "build_options_a/b", "ratio",
 //                           "outputs_agree", "agreement", "buffers_shared", "tolerance", "wall_s"}
 //   profile-launches/1     {"schema", "file", "kernel", "launch", "samples_ms", "median_ms"}
 //   error                  {"schema": "lowerscope.run/1", "error": {"kind", "message", ...}}
 #include "core/run/measurement.h"
 
+#include "core/run/provenance.h"
 #include "core/run/stats.h"
 
 namespace lowerscope {
@@ -112,6 +113,7 @@ json runDocument(const LaunchRecord& l, const VariantResult& v, double clock, co
                 {"throughput", throughput},
                 {"outputs", outputs},
                 {"graph", v.graph ? toJson(*v.graph) : json(nullptr)},
+                {"guards", launchGuards(v)},
                 {"wall_s", wallS}};
 }
 
