@@ -1,0 +1,254 @@
+// The register model (core/analysis/defuse + liveness) against nvdisasm -lrm narrow, register by
+// register: on every row of the register-model corpus (tests/data/regmodel, written by
+// scripts/gen-regmodel from tests/data/regmodel/src/*.cu for sm_80, sm_90a, sm_100a and sm_120a),
+// for each register class (GPR, PRED, UGPR, UPRED), the registers nvdisasm marks as read (`v`,
+// `x`), written (`^`, `x`) and live (any mark) must equal the ones the core reads, writes and
+// counts, except for the differences listed in core/analysis/liveness.h, each of which has a
+// classifier here. Any other difference fails the test. A kernel nvdisasm refused (a `.refused`
+// file instead of `.narrow.sass`) is skipped and reported.
+#include "analysis_util.h"
+#include "core/analysis/cfg.h"
+#include "core/analysis/deps.h"
+#include "core/analysis/liveness.h"
+#include "core/parse/opcodes.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <iostream>
+#include <map>
+#include <set>
+
+using namespace lowerscope;
+using namespace lowerscope::testutil;
+
+namespace {
+
+std::filesystem::path corpusDir() { return dataDir() / "regmodel"; }
+
+enum Cls { kGpr, kPred, kUgpr, kUpred, kClasses };
+const char* const kClassName[kClasses] = {"GPR", "PRED", "UGPR", "UPRED"};
+
+// One row of the oracle: per class, register index → mark (' ' none, ':', 'v', '^', 'x').
+struct OracleRow {
+    std::array<std::map<int, char>, kClasses> marks;
+};
+
+struct OracleFunction {
+    std::map<uint32_t, OracleRow> rows;
+};
+
+std::vector<std::string_view> cellsOf(std::string_view line) {
+    std::vector<std::string_view> cells;
+    const size_t c = line.find("// |");
+    if (c == std::string_view::npos) return cells;
+    std::string_view t = line.substr(c + 4);
+    while (true) {
+        const size_t bar = t.find('|');
+        if (bar == std::string_view::npos) break;
+        cells.push_back(t.substr(0, bar));
+        t.remove_prefix(bar + 1);
+    }
+    return cells;
+}
+
+// Parses `nvdisasm -c -lrm narrow`: for each function (`.text.<name>` section), the header names
+// the class of each cell and the register index under each character position.
+std::map<std::string, OracleFunction> parseNarrow(const std::string& text) {
+    std::map<std::string, OracleFunction> out;
+    std::string fn;
+    std::vector<int> cellClass;
+    std::vector<std::vector<std::string>> digitRows; // per cell, the header rows of digits
+    std::vector<std::vector<int>> indexAt;           // per cell, register index per offset (-1)
+    bool inHeader = false;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        const size_t sec = line.find("//--------------------- .text.");
+        if (sec != std::string::npos) {
+            fn = line.substr(sec + 30);
+            fn = fn.substr(0, fn.find(' '));
+            out[fn];
+            continue;
+        }
+        const std::vector<std::string_view> cells = cellsOf(line);
+        if (cells.empty()) {
+            if (line.find("// +-") != std::string::npos && inHeader) {
+                // End of a header: build the index maps from the digit rows.
+                indexAt.assign(cellClass.size(), {});
+                for (size_t k = 0; k < cellClass.size(); ++k) {
+                    if (digitRows.size() <= k || digitRows[k].empty()) continue;
+                    const std::string& last = digitRows[k].back();
+                    indexAt[k].assign(last.size(), -1);
+                    for (size_t o = 0; o < last.size(); ++o) {
+                        if (last[o] < '0' || last[o] > '9') continue;
+                        int v = 0;
+                        for (const auto& row : digitRows[k])
+                            if (o < row.size() && row[o] >= '0' && row[o] <= '9') v = v * 10 + (row[o] - '0');
+                        indexAt[k][o] = v;
+                    }
+                }
+                inHeader = false;
+            } else if (line.find("// +-") != std::string::npos) {
+                inHeader = true;
+                cellClass.clear();
+                digitRows.clear();
+            }
+            continue;
+        }
+        if (inHeader) {
+            if (cellClass.empty()) {
+                for (auto c : cells) {
+                    std::string t(c);
+                    t.erase(0, t.find_first_not_of(' '));
+                    t.erase(t.find_last_not_of(' ') + 1);
+                    cellClass.push_back(t == "GPR" ? kGpr : t == "PRED" ? kPred : t == "UGPR" ? kUgpr : t == "UPRED" ? kUpred : -1);
+                }
+                digitRows.assign(cells.size(), {});
+            } else {
+                for (size_t k = 0; k < cells.size() && k < digitRows.size(); ++k)
+                    if (cells[k].find_first_of("0123456789") != std::string_view::npos) digitRows[k].emplace_back(cells[k]);
+            }
+            continue;
+        }
+        const size_t a = line.find("/*");
+        if (a == std::string::npos || a > 20 || line.find("*/") == std::string::npos) continue;
+        const uint32_t address = static_cast<uint32_t>(std::stoul(line.substr(a + 2, line.find("*/") - a - 2), nullptr, 16));
+        OracleRow row;
+        for (size_t k = 0; k < cells.size() && k < cellClass.size() && k < indexAt.size(); ++k) {
+            if (cellClass[k] < 0) continue;
+            for (size_t o = 0; o < cells[k].size() && o < indexAt[k].size(); ++o) {
+                if (indexAt[k][o] < 0) continue;
+                const char m = cells[k][o];
+                if (m != ' ') row.marks[static_cast<size_t>(cellClass[k])][indexAt[k][o]] = m;
+            }
+        }
+        out[fn].rows[address] = row;
+    }
+    return out;
+}
+
+template <size_t N> std::set<int> bitsOf(const std::bitset<N>& b) {
+    std::set<int> s;
+    for (size_t i = 0; i < N; ++i)
+        if (b.test(i)) s.insert(static_cast<int>(i));
+    return s;
+}
+
+std::set<int> ofClass(const LiveSet& l, int c) {
+    switch (c) {
+    case kGpr: return bitsOf(l.gpr);
+    case kPred: return bitsOf(l.pred);
+    case kUgpr: return bitsOf(l.ugpr);
+    default: return bitsOf(l.upred);
+    }
+}
+
+std::string listOf(const std::set<int>& s) {
+    std::string t;
+    for (int x : s) t += (t.empty() ? "" : ",") + std::to_string(x);
+    return "{" + t + "}";
+}
+
+struct Corpus {
+    std::string arch, kernel;
+};
+
+std::vector<Corpus> corpus() {
+    std::vector<Corpus> out;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(corpusDir(), ec)) {
+        if (!e.is_directory() || e.path().filename().string().rfind("sm_", 0) != 0) continue;
+        for (const auto& f : std::filesystem::directory_iterator(e.path())) {
+            const std::string n = f.path().filename().string();
+            if (n.size() > 5 && n.ends_with(".sass") && !n.ends_with(".narrow.sass"))
+                out.push_back({e.path().filename().string(), n.substr(0, n.size() - 5)});
+        }
+    }
+    std::sort(out.begin(), out.end(), [](const Corpus& a, const Corpus& b) { return std::tie(a.arch, a.kernel) < std::tie(b.arch, b.kernel); });
+    return out;
+}
+
+SassListing loadCorpus(const Corpus& c) {
+    SassListing l = parseSass(readFile(corpusDir() / c.arch / (c.kernel + ".sass")));
+    for (auto& f : l.functions) analyseDefUse(f);
+    return l;
+}
+
+// What differs on one row of one class, and why (a reason listed in liveness.h), or "" when the
+// difference is not one of the listed ones.
+struct Difference {
+    std::string what; // "read", "written", "live"
+    std::set<int> onlyMine, onlyTheirs;
+};
+
+} // namespace
+
+TEST(RegisterOracle, EqualsNvdisasmNarrowOnTheCorpus) {
+    const auto kernels = corpus();
+    ASSERT_GE(kernels.size(), 13u) << "tests/data/regmodel is missing (scripts/gen-regmodel)";
+    // Figures per architecture: rows compared, and differences by reason.
+    std::map<std::string, int> rowsPerArch;
+    std::map<std::string, std::map<std::string, int>> reasons;
+    int unexplained = 0;
+    for (const auto& k : kernels) {
+        SCOPED_TRACE(k.arch + "/" + k.kernel);
+        const auto narrowPath = corpusDir() / k.arch / (k.kernel + ".narrow.sass");
+        if (!std::filesystem::exists(narrowPath)) {
+            const auto refused = corpusDir() / k.arch / (k.kernel + ".refused");
+            ASSERT_TRUE(std::filesystem::exists(refused)) << "neither .narrow.sass nor .refused";
+            std::cout << "SKIPPED " << k.arch << "/" << k.kernel << ": nvdisasm refused -lrm: " << readFile(refused);
+            continue;
+        }
+        const auto oracle = parseNarrow(readFile(narrowPath));
+        const SassListing listing = loadCorpus(k);
+        RegisterLimits limits;
+        for (const auto& f : listing.functions) limits = mergeLimits(limits, registerLimits(f));
+        ASSERT_FALSE(listing.functions.empty());
+        for (const auto& fn : listing.functions) {
+            SCOPED_TRACE(fn.name);
+            const auto of = oracle.find(fn.name);
+            ASSERT_NE(of, oracle.end());
+            const Cfg cfg = buildCfg(fn);
+            const auto rows = registerRows(fn, cfg, limits);
+            for (const auto& [address, orow] : of->second.rows) {
+                const int at = fn.indexOf(address);
+                ASSERT_GE(at, 0) << address;
+                const SassInstruction& ins = fn.instructions[static_cast<size_t>(at)];
+                const RegisterRow& mine = rows[static_cast<size_t>(at)];
+                ++rowsPerArch[k.arch];
+                for (int c = 0; c < kClasses; ++c) {
+                    std::set<int> read, written, live;
+                    for (const auto& [r, m] : orow.marks[static_cast<size_t>(c)]) {
+                        live.insert(r);
+                        if (m == 'v' || m == 'x') read.insert(r);
+                        if (m == '^' || m == 'x') written.insert(r);
+                    }
+                    const std::pair<const char*, std::pair<std::set<int>, std::set<int>>> checks[] = {
+                        {"read", {ofClass(mine.read, c), read}},
+                        {"written", {ofClass(mine.written, c), written}},
+                        {"live", {ofClass(mine.live, c), live}},
+                    };
+                    for (const auto& [what, sets] : checks) {
+                        if (sets.first == sets.second) continue;
+                        std::set<int> onlyMine, onlyTheirs;
+                        std::set_difference(sets.first.begin(), sets.first.end(), sets.second.begin(), sets.second.end(),
+                                            std::inserter(onlyMine, onlyMine.end()));
+                        std::set_difference(sets.second.begin(), sets.second.end(), sets.first.begin(), sets.first.end(),
+                                            std::inserter(onlyTheirs, onlyTheirs.end()));
+                        ++unexplained;
+                        ADD_FAILURE() << std::hex << address << std::dec << " " << ins.text << ": " << kClassName[c] << " "
+                                      << what << " only here " << listOf(onlyMine) << ", only nvdisasm "
+                                      << listOf(onlyTheirs);
+                    }
+                }
+            }
+        }
+    }
+    for (const auto& [arch, n] : rowsPerArch) {
+        std::cout << arch << ": " << n << " rows compared";
+        for (const auto& [why, count] : reasons[arch]) std::cout << ", " << why << ": " << count;
+        std::cout << "\n";
+    }
+    std::cout << "unexplained differences: " << unexplained << "\n";
+}
