@@ -193,6 +193,7 @@ struct SassInstruction {
     LiveCounts live;
     std::vector<RegRange> defs;         // filled by analyseDefUse()
     std::vector<RegRange> uses;         // includes the guard predicate
+    bool widthGuessed = false;          // an opcode of the operand-width table in a form it does not list
     std::optional<uint32_t> branchTarget; // resolved target of BRA/BRX/CALL/SSY/... when direct
 };
 

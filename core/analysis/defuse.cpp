@@ -2,13 +2,91 @@
 
 #include "core/parse/opcodes.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <string_view>
 
 namespace lowerscope {
 
+extern const char kOperandWidthsJson[];
+
 namespace {
+
+// ---- The operand-width table (resources/operand_widths.json). Per opcode, `forms` in order;
+// the first whose `match` modifiers are all present (and whose `values`, when given, equals the
+// number of non-predicate operands) applies. `operands` gives, per non-predicate operand in order,
+// "<width> <role>" (an entry here wins over `prefixes`): width a number, "acc" (HGMMA accumulator, from the MxNxK shape) or "tmem"
+// (LDTM/STTM, from the shape and .xN); role "u" read, "d" written, "du" both. `prefixes` gives
+// the same for operands written `gdesc[...]`, `tmem[...]`, `idesc[...]` wherever they stand;
+// `predicates` the roles of the predicate operands in order (default: read). An opcode of the
+// table whose form is not listed keeps the default rule and is flagged widthGuessed.
+
+enum : int { kWidthAccumulator = -1, kWidthTmem = -2 };
+
+struct OperandSpec {
+    int width = 1;
+    bool def = false, use = true;
+};
+
+struct WidthForm {
+    std::vector<std::string> match;
+    int values = -1;
+    std::vector<OperandSpec> operands;
+    std::vector<OperandSpec> predicates;
+};
+
+struct WidthEntry {
+    std::vector<WidthForm> forms;
+    std::map<std::string, OperandSpec, std::less<>> prefixes;
+};
+
+OperandSpec specFrom(const std::string& s) {
+    OperandSpec o;
+    const size_t sp = s.find(' ');
+    const std::string w = s.substr(0, sp);
+    const std::string role = sp == std::string::npos ? "u" : s.substr(sp + 1);
+    if (w == "acc") o.width = kWidthAccumulator;
+    else if (w == "tmem") o.width = kWidthTmem;
+    else o.width = std::clamp(std::atoi(w.c_str()), 1, 256);
+    o.def = role.find('d') != std::string::npos;
+    o.use = role.find('u') != std::string::npos;
+    return o;
+}
+
+const std::map<std::string, WidthEntry, std::less<>>& widthTable() {
+    static const std::map<std::string, WidthEntry, std::less<>> table = [] {
+        std::map<std::string, WidthEntry, std::less<>> t;
+        const auto j = nlohmann::json::parse(kOperandWidthsJson, nullptr, false);
+        if (!j.is_object() || !j.contains("opcodes") || !j["opcodes"].is_object()) return t;
+        for (const auto& [name, v] : j["opcodes"].items()) {
+            WidthEntry e;
+            if (v.contains("prefixes") && v["prefixes"].is_object())
+                for (const auto& [pre, spec] : v["prefixes"].items())
+                    if (spec.is_string()) e.prefixes[pre] = specFrom(spec.get<std::string>());
+            if (v.contains("forms") && v["forms"].is_array())
+                for (const auto& f : v["forms"]) {
+                    WidthForm form;
+                    if (f.contains("match") && f["match"].is_array())
+                        for (const auto& m : f["match"])
+                            if (m.is_string()) form.match.push_back(m.get<std::string>());
+                    if (f.contains("values") && f["values"].is_number_integer()) form.values = f["values"].get<int>();
+                    if (f.contains("operands") && f["operands"].is_array())
+                        for (const auto& o : f["operands"])
+                            if (o.is_string()) form.operands.push_back(specFrom(o.get<std::string>()));
+                    if (f.contains("predicates") && f["predicates"].is_array())
+                        for (const auto& o : f["predicates"])
+                            if (o.is_string()) form.predicates.push_back(specFrom("1 " + o.get<std::string>()));
+                    e.forms.push_back(std::move(form));
+                }
+            t.emplace(name, std::move(e));
+        }
+        return t;
+    }();
+    return table;
+}
 
 bool isPredicateKind(OperandKind k) { return k == OperandKind::Predicate || k == OperandKind::UniformPredicate; }
 bool isRegisterKind(OperandKind k) { return k == OperandKind::Register || k == OperandKind::UniformRegister; }
@@ -88,8 +166,8 @@ int tmemCount(const SassInstruction& ins) {
     for (const auto& m : ins.modifiers) {
         if (m.size() > 1 && m[0] == 'x' && std::all_of(m.begin() + 1, m.end(), [](char c) { return c >= '0' && c <= '9'; }))
             reps = std::min(128, std::atoi(m.c_str() + 1));
-        else if (m == "16x128b") per = 2;
-        else if (m == "16x256b") per = 4;
+        else if (m == "16x128b" || m == "16dp128bit") per = 2;
+        else if (m == "16x256b" || m == "16dp256bit") per = 4;
     }
     return std::max(1, reps * per);
 }
@@ -162,7 +240,76 @@ void implicitDescriptor(const SassInstruction& ins, std::vector<RegRange>& uses)
     addRange(uses, RegRange{RegClass::UR, index, 2});
 }
 
+bool isPredicateKindOf(const Operand& o) { return isPredicateKind(o.kind); }
+
+// The table's reading of one instruction; false (nothing changed) when the opcode is not in the
+// table. `guessed` is set when it is but no form matches.
+bool applyWidthTable(SassInstruction& ins, bool& guessed) {
+    const auto& table = widthTable();
+    const auto it = table.find(ins.mnemonic);
+    if (it == table.end()) return false;
+    const WidthEntry& e = it->second;
+    int values = 0; // register, uniform, memory and constant operands (not `gsb0` and the like)
+    for (const auto& o : ins.operands)
+        if (!isPredicateKindOf(o) && o.kind != OperandKind::Other) ++values;
+    const WidthForm* form = nullptr;
+    for (const auto& f : e.forms) {
+        if (f.values >= 0 && f.values != values) continue;
+        if (std::all_of(f.match.begin(), f.match.end(), [&](const std::string& m) { return hasModifier(ins, m); })) {
+            form = &f;
+            break;
+        }
+    }
+    if (!form) {
+        guessed = true;
+        return false;
+    }
+    // Keep the guard (the first use, when there is one), rebuild the rest.
+    std::vector<RegRange> guard;
+    if (!ins.uses.empty() && ins.predicate.size() >= 2) guard.push_back(ins.uses.front());
+    ins.defs.clear();
+    ins.uses = guard;
+    int accum = 1;
+    {
+        const int nn = gmmaN(ins);
+        accum = std::max(1, hasModifier(ins, "F16") ? nn / 4 : nn / 2);
+    }
+    int vi = 0, pi = 0;
+    for (const Operand& o : ins.operands) {
+        if (isPredicateKindOf(o)) {
+            OperandSpec spec;
+            if (static_cast<size_t>(pi) < form->predicates.size()) spec = form->predicates[static_cast<size_t>(pi)];
+            ++pi;
+            for (const RegRange& r : o.regs) {
+                if (spec.use) addRange(ins.uses, r);
+                if (spec.def) addRange(ins.defs, r);
+            }
+            continue;
+        }
+        // The form's own entry for this position first, then the prefix's.
+        const OperandSpec* spec = nullptr;
+        if (static_cast<size_t>(vi) < form->operands.size()) spec = &form->operands[static_cast<size_t>(vi)];
+        for (const auto& [pre, ps] : e.prefixes)
+            if (!spec && o.text.size() > pre.size() && o.text.compare(0, pre.size(), pre) == 0 && o.text[pre.size()] == '[') spec = &ps;
+        ++vi;
+        bool first = true;
+        for (RegRange r : o.regs) {
+            if (first && spec) {
+                r.count = spec->width == kWidthAccumulator ? accum : spec->width == kWidthTmem ? tmemCount(ins) : spec->width;
+                if (spec->use) addRange(ins.uses, r);
+                if (spec->def) addRange(ins.defs, r);
+            } else {
+                addRange(ins.uses, r); // further registers of an address: read
+            }
+            first = false;
+        }
+    }
+    return true;
+}
+
 } // namespace
+
+bool operandWidthsListed(std::string_view mnemonic) { return widthTable().count(mnemonic) > 0; }
 
 std::string registerName(RegClass cls, int index) {
     const char* p = cls == RegClass::R ? "R" : cls == RegClass::P ? "P" : cls == RegClass::UR ? "UR" : "UP";
@@ -172,6 +319,7 @@ std::string registerName(RegClass cls, int index) {
 void analyseDefUse(SassInstruction& ins) {
     ins.defs.clear();
     ins.uses.clear();
+    ins.widthGuessed = false;
     const OpcodeInfo* info = lookupSassOpcode(ins.mnemonic);
     static const OpcodeInfo kDefault;
     const OpcodeInfo& op = info ? *info : kDefault;
@@ -284,6 +432,9 @@ void analyseDefUse(SassInstruction& ins) {
         }
     }
     implicitDescriptor(ins, ins.uses);
+    bool guessed = false;
+    applyWidthTable(ins, guessed);
+    ins.widthGuessed = guessed;
 }
 
 void analyseDefUse(SassFunction& function) {

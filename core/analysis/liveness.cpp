@@ -8,6 +8,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <string_view>
 
 namespace lowerscope {
 
@@ -79,6 +80,18 @@ bool guarded(const SassInstruction& ins) {
     return !ins.predicate.empty() && ins.predicate != "@PT";
 }
 
+// Whether the instruction's definitions end the liveness of what they write. Unguarded ones do;
+// so do those under a uniform predicate (`@UP0`, `@!UP3`): nvdisasm -lrm treats a definition under
+// a warp-uniform guard as a full definition, and one under a per-thread guard (`@P0`, `@!P2`) as
+// a partial one that leaves the old value live (checked on tests/data/regmodel).
+bool definesForSure(const SassInstruction& ins) {
+    if (!guarded(ins)) return true;
+    std::string_view g(ins.predicate);
+    g.remove_prefix(1); // '@'
+    if (!g.empty() && g[0] == '!') g.remove_prefix(1);
+    return g.size() >= 3 && g[0] == 'U' && g[1] == 'P' && g != "UPT";
+}
+
 // What one instruction reads (use), overwrites for sure (kill) and writes at all (def).
 struct Effect {
     RegSet use, kill, def;
@@ -122,7 +135,7 @@ void effectOf(const SassInstruction& ins, const Context& ctx, bool last, Effect&
     default:
         break;
     }
-    if (!guarded(ins)) e.kill = e.def;
+    if (definesForSure(ins)) e.kill = e.def;
 }
 
 // One instruction, backwards: `live` holds what is live after it and becomes what is live
@@ -142,7 +155,7 @@ inline void stepBack(const SassInstruction& ins, const Context& ctx, bool last, 
         return;
     }
     if (shown) *shown = live;
-    const bool kills = !guarded(ins);
+    const bool kills = definesForSure(ins);
     forEachBit(ins.defs, [&](int bit) {
         if (shown) shown->set(bit);
         if (kills) live.clear(bit);
@@ -192,12 +205,14 @@ namespace {
 // Solves the data flow and calls visit(index, set) once per instruction with the registers
 // counted there (live-in ∪ live-out ∪ written).
 template <typename Visit>
-void solve(const SassFunction& fn, const Cfg& cfg, const RegisterLimits& given, const Visit& visit) {
+void solve(const SassFunction& fn, const Cfg& cfg, const RegisterLimits& given, const Visit& visit,
+           Context* contextOut = nullptr) {
     const auto& ins = fn.instructions;
     const size_t nb = cfg.blocks.size();
     if (ins.empty() || nb == 0) return;
 
-    Context ctx;
+    Context local;
+    Context& ctx = contextOut ? *contextOut : local;
     {
         // One scan for the highest index of every class the function names.
         RegisterLimits own;
@@ -225,12 +240,12 @@ void solve(const SassFunction& fn, const Cfg& cfg, const RegisterLimits& given, 
         // ptxas counts two registers beyond the highest one named (sm_75 and later).
         l.gprCount = given.gprCount > 0 ? given.gprCount : maxR + 3;
         // The calling convention as nvdisasm models it (see the header): a CALL clobbers up to the
-        // highest GPR the function names, a RET reads up to the last of its register count; P, UR
-        // and UP up to the highest index of the module.
+        // highest GPR the function names, rounded up to a block of four; a RET reads up to the last
+        // of its register count; P, UR and UP up to the highest index of the module.
         ctx.callUse.set(0);
         ctx.callUse.set(1);
         ctx.callClobber.set(0);
-        for (int r = 3; r <= std::min(254, maxR); ++r)
+        for (int r = 3; r <= std::min(254, maxR < 0 ? -1 : maxR | 3); ++r)
             if (callerSaved(r)) ctx.callClobber.set(r);
         for (int p = 0; p <= std::min(6, l.maxPredicate); ++p) ctx.callClobber.set(kPredBase + p);
         for (int u = 4; u <= std::min(35, l.maxUniform); ++u) ctx.callClobber.set(kUrBase + u);
@@ -239,32 +254,6 @@ void solve(const SassFunction& fn, const Cfg& cfg, const RegisterLimits& given, 
         ctx.returnUse.set(2);
         for (int r = 16; r <= std::min(254, l.gprCount - 1); ++r)
             if (!callerSaved(r)) ctx.returnUse.set(r);
-    }
-
-    // Per block: upward-exposed uses and kills.
-    std::vector<RegSet> useB(nb), killB(nb), in(nb), out(nb);
-    // Walking a block backwards from an empty set leaves its upward-exposed uses; walking it from
-    // the full set and complementing leaves the registers it surely overwrites.
-    for (size_t b = 0; b < nb; ++b) {
-        const auto& blk = cfg.blocks[b];
-        RegSet use, notKilled;
-        notKilled.w.fill(~uint64_t{0});
-        for (int i = blk.lastIndex; i >= blk.firstIndex; --i) {
-            const SassInstruction& x = ins[static_cast<size_t>(i)];
-            stepBack(x, ctx, i == blk.lastIndex, use, nullptr);
-            // Kills only: uses must not re-add to notKilled.
-            if (i == blk.lastIndex) {
-                Effect e;
-                effectOf(x, ctx, true, e);
-                notKilled.minus(e.kill);
-            } else if (!guarded(x)) {
-                forEachBit(x.defs, [&](int bit) { notKilled.clear(bit); });
-            }
-        }
-        RegSet kill;
-        for (size_t w = 0; w < kill.w.size(); ++w) kill.w[w] = ~notKilled.w[w];
-        useB[b] = use;
-        killB[b] = kill;
     }
 
     // Successors for the data flow: the CFG's, except that a CALL to a `.L` label (which the CFG
@@ -313,30 +302,121 @@ void solve(const SassFunction& fn, const Cfg& cfg, const RegisterLimits& given, 
     }
     RegSet stackPointer;
     stackPointer.set(1);
+
+    // Regions, as nvdisasm -lrm forms them: a region starts at the function's entry and at every
+    // block something other than the fall-through of the block before it can reach (a label);
+    // a conditional branch, guarded EXIT or call inside a region is a side exit, not an end.
+    std::vector<int> regionOf(nb, 0);
+    std::vector<int> regionFirst; // first block of each region
+    {
+        std::vector<int> predCount(nb, 0);
+        std::vector<char> fallsInto(nb, 0); // reached by the fall-through of block b - 1
+        for (size_t b = 0; b < nb; ++b)
+            for (int sx : succs[b]) {
+                ++predCount[static_cast<size_t>(sx)];
+                if (static_cast<size_t>(sx) == b + 1 &&
+                    cfg.blocks[b + 1].firstIndex == cfg.blocks[b].lastIndex + 1)
+                    fallsInto[b + 1] = 1;
+            }
+        std::vector<int> blockStartingAt(ins.size(), -1);
+        for (size_t b = 0; b < nb; ++b) {
+            const int first = cfg.blocks[b].firstIndex;
+            if (first >= 0 && static_cast<size_t>(first) < ins.size()) blockStartingAt[static_cast<size_t>(first)] = static_cast<int>(b);
+        }
+        std::vector<char> labelled(nb, 0);
+        for (const auto& [name, address] : fn.labels) {
+            const int at = fn.indexOf(address);
+            if (at >= 0 && blockStartingAt[static_cast<size_t>(at)] >= 0)
+                labelled[static_cast<size_t>(blockStartingAt[static_cast<size_t>(at)])] = 1;
+        }
+        for (size_t b = 0; b < nb; ++b) {
+            const bool head = b == 0 || !fallsInto[b] || predCount[b] != 1 || labelled[b];
+            if (head) regionFirst.push_back(static_cast<int>(b));
+            regionOf[b] = static_cast<int>(regionFirst.size()) - 1;
+        }
+    }
+    const size_t nr = regionFirst.size();
+    auto regionLast = [&](size_t r) { return r + 1 < nr ? static_cast<size_t>(regionFirst[r + 1]) - 1 : nb - 1; };
+    // What leaves block b other than into the next block of its region.
+    auto exitsOf = [&](size_t b, auto&& f) {
+        const bool lastOfRegion = b + 1 >= nb || regionOf[b + 1] != regionOf[b];
+        for (int sx : succs[b])
+            if (lastOfRegion || static_cast<size_t>(sx) != b + 1) f(static_cast<size_t>(sx));
+    };
+
+    // Per region, the summary nvdisasm's counts are consistent with (tests/data/regmodel): what a
+    // read inside the region needs from above (walking it backwards from nothing, where a
+    // definition under a per-thread guard lets the old value through), and what the region's exits
+    // need, less everything written between the region's start and that exit, guarded or not. So a
+    // value needed below a guarded write is live down to the write inside the region but is not
+    // carried into the region's predecessors (the accumulators of guarded QMMAs, the results of
+    // the math library's slow paths written under a guard).
+    std::vector<RegSet> useR(nr), inR(nr), writtenUpTo(nb);
+    for (size_t r = 0; r < nr; ++r) {
+        RegSet use, written;
+        for (size_t b = static_cast<size_t>(regionFirst[r]); b <= regionLast(r); ++b) {
+            const auto& blk = cfg.blocks[b];
+            for (int i = blk.firstIndex; i <= blk.lastIndex; ++i) {
+                Effect e;
+                effectOf(ins[static_cast<size_t>(i)], ctx, i == blk.lastIndex, e);
+                written |= e.def;
+            }
+            writtenUpTo[b] = written;
+        }
+        for (size_t b = regionLast(r) + 1; b-- > static_cast<size_t>(regionFirst[r]);) {
+            const auto& blk = cfg.blocks[b];
+            for (int i = blk.lastIndex; i >= blk.firstIndex; --i)
+                stepBack(ins[static_cast<size_t>(i)], ctx, i == blk.lastIndex, use, nullptr);
+        }
+        useR[r] = use;
+    }
+    auto outOfBlock = [&](size_t b) {
+        RegSet o;
+        exitsOf(b, [&](size_t sx) { o |= inR[static_cast<size_t>(regionOf[sx])]; });
+        if (!reachesExit[b]) o |= stackPointer;
+        return o;
+    };
+    // Post-order over regions, from the blocks' order.
+    std::vector<int> regionOrder;
+    {
+        std::vector<char> seen(nr, 0);
+        for (int b : order) {
+            const size_t r = static_cast<size_t>(regionOf[static_cast<size_t>(b)]);
+            if (!seen[r]) {
+                seen[r] = 1;
+                regionOrder.push_back(static_cast<int>(r));
+            }
+        }
+    }
     for (bool changed = true; changed;) {
         changed = false;
-        for (int b : order) {
-            RegSet o;
-            for (int s : succs[static_cast<size_t>(b)]) o |= in[static_cast<size_t>(s)];
-            if (!reachesExit[static_cast<size_t>(b)]) o |= stackPointer;
-            RegSet x = o;
-            x.minus(killB[static_cast<size_t>(b)]);
-            x |= useB[static_cast<size_t>(b)];
-            out[static_cast<size_t>(b)] = o;
-            if (!(x == in[static_cast<size_t>(b)])) {
-                in[static_cast<size_t>(b)] = x;
+        for (int ri : regionOrder) {
+            const size_t r = static_cast<size_t>(ri);
+            RegSet x = useR[r];
+            for (size_t b = static_cast<size_t>(regionFirst[r]); b <= regionLast(r); ++b) {
+                RegSet o = outOfBlock(b);
+                o.minus(writtenUpTo[b]);
+                x |= o;
+            }
+            if (!(x == inR[r])) {
+                inR[r] = x;
                 changed = true;
             }
         }
     }
 
-    for (size_t b = 0; b < nb; ++b) {
-        const auto& blk = cfg.blocks[b];
-        RegSet live = out[b];
-        RegSet shown;
-        for (int i = blk.lastIndex; i >= blk.firstIndex; --i) {
-            stepBack(ins[static_cast<size_t>(i)], ctx, i == blk.lastIndex, live, &shown);
-            visit(static_cast<size_t>(i), shown);
+    // Per instruction: the region walked backwards from its exits, every side exit adding what is
+    // live where it leads.
+    for (size_t r = 0; r < nr; ++r) {
+        RegSet live;
+        for (size_t b = regionLast(r) + 1; b-- > static_cast<size_t>(regionFirst[r]);) {
+            const auto& blk = cfg.blocks[b];
+            live |= outOfBlock(b);
+            RegSet shown;
+            for (int i = blk.lastIndex; i >= blk.firstIndex; --i) {
+                stepBack(ins[static_cast<size_t>(i)], ctx, i == blk.lastIndex, live, &shown);
+                visit(static_cast<size_t>(i), shown);
+            }
         }
     }
 }
@@ -361,6 +441,46 @@ std::vector<LiveSet> liveRegisters(const SassFunction& fn, const Cfg& cfg, const
         for (int u = 0; u < 63; ++u)
             if (s.test(kUrBase + u)) l.ugpr.set(static_cast<size_t>(u));
     });
+    return out;
+}
+
+namespace {
+
+LiveSet toLiveSet(const RegSet& s) {
+    LiveSet l;
+    for (int r = 0; r < 255; ++r)
+        if (s.test(r)) l.gpr.set(static_cast<size_t>(r));
+    for (int p = 0; p < 7; ++p) {
+        if (s.test(kPredBase + p)) l.pred.set(static_cast<size_t>(p));
+        if (s.test(kUpredBase + p)) l.upred.set(static_cast<size_t>(p));
+    }
+    for (int u = 0; u < 63; ++u)
+        if (s.test(kUrBase + u)) l.ugpr.set(static_cast<size_t>(u));
+    return l;
+}
+
+} // namespace
+
+std::vector<RegisterRow> registerRows(const SassFunction& fn, const Cfg& cfg, const RegisterLimits& limits) {
+    std::vector<RegisterRow> out(fn.instructions.size());
+    Context ctx;
+    solve(fn, cfg, limits, [&](size_t i, const RegSet& s) { out[i].live = toLiveSet(s); }, &ctx);
+    const std::vector<int> blockOf = blockOfInstruction(cfg, fn.instructions.size());
+    for (size_t i = 0; i < fn.instructions.size(); ++i) {
+        const int b = blockOf[i];
+        const bool last = b >= 0 && cfg.blocks[static_cast<size_t>(b)].lastIndex == static_cast<int>(i);
+        Effect e;
+        effectOf(fn.instructions[i], ctx, last, e);
+        // EXIT's stack pointer and RET's callee-saved registers are live there but, as in
+        // nvdisasm's columns, not shown as read: only CALL's convention counts as its operands.
+        const FlowKind flow = flowOf(fn.instructions[i]);
+        if (flow == FlowKind::Exit || flow == FlowKind::Return) {
+            e.use = RegSet{};
+            addRanges(fn.instructions[i].uses, e.use);
+        }
+        out[i].read = toLiveSet(e.use);
+        out[i].written = toLiveSet(e.def);
+    }
     return out;
 }
 

@@ -16,15 +16,31 @@
 // encoding); CALL/BRX/JMX/RET targets are register pairs.
 //
 // Edge cases, each checked against nvdisasm (-lrm count for the counts, -lrm narrow for the sets):
-//  * A guarded definition (`@P0 MOV R2, ...`, any guard but @PT) does not kill: the old value may
-//    survive, so a register written only under a guard is live from the function's entry.
+//  * Guarded definitions, as nvdisasm -lrm treats them (read off -lrm narrow on tests/data/regmodel):
+//    - under a uniform guard (`@UP0`, `@!UP3`) a definition is a full one: it ends the liveness
+//      of what it writes, like an unguarded one (`@!UP0 ULDC UR8` ... `@!UP0 UIADD3 ..., UR8`
+//      leaves UR8 dead above the ULDC);
+//    - under a per-thread guard (`@P0`, `@!P2`; not @PT) the old value may survive, so walking a
+//      region backwards a guarded definition does not end liveness (`@!P0 S2R R3` ... `@!P0 LEA
+//      ..., R3` keeps R3 live above the S2R, up to the entry when nothing else writes it);
+//    - regions: a region starts at the entry and at every block reached other than by the
+//      fall-through of the block before it (a label); conditional branches, guarded EXITs and
+//      calls inside it are side exits. What a region passes to its predecessors is what its own
+//      reads need from above (through per-thread-guarded definitions) plus what each exit needs,
+//      less everything written, guarded or not, between the region's start and that exit. A value
+//      that is needed only below a guarded write is therefore live down to the write inside the
+//      region but not in the region's predecessors: `@!P1 QMMA R20, ...` followed by `@!P1 BRA`
+//      does not make R20..R23 live from the entry, nor does a slow path's `@!P0 IMAD.MOV.U32 R8`
+//      make R8 live across the CALL that reaches it.
 //  * EXIT reads R1, the stack pointer: it stays live to every exit once written.
 //  * A block from which no EXIT or RET is reachable (an endless loop, the `BRA` to itself after the
 //    last EXIT) has R1 live at its end, as if it left the function.
 //  * CALL does not follow the callee: it reads R0, R1 and its register operands (the 64-bit
 //    target of CALL.ABS), and writes the caller-saved registers of the calling convention:
 //    R0, R3..R15 and, above R31, R32..R35, R40..R43, ... (every other block of four), up to the
-//    highest R the function names; every P up to the highest index named in the module; UR4..UR35
+//    highest R the function names rounded up to the end of its block of four (R13 → R15, R11 →
+//    R11: nvdisasm clobbers R14 and R15 in a function whose highest register is R13, and nothing
+//    above R11 in one whose highest is R11); every P up to the highest index named in the module; UR4..UR35
 //    up to the module's highest UR; every UP up to the module's highest UP. A guarded CALL kills
 //    nothing (as any guarded write). A CALL to a plain `.L` label (sm_8x loop exits, which the CFG
 //    draws as a jump) is treated the same way and only falls through here.
@@ -35,18 +51,24 @@
 //  * Instructions that nothing reaches (the NOP padding) are computed like any other; nvdisasm
 //    prints no count for them.
 //
-// Known differences from nvdisasm (found on kernels outside the golden set; see the report in
-// docs/PERFORMANCE.md "Liveness"):
+// Known differences from nvdisasm. Those of the register-model corpus (tests/data/regmodel, sm_80,
+// sm_90a, sm_100a, sm_120a; tests/core/test_register_oracle.cpp compares reads, writes and live
+// sets per register class on every row, recognises each of these and fails on any other):
+//  * deliberate: LDGSTS's zero-fill predicate (`LDGSTS.E.BYPASS.128 [R9], [R4.64], P0`): nvdisasm
+//    marks it written as well as read (`x`); the instruction only reads it (it selects whether the
+//    source is read or zeros are stored), so here it is read only and no dependency arrow starts
+//    at an LDGSTS for it. Only the written column differs: the live sets agree.
+// Found on kernels outside the golden set and the corpus (see docs/PERFORMANCE.md "Liveness"):
 //  * deliberate: P2R reads the predicates of its mask (`P2R R0, PR, RZ, 0x1` reads P0, as its
 //    dependency arrow shows); nvdisasm ignores the PR operand, so it counts one predicate less
 //    between the predicate's definition and the P2R;
 //  * sm_8x loops that contain calls and are left through a guarded `CALL.REL.NOINC` to a `.L`
 //    label: nvdisasm's counts inside them are not reproduced (up to half the rows of such a loop);
-//  * a few rows inside the math library's slow paths where nvdisasm drops a register along one
-//    branch edge after guarded writes (0.2 % of the rows of such functions; not explained);
-//  * sm_120 only: nvdisasm's CALL also clobbers the two registers above the highest one named.
+// (An earlier list also had "a few rows inside the math library's slow paths where nvdisasm drops
+// a register along one branch edge after guarded writes"; the region rule above explains that
+// pattern on the corpus, but those kernels have not been compared again.)
 //
-// Cost: one pass to build block summaries, a fixed point over blocks (six 64-bit words per set),
+// Cost: one pass to build region summaries, a fixed point over regions (six 64-bit words per set),
 // one backward pass over the instructions; no allocation per instruction.
 
 #include "core/model.h"
@@ -93,5 +115,15 @@ struct LiveSet {
 // instruction (one entry per instruction index), for tooltips and tests; `function` is not changed.
 std::vector<LiveSet> liveRegisters(const SassFunction& function, const Cfg& cfg,
                                    const RegisterLimits& limits = {});
+
+// Per instruction: what is counted there (`live`), what it reads and what it writes in the
+// model the counts are built on, implicit effects included (the calling convention of CALL and
+// RET, EXIT's stack pointer). nvdisasm -lrm narrow prints the same three things per row
+// (`v` read, `^` written, `x` both, `:` live through); tests/core/test_register_oracle.cpp
+// compares them register by register.
+struct RegisterRow {
+    LiveSet live, read, written;
+};
+std::vector<RegisterRow> registerRows(const SassFunction& function, const Cfg& cfg, const RegisterLimits& limits = {});
 
 } // namespace lowerscope

@@ -129,6 +129,7 @@ void to_json(json& j, const SassInstruction& i) {
              {"defs", std::move(defs)},
              {"uses", std::move(uses)},
              {"branch_target", i.branchTarget ? json(*i.branchTarget) : json(nullptr)}};
+    if (i.widthGuessed) j["width_guessed"] = true; // operand widths not from the table (defuse.h)
 }
 
 void to_json(json& j, const SassFunction& f) {
