@@ -155,6 +155,30 @@ CuptiFailure classifyCuptiError(CUptiResult r) {
     }
 }
 
+CuptiFailure cuptiCallFailure(const Cupti& c, CUptiResult r, const char* call, std::string& detail) {
+    detail = std::string(call) + ": " + cuptiErrorName(c, r);
+    const CuptiFailure f = classifyCuptiError(r);
+    return f == CuptiFailure::None ? CuptiFailure::Other : f;
+}
+
+ProfilerSupport initializeProfiler(const Cupti& c, CUdevice device, int api) {
+    ProfilerSupport s;
+    auto init = cuptiParams<CUpti_Profiler_Initialize_Params>();
+    if (CUptiResult r = c.cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS) {
+        s.result = r;
+        s.failedCall = "cuptiProfilerInitialize";
+        return s;
+    }
+    s.params = cuptiParams<CUpti_Profiler_DeviceSupported_Params>();
+    s.params.cuDevice = device;
+    s.params.api = api;
+    if (CUptiResult r = c.cuptiProfilerDeviceSupported(&s.params); r != CUPTI_SUCCESS) {
+        s.result = r;
+        s.failedCall = "cuptiProfilerDeviceSupported";
+    }
+    return s;
+}
+
 RunErrorKind cuptiFailureKind(CuptiFailure f) {
     switch (f) {
     case CuptiFailure::Missing:

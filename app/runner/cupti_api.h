@@ -668,6 +668,19 @@ CuptiLoad loadCupti(Cupti& c);
 std::string cuptiErrorName(const Cupti& c, CUptiResult r);
 // The class of a CUPTI error code.
 CuptiFailure classifyCuptiError(CUptiResult r);
+// A failed CUPTI call as the profilers report it: `detail` becomes "<call>: <CUPTI's name for r>";
+// returns the class of `r`, Other where it has none.
+CuptiFailure cuptiCallFailure(const Cupti& c, CUptiResult r, const char* call, std::string& detail);
+
+// The first step of every profiler (range profiler, SASS metrics, PC sampling):
+// cuptiProfilerInitialize, then cuptiProfilerDeviceSupported for `api` (CUPTI_PROFILER_*) on `device`.
+struct ProfilerSupport {
+    CUptiResult result = CUPTI_SUCCESS; // of the call that failed, else CUPTI_SUCCESS
+    const char* failedCall = "";        // its name ("cuptiProfilerInitialize", ...)
+    CUpti_Profiler_DeviceSupported_Params params{}; // when both passed: what the device says
+                                                    // (isSupported, and why not)
+};
+ProfilerSupport initializeProfiler(const Cupti& c, CUdevice device, int api);
 // A message for the user: what failed (`what`, e.g. "kernel metrics"), why, and what to do.
 // For InsufficientPrivileges it names the driver setting NVreg_RestrictProfilingToAdminUsers and
 // says that timing still works.

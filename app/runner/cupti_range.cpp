@@ -10,21 +10,15 @@ RangeProfiler::~RangeProfiler() {
 }
 
 CuptiFailure RangeProfiler::fail(CUptiResult r, const char* call, std::string& detail) {
-    detail = std::string(call) + ": " + cuptiErrorName(m_cupti, r);
-    return classifyCuptiError(r) == CuptiFailure::None ? CuptiFailure::Other : classifyCuptiError(r);
+    return cuptiCallFailure(m_cupti, r, call, detail);
 }
 
 CuptiFailure RangeProfiler::open(std::string& detail) {
-    auto init = cuptiParams<CUpti_Profiler_Initialize_Params>();
-    if (CUptiResult r = m_cupti.cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS) {
-        return fail(r, "cuptiProfilerInitialize", detail);
+    const ProfilerSupport support = initializeProfiler(m_cupti, m_device, CUPTI_PROFILER_RANGE_PROFILING);
+    if (support.result != CUPTI_SUCCESS) {
+        return fail(support.result, support.failedCall, detail);
     }
-    auto supported = cuptiParams<CUpti_Profiler_DeviceSupported_Params>();
-    supported.cuDevice = m_device;
-    supported.api = CUPTI_PROFILER_RANGE_PROFILING;
-    if (CUptiResult r = m_cupti.cuptiProfilerDeviceSupported(&supported); r != CUPTI_SUCCESS) {
-        return fail(r, "cuptiProfilerDeviceSupported", detail);
-    }
+    const CUpti_Profiler_DeviceSupported_Params& supported = support.params;
     if (supported.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
         detail = "cuptiProfilerDeviceSupported: architecture " + std::to_string(supported.architecture) +
                  ", vGPU " + std::to_string(supported.vGpu) + ", confidential compute " +

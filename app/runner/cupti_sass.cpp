@@ -12,22 +12,15 @@ SassCounters::~SassCounters() {
 CuptiFailure SassCounters::begin(const std::vector<std::string>& metrics, std::vector<std::string>& unknown,
                                  std::string& detail) {
     auto fail = [&](CUptiResult r, const char* call) {
-        detail = std::string(call) + ": " + cuptiErrorName(m_cupti, r);
+        const CuptiFailure f = cuptiCallFailure(m_cupti, r, call, detail);
         end();
-        CuptiFailure f = classifyCuptiError(r);
-        return f == CuptiFailure::None ? CuptiFailure::Other : f;
+        return f;
     };
-    auto init = cuptiParams<CUpti_Profiler_Initialize_Params>();
-    if (CUptiResult r = m_cupti.cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS) {
-        return fail(r, "cuptiProfilerInitialize");
+    const ProfilerSupport support = initializeProfiler(m_cupti, m_device, CUPTI_PROFILER_SASS_METRICS);
+    if (support.result != CUPTI_SUCCESS) {
+        return fail(support.result, support.failedCall);
     }
-    auto supported = cuptiParams<CUpti_Profiler_DeviceSupported_Params>();
-    supported.cuDevice = m_device;
-    supported.api = CUPTI_PROFILER_SASS_METRICS;
-    if (CUptiResult r = m_cupti.cuptiProfilerDeviceSupported(&supported); r != CUPTI_SUCCESS) {
-        return fail(r, "cuptiProfilerDeviceSupported");
-    }
-    if (supported.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+    if (support.params.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
         detail = "cuptiProfilerDeviceSupported(SASS metrics) says no";
         return CuptiFailure::UnsupportedGpu;
     }
