@@ -65,6 +65,11 @@ void addInputFlags(CLI::App& cmd, InputFlags& f) {
         ->type_name("NAME");
 }
 
+void addProjectBaseFlag(CLI::App& cmd, std::string& project) {
+    cmd.add_option("--project", project, "compile_commands.json (or its folder): the base of --a and --b")
+        ->type_name("PATH");
+}
+
 BuildOptions overlayGivenFlags(const CLI::App& cmd, const BuildOptions& base, const BuildOptions& given,
                                std::set<std::string>* givenKeys) {
     BuildOptions o = base;

@@ -36,6 +36,10 @@ struct InputFlags {
 };
 void addInputFlags(CLI::App& cmd, InputFlags& flags);
 
+// --project on the commands that build two sides from option strings (diff, compare): the
+// database (compile_commands.json or its folder) is the base of --a and --b.
+void addProjectBaseFlag(CLI::App& cmd, std::string& project);
+
 // `base` with every build flag the user gave on `cmd` applied: scalars replace, repeatable flags
 // (-D, -I, --nvcc-flag, --ptxas-flag) add to base's lists. `givenKeys` receives the BuildOptions
 // JSON keys of the flags given ("arch", "defines", ...).

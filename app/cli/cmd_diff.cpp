@@ -157,8 +157,7 @@ void registerDiffCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--b", args->optsB, "build options of B, e.g. \"--arch sm_90\"")->type_name("OPTS");
     cmd->add_option("--member-a", args->memberA, "A's embedded cubin/PTX (binaries) or kernel (Triton cache)");
     cmd->add_option("--member-b", args->memberB, "B's embedded cubin/PTX (binaries) or kernel (Triton cache)");
-    cmd->add_option("--project", args->project, "compile_commands.json (or its folder): the base of --a and --b")
-        ->type_name("PATH");
+    addProjectBaseFlag(*cmd, args->project);
     cmd->add_option("--kernel", args->kernel, "only this kernel (mangled, demangled or bare name)")->type_name("NAME");
     cmd->add_flag("--opcodes", args->opcodesOnly, "compare opcodes only (ignore operands)");
     cmd->add_option("--json", args->jsonOut, "write the lowerscope.diff/1 document to OUT ('-' = stdout)")

@@ -450,12 +450,7 @@ void registerExperimentCommand(CLI::App& app, int& exitCode) {
         "the session and report are made from a compare document saved earlier (no GPU needed).\n"
         "Exit: 0 recorded, 1 build error or kernel fault/timeout, 2 usage error, missing tool or no GPU.");
     CompareArgs& c = args->compare;
-    cmd->add_option("file", c.file, "CUDA source file (A)")->type_name("FILE.cu");
-    cmd->add_option("file_b", c.fileB, "CUDA source file for B (default: the same file)")->type_name("FILE_B.cu");
-    cmd->add_option("--file-b", c.fileB, "CUDA source file for B")->type_name("FILE.cu");
-    cmd->add_option("--a", c.optsA, "build options of A, e.g. \"--arch sm_90 -O3\"")->type_name("OPTS");
-    cmd->add_option("--b", c.optsB, "build options of B, e.g. \"--fast-math\"")->type_name("OPTS");
-    cmd->add_option("--kernel-b", c.kernelB, "kernel of B (default: the same as A)")->type_name("NAME");
+    addCompareSideFlags(*cmd, c, false);
     addLaunchFlagsTo(*cmd, c.launch, true);
     cmd->add_option("--out,-o", args->out, "write OUT.lowerscope and OUT.md")->required()->type_name("OUT");
     cmd->add_option("--from-json", args->fromJson, "make the session and report from this compare document "

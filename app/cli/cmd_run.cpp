@@ -576,6 +576,19 @@ void addLaunchSpecFlags(CLI::App& cmd, LaunchArgs& a) {
         ->type_name("SPEC");
 }
 
+void addCompareSideFlags(CLI::App& cmd, CompareArgs& c, bool fileRequired) {
+    CLI::Option* file = cmd.add_option("file", c.file, "CUDA source file (A)");
+    if (fileRequired) {
+        file->required();
+    }
+    file->type_name("FILE.cu");
+    cmd.add_option("file_b", c.fileB, "CUDA source file for B (default: the same file)")->type_name("FILE_B.cu");
+    cmd.add_option("--file-b", c.fileB, "CUDA source file for B")->type_name("FILE.cu");
+    cmd.add_option("--a", c.optsA, "build options of A, e.g. \"--arch sm_90 -O3\"")->type_name("OPTS");
+    cmd.add_option("--b", c.optsB, "build options of B, e.g. \"--fast-math\"")->type_name("OPTS");
+    cmd.add_option("--kernel-b", c.kernelB, "kernel of B (default: the same as A)")->type_name("NAME");
+}
+
 void addRunnerFlag(CLI::App& cmd, LaunchArgs& a) {
     cmd.add_option("--runner", a.runner,
                    "command line that starts the runner, e.g. 'ssh gpu1 lowerscope-runner' (default: "
@@ -612,14 +625,8 @@ void registerRunCommands(CLI::App& app, int& exitCode) {
                    "95% interval, whether the difference is significant, and whether the outputs agree.\n"
                    "Exit: 0 compared, 1 build error or kernel fault/timeout, 2 usage error, missing tool, no GPU or a runner "
                    "that broke the protocol.");
-    cmp->add_option("file", cmpArgs->file, "CUDA source file (A)")->required()->type_name("FILE.cu");
-    cmp->add_option("file_b", cmpArgs->fileB, "CUDA source file for B (default: the same file)")->type_name("FILE_B.cu");
-    cmp->add_option("--file-b", cmpArgs->fileB, "CUDA source file for B")->type_name("FILE.cu");
-    cmp->add_option("--a", cmpArgs->optsA, "build options of A, e.g. \"--arch sm_90 -O3\"")->type_name("OPTS");
-    cmp->add_option("--b", cmpArgs->optsB, "build options of B, e.g. \"--fast-math\"")->type_name("OPTS");
-    cmp->add_option("--kernel-b", cmpArgs->kernelB, "kernel of B (default: the same as A)")->type_name("NAME");
-    cmp->add_option("--project", cmpArgs->project, "compile_commands.json (or its folder): the base of --a and --b")
-        ->type_name("PATH");
+    addCompareSideFlags(*cmp, *cmpArgs, true);
+    addProjectBaseFlag(*cmp, cmpArgs->project);
     addLaunchFlags(*cmp, cmpArgs->launch, true);
     cmp->callback([cmpArgs, &exitCode] { exitCode = runCompare(*cmpArgs); });
 

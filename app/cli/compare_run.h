@@ -125,6 +125,9 @@ void printCompareSummary(const nlohmann::json& compareDoc);
 void addLaunchFlagsTo(CLI::App& cmd, LaunchArgs& args, bool compare);
 // The launch alone: --kernel, --grid, --block, --shared, --arg (also used by profile).
 void addLaunchSpecFlags(CLI::App& cmd, LaunchArgs& args);
+// The two sides of compare and experiment: FILE (required when `fileRequired`; experiment
+// --from-json needs none), FILE_B, --file-b, --a, --b, --kernel-b.
+void addCompareSideFlags(CLI::App& cmd, CompareArgs& args, bool fileRequired);
 // --runner: the command line that starts the runner.
 void addRunnerFlag(CLI::App& cmd, LaunchArgs& args);
 
