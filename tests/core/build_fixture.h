@@ -1,6 +1,7 @@
 #pragma once
-// Shared helpers of the build tests: the real toolchain (discovered once, never writing the user's
-// cache), a scratch folder, tool runs that make test inputs.
+// The shared preamble of the core tests: the real toolchain (discovered once, never writing the
+// user's cache) and the skips without it, a scratch folder, the built CLI run hermetically, tool
+// runs that make test inputs.
 
 #include "core/build/build.h"
 #include "core/build/process.h"
@@ -10,8 +11,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <string>
 #include <unistd.h>
+#include <vector>
 
 namespace lowerscope::test {
 
@@ -31,11 +35,21 @@ inline const Toolchain& realToolchain() {
             GTEST_SKIP() << "nvcc, ptxas or nvdisasm not found (run scripts/bootstrap)";                         \
     } while (0)
 
-// A scratch directory removed at scope exit.
+// nvcc and nvdisasm, what most tests that build a kernel need (skip without them).
+inline bool nvccAndNvdisasmFound() {
+    return realToolchain().nvcc.found() && realToolchain().nvdisasm.found();
+}
+#define REQUIRE_NVCC_AND_NVDISASM()                                                                              \
+    do {                                                                                                         \
+        if (!::lowerscope::test::nvccAndNvdisasmFound())                                                         \
+            GTEST_SKIP() << "nvcc or nvdisasm not found (run scripts/bootstrap)";                                \
+    } while (0)
+
+// A scratch directory (TMPDIR/<prefix>-XXXXXX) removed at scope exit.
 struct ScratchDir {
     std::filesystem::path dir;
-    ScratchDir() {
-        std::string tmpl = (std::filesystem::temp_directory_path() / "lowerscope-test-XXXXXX").string();
+    explicit ScratchDir(const std::string& prefix = "lowerscope-test") {
+        std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
         dir = ::mkdtemp(tmpl.data());
     }
     ~ScratchDir() {
@@ -52,6 +66,21 @@ struct ScratchDir {
         return p.string();
     }
 };
+
+#ifdef LOWERSCOPE_CLI
+// Runs the built lowerscope-cli (tests whose target defines LOWERSCOPE_CLI) with `args`, hermetic:
+// its default cache (and its tool-version memo) goes to a scratch folder of this test process.
+inline ProcessResult runCli(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+    static ScratchDir defaultCache("lowerscope-cli-test");
+    env.emplace("LOWERSCOPE_CACHE_DIR", defaultCache.dir.string());
+    ProcessSpec spec;
+    spec.argv = {LOWERSCOPE_CLI};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    spec.env = std::move(env);
+    spec.timeout = std::chrono::seconds(300);
+    return runProcess(spec);
+}
+#endif
 
 inline BuildControl uncached() {
     BuildControl c;

@@ -6,6 +6,7 @@
 #include "core/experiment/experiment_session.h"
 #include "core/run/measurement.h"
 #include "core/build/toolchain.h"
+#include "tests/core/build_fixture.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -15,21 +16,10 @@
 #include <sstream>
 
 using namespace lowerscope;
+using namespace lowerscope::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Scratch {
-    fs::path dir;
-    Scratch() {
-        std::string tmpl = (fs::temp_directory_path() / "lowerscope-experiment-test-XXXXXX").string();
-        dir = ::mkdtemp(tmpl.data());
-    }
-    ~Scratch() {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-    }
-};
 
 // Runs the CLI in the source tree: the documents name their kernels relative to it.
 ProcessResult cli(std::vector<std::string> args, const fs::path& cache) {
@@ -54,7 +44,7 @@ fs::path data(const char* name) { return fs::path(LOWERSCOPE_SOURCE_DIR) / "test
 } // namespace
 
 TEST(Experiment, FromJsonWritesSessionAndReport) {
-    Scratch s;
+    ScratchDir s;
     const std::string out = (s.dir / "ffma").string();
     ProcessResult r = cli({"experiment", "--from-json", data("compare.json").string(), "--out", out, "--no-diff",
                            "--hypothesis", "independent chains hide the FFMA latency"},
@@ -89,7 +79,7 @@ TEST(Experiment, FromJsonWritesSessionAndReport) {
 
 TEST(Experiment, FromJsonWithSassDiff) {
     if (!discoverToolchain().nvcc.found() || !discoverToolchain().nvdisasm.found()) GTEST_SKIP() << "no nvcc/nvdisasm";
-    Scratch s;
+    ScratchDir s;
     const std::string out = (s.dir / "fm").string();
     ProcessResult r = cli({"experiment", "--from-json", data("fast_math.compare.json").string(), "--out", out},
                           s.dir / "cache");
@@ -107,7 +97,7 @@ TEST(Experiment, FromJsonWithSassDiff) {
 }
 
 TEST(Experiment, BadInputIsAUsageError) {
-    Scratch s;
+    ScratchDir s;
     const fs::path bad = s.dir / "run.json";
     std::ofstream(bad) << R"({"schema": "lowerscope.run/1"})";
     ProcessResult r = cli({"experiment", "--from-json", bad.string(), "--out", (s.dir / "x").string()}, s.dir / "cache");

@@ -8,6 +8,7 @@
 #include "core/build/toolchain.h"
 #include "core/parse/diagnostics.h"
 #include "core/parse/tool_output.h"
+#include "tests/core/build_fixture.h"
 
 #include <gtest/gtest.h>
 
@@ -20,6 +21,7 @@
 #include <thread>
 
 using namespace lowerscope;
+using namespace lowerscope::test;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
@@ -32,48 +34,12 @@ DiscoveryOptions noMemo() {
     return o;
 }
 
-const Toolchain& toolchain() {
-    static Toolchain tc = discoverToolchain(noMemo());
-    return tc;
-}
-
-#define REQUIRE_TOOLS()                                                                                          \
-    do {                                                                                                         \
-        if (!toolchain().nvcc.found() || !toolchain().nvdisasm.found())                                          \
-            GTEST_SKIP() << "nvcc or nvdisasm not found (run scripts/bootstrap)";                                \
-    } while (0)
-
-// A scratch directory removed at scope exit.
-struct Scratch {
-    fs::path dir;
-    Scratch() {
-        std::string tmpl = (fs::temp_directory_path() / "lowerscope-test-XXXXXX").string();
-        dir = ::mkdtemp(tmpl.data());
-    }
-    ~Scratch() {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-    }
-    std::string write(const std::string& name, const std::string& text) const {
-        fs::path p = dir / name;
-        fs::create_directories(p.parent_path());
-        std::ofstream(p) << text;
-        return p.string();
-    }
-};
-
 std::vector<std::string> exampleKernels() {
     std::vector<std::string> files;
     for (const auto& e : fs::directory_iterator(fs::path(LOWERSCOPE_SOURCE_DIR) / "kernels"))
         if (e.path().extension() == ".cu") files.push_back(e.path().string());
     std::sort(files.begin(), files.end());
     return files;
-}
-
-BuildControl noCache() {
-    BuildControl c;
-    c.useCache = false;
-    return c;
 }
 
 // Number of `.entry` kernels in the module PTX, counted independently of ptxEntries().
@@ -142,7 +108,7 @@ void checkArtifacts(const BuildResult& r, const std::string& what) {
     for (const char* stage : {"compile", "disassemble", "parse", "total"}) EXPECT_TRUE(r.timingsMs.count(stage)) << stage;
 }
 
-std::string cubinToFile(const BuildResult& r, const Scratch& s, const std::string& name) {
+std::string cubinToFile(const BuildResult& r, const ScratchDir& s, const std::string& name) {
     fs::path p = s.dir / name;
     std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(r.cubin.data()), r.cubin.size());
     return p.string();
@@ -153,7 +119,7 @@ std::string cubinToFile(const BuildResult& r, const Scratch& s, const std::strin
 // ------------------------------------------------------------------------------ real toolchain
 
 TEST(Toolchain, DiscoversToolsVersionsAndArchs) {
-    const Toolchain& tc = toolchain();
+    const Toolchain& tc = realToolchain();
     if (!tc.nvcc.found()) GTEST_SKIP() << "no nvcc";
     EXPECT_TRUE(fs::path(tc.nvcc.path).is_absolute());
     EXPECT_TRUE(std::regex_match(tc.nvcc.version, std::regex(R"(\d+\.\d+\.\d+)"))) << tc.nvcc.version;
@@ -164,9 +130,9 @@ TEST(Toolchain, DiscoversToolsVersionsAndArchs) {
 }
 
 TEST(Toolchain, ExplicitEnvironmentWinsAndAMissingPathIsReported) {
-    if (!toolchain().nvcc.found()) GTEST_SKIP() << "no nvcc";
+    if (!realToolchain().nvcc.found()) GTEST_SKIP() << "no nvcc";
     ::setenv("LOWERSCOPE_NVDISASM", "/nonexistent/bin/nvdisasm", 1);
-    ::setenv("LOWERSCOPE_CUOBJDUMP", toolchain().nvcc.path.c_str(), 1); // any executable will do
+    ::setenv("LOWERSCOPE_CUOBJDUMP", realToolchain().nvcc.path.c_str(), 1); // any executable will do
     DiscoveryOptions opts = noMemo();
     opts.queryArchs = false;
     opts.queryVersions = false;
@@ -175,7 +141,7 @@ TEST(Toolchain, ExplicitEnvironmentWinsAndAMissingPathIsReported) {
     ::unsetenv("LOWERSCOPE_CUOBJDUMP");
     EXPECT_FALSE(tc.nvdisasm.found());
     EXPECT_EQ(tc.nvdisasm.origin, "env");
-    EXPECT_EQ(tc.cuobjdump.path, toolchain().nvcc.path);
+    EXPECT_EQ(tc.cuobjdump.path, realToolchain().nvcc.path);
     EXPECT_EQ(tc.cuobjdump.origin, "env");
     auto problems = tc.problems();
     ASSERT_EQ(problems.size(), 1u);
@@ -187,7 +153,7 @@ TEST(Toolchain, ExplicitEnvironmentWinsAndAMissingPathIsReported) {
 }
 
 TEST(Toolchain, ProjectToolsDirComesBeforeTheToolkit) {
-    Scratch s;
+    ScratchDir s;
     std::string fake = s.write("bin/cuobjdump", "#!/bin/sh\necho 'Cuda compilation tools, release 99.1, V99.1.7'\n");
     fs::permissions(fake, fs::perms::owner_all);
     DiscoveryOptions opts = noMemo();
@@ -200,7 +166,7 @@ TEST(Toolchain, ProjectToolsDirComesBeforeTheToolkit) {
 }
 
 TEST(Toolchain, RememberedAnswersAreUsedUntilTheBinaryChanges) {
-    Scratch s;
+    ScratchDir s;
     std::string fake = s.write("bin/nvcc", "#!/bin/sh\n"
                                            "case \"$1\" in --version) echo 'Cuda compilation tools, release 42.0, V42.0.1';;\n"
                                            "--list-gpu-code) echo sm_80 sm_90;; esac\n");
@@ -248,15 +214,15 @@ TEST(Toolchain, OlderDisassemblerThanNvccIsAProblem) {
 }
 
 TEST(Build, EveryExampleKernelForSm80AndSm90) {
-    REQUIRE_TOOLS();
-    Scratch s;
+    REQUIRE_NVCC_AND_NVDISASM();
+    ScratchDir s;
     auto files = exampleKernels();
     ASSERT_GE(files.size(), 6u);
     for (const auto& file : files) {
         for (const char* arch : {"sm_80", "sm_90"}) {
             BuildOptions o;
             o.arch = arch;
-            BuildResult r = buildFile(toolchain(), file, o, noCache());
+            BuildResult r = buildFile(realToolchain(), file, o, uncached());
             std::string what = fs::path(file).filename().string() + " " + arch;
             checkArtifacts(r, what);
             EXPECT_NE(r.ptx.find(std::string(".target ") + arch), std::string::npos) << what;
@@ -265,7 +231,7 @@ TEST(Build, EveryExampleKernelForSm80AndSm90) {
             // The pipeline derives the `-gi` text from the `-gi -gp` run; check it against a real
             // `nvdisasm -c -hex -gi` of the same cubin, function by function.
             ProcessSpec gi;
-            gi.argv = {toolchain().nvdisasm.path, "-c", "-hex", "-gi", cubinToFile(r, s, "k.cubin")};
+            gi.argv = {realToolchain().nvdisasm.path, "-c", "-hex", "-gi", cubinToFile(r, s, "k.cubin")};
             ProcessResult pr = runProcess(gi);
             ASSERT_TRUE(pr.ok()) << pr.describe() << pr.stderrText;
             auto real = splitNvdisasmFunctions(pr.stdoutText);
@@ -278,11 +244,11 @@ TEST(Build, EveryExampleKernelForSm80AndSm90) {
 }
 
 TEST(Build, Sm100AndOptionsChangeTheCode) {
-    REQUIRE_TOOLS();
+    REQUIRE_NVCC_AND_NVDISASM();
     std::string file = std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/reduction.cu";
     BuildOptions o;
     o.arch = "sm_100";
-    BuildResult r = buildFile(toolchain(), file, o, noCache());
+    BuildResult r = buildFile(realToolchain(), file, o, uncached());
     checkArtifacts(r, "reduction sm_100");
     EXPECT_NE(r.ptx.find(".target sm_100"), std::string::npos);
     EXPECT_NE(r.commands[0].stderrText.find("for 'sm_100'"), std::string::npos); // ptxas -v
@@ -291,7 +257,7 @@ TEST(Build, Sm100AndOptionsChangeTheCode) {
     std::string sgemm = std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/sgemm_tiled.cu";
     BuildOptions capped;
     capped.maxRegCount = 24;
-    BuildResult rc = buildFile(toolchain(), sgemm, capped, noCache());
+    BuildResult rc = buildFile(realToolchain(), sgemm, capped, uncached());
     ASSERT_TRUE(rc.ok) << rc.error;
     EXPECT_LE(rc.kernels[0].resources.registers, 24);
     EXPECT_NE(rc.commands[0].argv.end(),
@@ -299,17 +265,17 @@ TEST(Build, Sm100AndOptionsChangeTheCode) {
 }
 
 TEST(Build, KeptPtxEqualsNvccPtxAndPtxLineNumbersMatchIt) {
-    REQUIRE_TOOLS();
+    REQUIRE_NVCC_AND_NVDISASM();
     for (const char* name : {"sgemm_tiled.cu", "reduction.cu"}) {
         std::string file = std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/" + name;
         BuildOptions o;
-        BuildResult r = buildFile(toolchain(), file, o, noCache());
+        BuildResult r = buildFile(realToolchain(), file, o, uncached());
         ASSERT_TRUE(r.ok) << r.error;
 
         // The PTX kept from the cubin build is what `nvcc -ptx` with the same options prints.
-        Scratch s;
+        ScratchDir s;
         ProcessSpec ptx;
-        ptx.argv = {toolchain().nvcc.path};
+        ptx.argv = {realToolchain().nvcc.path};
         for (auto& a : toNvccArgs(o)) ptx.argv.push_back(a);
         ptx.argv.insert(ptx.argv.end(), {"-ptx", "-o", (s.dir / "k.ptx").string(), file});
         ProcessResult pr = runProcess(ptx);
@@ -348,8 +314,8 @@ TEST(Build, KeptPtxEqualsNvccPtxAndPtxLineNumbersMatchIt) {
 }
 
 TEST(Build, SyntaxErrorGivesCompileErrorWithLineAndColumn) {
-    REQUIRE_TOOLS();
-    Scratch s;
+    REQUIRE_NVCC_AND_NVDISASM();
+    ScratchDir s;
     std::string file = s.write("bad.cu", "#include <cstdint>\n"
                                          "\n"
                                          "__global__ void k(float* y)\n"
@@ -357,7 +323,7 @@ TEST(Build, SyntaxErrorGivesCompileErrorWithLineAndColumn) {
                                          "    int unused;\n"
                                          "    y[0] = foo + 1;\n"
                                          "}\n");
-    BuildResult r = buildFile(toolchain(), file, BuildOptions{}, noCache());
+    BuildResult r = buildFile(realToolchain(), file, BuildOptions{}, uncached());
     EXPECT_FALSE(r.ok);
     EXPECT_TRUE(r.compileError);
     EXPECT_FALSE(r.setupError);
@@ -378,13 +344,13 @@ TEST(Build, SyntaxErrorGivesCompileErrorWithLineAndColumn) {
 }
 
 TEST(Build, PtxasErrorPointsAtThePtxLine) {
-    REQUIRE_TOOLS();
-    Scratch s;
+    REQUIRE_NVCC_AND_NVDISASM();
+    ScratchDir s;
     std::string file = s.write("asm.cu", "__global__ void k(float* y)\n"
                                          "{\n"
                                          "    asm volatile(\"bogus.instr.f32 %0, %0;\" : \"+f\"(y[0]));\n"
                                          "}\n");
-    BuildResult r = buildFile(toolchain(), file, BuildOptions{}, noCache());
+    BuildResult r = buildFile(realToolchain(), file, BuildOptions{}, uncached());
     EXPECT_TRUE(r.compileError);
     ASSERT_FALSE(r.diagnostics.empty());
     const Diagnostic& d = r.diagnostics[0];
@@ -397,41 +363,41 @@ TEST(Build, PtxasErrorPointsAtThePtxLine) {
 }
 
 TEST(Build, MissingToolOrBadInputIsASetupError) {
-    Toolchain tc = toolchain();
+    Toolchain tc = realToolchain();
     tc.nvdisasm = ToolInfo{"nvdisasm", "", "", "", "searched nowhere"};
-    BuildResult r = buildFile(tc, std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/saxpy.cu", BuildOptions{}, noCache());
+    BuildResult r = buildFile(tc, std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/saxpy.cu", BuildOptions{}, uncached());
     EXPECT_FALSE(r.ok);
     EXPECT_TRUE(r.setupError);
     EXPECT_NE(r.error.find("nvdisasm not found"), std::string::npos) << r.error;
     EXPECT_TRUE(r.commands.empty());
 
-    REQUIRE_TOOLS();
-    r = buildFile(toolchain(), "/nonexistent/k.cu", BuildOptions{}, noCache());
+    REQUIRE_NVCC_AND_NVDISASM();
+    r = buildFile(realToolchain(), "/nonexistent/k.cu", BuildOptions{}, uncached());
     EXPECT_TRUE(r.setupError);
     EXPECT_NE(r.error.find("/nonexistent/k.cu"), std::string::npos);
     BuildOptions bad;
     bad.arch = "sm_95"; // well-formed, not supported by this nvcc
-    r = buildFile(toolchain(), std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/saxpy.cu", bad, noCache());
+    r = buildFile(realToolchain(), std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/saxpy.cu", bad, uncached());
     EXPECT_TRUE(r.setupError);
     EXPECT_NE(r.error.find("sm_95"), std::string::npos);
 }
 
 TEST(Build, CacheHitIsIdenticalAndSkipsTheToolchain) {
-    REQUIRE_TOOLS();
-    Scratch s;
+    REQUIRE_NVCC_AND_NVDISASM();
+    ScratchDir s;
     std::string header = s.write("src/inc/params.h", "#define SCALE 2.0f\n");
     std::string file = s.write("src/k.cu", "#include \"inc/params.h\"\n"
                                            "__global__ void scale(float* y) { y[threadIdx.x] *= SCALE; }\n");
     BuildControl c;
     c.cacheDir = (s.dir / "cache").string();
-    BuildResult first = buildFile(toolchain(), file, BuildOptions{}, c);
+    BuildResult first = buildFile(realToolchain(), file, BuildOptions{}, c);
     ASSERT_TRUE(first.ok) << first.error;
     EXPECT_FALSE(first.cacheHit);
     EXPECT_EQ(first.cacheKey.size(), 32u);
     EXPECT_TRUE(fs::exists(BuildCache(c.cacheDir).entryPath(first.cacheKey)));
 
     // A toolchain that cannot run anything: a hit must not need it.
-    Toolchain broken = toolchain();
+    Toolchain broken = realToolchain();
     broken.nvcc.path = "/nonexistent/nvcc";
     broken.nvdisasm.path = "/nonexistent/nvdisasm";
     broken.cuobjdump.path = "/nonexistent/cuobjdump";
@@ -451,7 +417,7 @@ TEST(Build, CacheHitIsIdenticalAndSkipsTheToolchain) {
 
     // Changing an included local header changes the key: a miss, built by the real toolchain.
     std::ofstream(header) << "#define SCALE 3.0f\n";
-    BuildResult changed = buildFile(toolchain(), file, BuildOptions{}, c);
+    BuildResult changed = buildFile(realToolchain(), file, BuildOptions{}, c);
     ASSERT_TRUE(changed.ok);
     EXPECT_FALSE(changed.cacheHit);
     EXPECT_NE(changed.cacheKey, first.cacheKey);
@@ -459,7 +425,7 @@ TEST(Build, CacheHitIsIdenticalAndSkipsTheToolchain) {
     // Different options: a different key.
     BuildOptions fm;
     fm.fastMath = true;
-    EXPECT_NE(computeCacheKey(BuildInput{InputKind::CudaSource, file, fm}, toolchain().fingerprint()), changed.cacheKey);
+    EXPECT_NE(computeCacheKey(BuildInput{InputKind::CudaSource, file, fm}, realToolchain().fingerprint()), changed.cacheKey);
     // useCache=false neither reads nor writes.
     BuildControl off = c;
     off.useCache = false;
@@ -467,12 +433,12 @@ TEST(Build, CacheHitIsIdenticalAndSkipsTheToolchain) {
 }
 
 TEST(Build, CorruptCacheEntryIsAMiss) {
-    REQUIRE_TOOLS();
-    Scratch s;
+    REQUIRE_NVCC_AND_NVDISASM();
+    ScratchDir s;
     std::string file = s.write("k.cu", "__global__ void k(int* p) { p[threadIdx.x] = 7; }\n");
     BuildControl c;
     c.cacheDir = (s.dir / "cache").string();
-    BuildResult first = buildFile(toolchain(), file, BuildOptions{}, c);
+    BuildResult first = buildFile(realToolchain(), file, BuildOptions{}, c);
     ASSERT_TRUE(first.ok);
     BuildCache cache(c.cacheDir);
     std::string json = cache.entryPath(first.cacheKey);
@@ -483,7 +449,7 @@ TEST(Build, CorruptCacheEntryIsAMiss) {
     // Garbage JSON.
     std::ofstream(json) << "{not json";
     EXPECT_FALSE(cache.load(first.cacheKey).has_value());
-    BuildResult again = buildFile(toolchain(), file, BuildOptions{}, c);
+    BuildResult again = buildFile(realToolchain(), file, BuildOptions{}, c);
     ASSERT_TRUE(again.ok);
     EXPECT_FALSE(again.cacheHit);
     EXPECT_TRUE(cache.load(first.cacheKey).has_value()); // rewritten
@@ -494,7 +460,7 @@ TEST(Build, CorruptCacheEntryIsAMiss) {
 // A store that fails half-way (here: the file size limit, as a full disk would) leaves nothing
 // behind: no temporary, no cubin without its JSON, no entry that loads. No tools needed.
 TEST(Build, FailedCacheStoreLeavesNoPartialEntry) {
-    Scratch s;
+    ScratchDir s;
     const std::string dir = (s.dir / "cache").string();
     BuildCache cache(dir);
     BuildResult r;
@@ -531,16 +497,16 @@ TEST(Build, FailedCacheStoreLeavesNoPartialEntry) {
 }
 
 TEST(Build, CancelKillsTheRunningTool) {
-    REQUIRE_TOOLS();
+    REQUIRE_NVCC_AND_NVDISASM();
     std::atomic<bool> cancel{false};
-    BuildControl c = noCache();
+    BuildControl c = uncached();
     c.cancel = &cancel;
     std::thread t([&] {
         std::this_thread::sleep_for(100ms);
         cancel = true;
     });
     auto t0 = std::chrono::steady_clock::now();
-    BuildResult r = buildFile(toolchain(), std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/gemm_epilogue.cu", BuildOptions{}, c);
+    BuildResult r = buildFile(realToolchain(), std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/gemm_epilogue.cu", BuildOptions{}, c);
     t.join();
     EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
     EXPECT_FALSE(r.ok);
@@ -549,10 +515,10 @@ TEST(Build, CancelKillsTheRunningTool) {
 }
 
 TEST(Build, TemporaryFilesAreRemoved) {
-    REQUIRE_TOOLS();
-    Scratch s;
+    REQUIRE_NVCC_AND_NVDISASM();
+    ScratchDir s;
     ::setenv("TMPDIR", s.dir.c_str(), 1);
-    BuildResult r = buildFile(toolchain(), std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/saxpy.cu", BuildOptions{}, noCache());
+    BuildResult r = buildFile(realToolchain(), std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/saxpy.cu", BuildOptions{}, uncached());
     ::unsetenv("TMPDIR");
     ASSERT_TRUE(r.ok);
     EXPECT_NE(r.commands[0].argv.back().find("saxpy.cu"), std::string::npos);
@@ -713,7 +679,7 @@ TEST(Demangle, KernelNames) {
 }
 
 TEST(Cache, LocalIncludesFollowQuotedAndIncludeDirs) {
-    Scratch s;
+    ScratchDir s;
     s.write("a/inc/x.h", "#pragma once\n#include \"y.h\"\n  #  include <z.h>\n#include <vector>\n");
     s.write("a/inc/y.h", "#include \"x.h\" // cycle\n");
     s.write("other/z.h", "// found via -I\n");
@@ -737,7 +703,7 @@ TEST(Cache, LocalIncludesFollowQuotedAndIncludeDirs) {
 }
 
 TEST(Cache, KeyDependsOnTheInputKind) {
-    Scratch s;
+    ScratchDir s;
     const std::string text = ".version 9.0\n.target sm_90\n.address_size 64\n";
     std::string a = s.write("a/k.ptx", text);
     std::string b = s.write("b/k.ptx", text);

@@ -1,6 +1,5 @@
 // End-to-end: the built lowerscope-cli `build` and `doctor` commands, their JSON and exit codes.
-#include "core/build/process.h"
-#include "core/build/toolchain.h"
+#include "tests/core/build_fixture.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -10,53 +9,21 @@
 #include <fstream>
 
 using namespace lowerscope;
+using namespace lowerscope::test;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-struct Scratch {
-    fs::path dir;
-    Scratch() {
-        std::string tmpl = (fs::temp_directory_path() / "lowerscope-cli-test-XXXXXX").string();
-        dir = ::mkdtemp(tmpl.data());
-    }
-    ~Scratch() {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-    }
-    std::string write(const std::string& name, const std::string& text) const {
-        std::ofstream(dir / name) << text;
-        return (dir / name).string();
-    }
-};
-
-ProcessResult cli(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
-    // Hermetic: the CLI's default cache (and its tool-version memo) goes to a scratch folder.
-    static Scratch defaultCache;
-    env.emplace("LOWERSCOPE_CACHE_DIR", defaultCache.dir.string());
-    ProcessSpec spec;
-    spec.argv = {LOWERSCOPE_CLI};
-    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-    spec.env = std::move(env);
-    spec.timeout = std::chrono::seconds(300);
-    return runProcess(spec);
-}
-
-bool toolsPresent() {
-    static Toolchain tc = discoverToolchain();
-    return tc.nvcc.found() && tc.nvdisasm.found();
-}
 
 std::string kernel(const char* name) { return std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/" + name; }
 
 } // namespace
 
 TEST(CliBuild, JsonDocumentAndCacheHit) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
-    Scratch s;
+    if (!nvccAndNvdisasmFound()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    ScratchDir s;
     std::string cacheDir = (s.dir / "cache").string();
-    ProcessResult r = cli({"build", kernel("reduction.cu"), "--arch", "sm_80", "--json", "-", "--cache-dir", cacheDir});
+    ProcessResult r = runCli({"build", kernel("reduction.cu"), "--arch", "sm_80", "--json", "-", "--cache-dir", cacheDir});
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
     json d = json::parse(r.stdoutText);
     EXPECT_EQ(d["schema"], "lowerscope.build/1");
@@ -98,7 +65,7 @@ TEST(CliBuild, JsonDocumentAndCacheHit) {
         for (const auto& arg : c["argv"]) EXPECT_NE(arg, "-lrm") << c.dump();
 
     // Same build again: a cache hit with the same document apart from the timings.
-    ProcessResult again = cli({"build", kernel("reduction.cu"), "--arch", "sm_80", "--json", "-", "--cache-dir", cacheDir});
+    ProcessResult again = runCli({"build", kernel("reduction.cu"), "--arch", "sm_80", "--json", "-", "--cache-dir", cacheDir});
     ASSERT_EQ(again.exitCode, 0) << again.stderrText;
     json h = json::parse(again.stdoutText);
     EXPECT_EQ(h["timings_ms"]["cache_hit"], true);
@@ -108,17 +75,17 @@ TEST(CliBuild, JsonDocumentAndCacheHit) {
     EXPECT_EQ(a, b);
 
     // --no-cache builds again.
-    ProcessResult fresh = cli({"build", kernel("reduction.cu"), "--arch", "sm_80", "--json", "-", "--cache-dir", cacheDir, "--no-cache"});
+    ProcessResult fresh = runCli({"build", kernel("reduction.cu"), "--arch", "sm_80", "--json", "-", "--cache-dir", cacheDir, "--no-cache"});
     ASSERT_EQ(fresh.exitCode, 0);
     EXPECT_EQ(json::parse(fresh.stdoutText)["timings_ms"]["cache_hit"], false);
 
     // --print reads the same cache.
-    ProcessResult res = cli({"build", kernel("reduction.cu"), "--arch", "sm_80", "--print", "resources", "--cache-dir", cacheDir});
+    ProcessResult res = runCli({"build", kernel("reduction.cu"), "--arch", "sm_80", "--print", "resources", "--cache-dir", cacheDir});
     ASSERT_EQ(res.exitCode, 0);
     EXPECT_NE(res.stdoutText.find("reduce_sum(float const*, float*, int)"), std::string::npos) << res.stdoutText;
-    ProcessResult ptx = cli({"build", kernel("reduction.cu"), "--arch", "sm_80", "--print", "ptx", "--cache-dir", cacheDir});
+    ProcessResult ptx = runCli({"build", kernel("reduction.cu"), "--arch", "sm_80", "--print", "ptx", "--cache-dir", cacheDir});
     EXPECT_EQ(ptx.stdoutText, d["ptx"].get<std::string>());
-    ProcessResult sass = cli({"build", kernel("reduction.cu"), "--arch", "sm_80", "--print", "sass", "--cache-dir", cacheDir});
+    ProcessResult sass = runCli({"build", kernel("reduction.cu"), "--arch", "sm_80", "--print", "sass", "--cache-dir", cacheDir});
     EXPECT_EQ(sass.stdoutText, d["kernels"][0]["sass"].get<std::string>());
 }
 
@@ -126,17 +93,17 @@ TEST(CliBuild, JsonDocumentAndCacheHit) {
 // used to fail the whole build. Now it builds, and inspect shows its SASS, dependencies, CFG and
 // register pressure.
 TEST(CliBuild, TwoHundredFiftyFiveRegisterKernel) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
-    Scratch s;
+    if (!nvccAndNvdisasmFound()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    ScratchDir s;
     const std::string src = std::string(LOWERSCOPE_SOURCE_DIR) + "/tests/data/src/regs255.cu";
     const std::string cache = (s.dir / "cache").string();
-    ProcessResult r = cli({"build", src, "--arch", "sm_90", "--json", "-", "--cache-dir", cache});
+    ProcessResult r = runCli({"build", src, "--arch", "sm_90", "--json", "-", "--cache-dir", cache});
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
     const json d = json::parse(r.stdoutText);
     ASSERT_EQ(d["kernels"].size(), 1u);
     EXPECT_EQ(d["kernels"][0]["resources"]["registers"], 255);
     EXPECT_NE(d["kernels"][0]["sass"].get<std::string>().find("FFMA"), std::string::npos);
-    ProcessResult i = cli({"inspect", src, "--arch", "sm_90", "--json", "-"}, {{"LOWERSCOPE_CACHE_DIR", cache}});
+    ProcessResult i = runCli({"inspect", src, "--arch", "sm_90", "--json", "-"}, {{"LOWERSCOPE_CACHE_DIR", cache}});
     ASSERT_EQ(i.exitCode, 0) << i.stderrText;
     const json doc = json::parse(i.stdoutText);
     const json& k = doc["kernels"][0];
@@ -151,15 +118,15 @@ TEST(CliBuild, TwoHundredFiftyFiveRegisterKernel) {
 }
 
 TEST(CliBuild, CompileErrorExitsOneWithDiagnostic) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
-    Scratch s;
+    if (!nvccAndNvdisasmFound()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    ScratchDir s;
     std::string file = s.write("broken.cu", "__global__ void k(float* y)\n"
                                             "{\n"
                                             "    y[0] = 1.0f\n"        // missing ';'
                                             "    y[1] = 2.0f;\n"
                                             "}\n");
     std::string out = (s.dir / "out.json").string();
-    ProcessResult r = cli({"build", file, "--json", out, "--no-cache"});
+    ProcessResult r = runCli({"build", file, "--json", out, "--no-cache"});
     EXPECT_EQ(r.exitCode, 1) << r.stderrText;
     EXPECT_NE(r.stderrText.find("broken.cu:4:"), std::string::npos) << r.stderrText; // reported where `y` follows
     std::ifstream in(out);
@@ -172,19 +139,19 @@ TEST(CliBuild, CompileErrorExitsOneWithDiagnostic) {
 }
 
 TEST(CliBuild, MissingToolExitsTwoNamingIt) {
-    ProcessResult r = cli({"build", kernel("saxpy.cu"), "--no-cache"}, {{"LOWERSCOPE_NVDISASM", "/nonexistent/nvdisasm"}});
+    ProcessResult r = runCli({"build", kernel("saxpy.cu"), "--no-cache"}, {{"LOWERSCOPE_NVDISASM", "/nonexistent/nvdisasm"}});
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.stderrText.find("nvdisasm not found"), std::string::npos) << r.stderrText;
     EXPECT_NE(r.stderrText.find("/nonexistent/nvdisasm"), std::string::npos);
 
-    r = cli({"build", kernel("saxpy.cu"), "--no-cache", "--json", "-"}, {{"LOWERSCOPE_NVCC", "/nonexistent/nvcc"}});
+    r = runCli({"build", kernel("saxpy.cu"), "--no-cache", "--json", "-"}, {{"LOWERSCOPE_NVCC", "/nonexistent/nvcc"}});
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.stderrText.find("nvcc not found"), std::string::npos) << r.stderrText;
     json d = json::parse(r.stdoutText);
     EXPECT_EQ(d["ok"], false);
     EXPECT_NE(d["error"].get<std::string>().find("nvcc"), std::string::npos);
 
-    r = cli({"doctor"}, {{"LOWERSCOPE_CUOBJDUMP", "/nonexistent/cuobjdump"}});
+    r = runCli({"doctor"}, {{"LOWERSCOPE_CUOBJDUMP", "/nonexistent/cuobjdump"}});
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.stdoutText.find("cuobjdump  NOT FOUND"), std::string::npos) << r.stdoutText;
     EXPECT_NE(r.stderrText.find("nvidia-cuda-cuobjdump"), std::string::npos) << r.stderrText;
@@ -199,7 +166,7 @@ TEST(CliBuild, UsageErrorsExitTwo) {
              {"build", kernel("saxpy.cu"), "--arch", "sm_9x", "--no-cache"},
              {"build", "/nonexistent/k.cu", "--no-cache"},
              {"build", kernel("saxpy.cu"), "--json", "-", "--print", "ptx"}}) {
-        ProcessResult r = cli(args);
+        ProcessResult r = runCli(args);
         EXPECT_EQ(r.exitCode, 2) << args.back() << "\n" << r.stderrText;
         EXPECT_FALSE(r.stderrText.empty());
     }
@@ -208,7 +175,7 @@ TEST(CliBuild, UsageErrorsExitTwo) {
 TEST(CliDoctor, ListsToolsAndArchs) {
     Toolchain tc = discoverToolchain();
     bool all = tc.problems().empty();
-    ProcessResult r = cli({"doctor"});
+    ProcessResult r = runCli({"doctor"});
     EXPECT_EQ(r.exitCode, all ? 0 : 2) << r.stderrText;
     for (const char* tool : {"nvcc", "ptxas", "nvdisasm", "cuobjdump"}) EXPECT_NE(r.stdoutText.find(tool), std::string::npos);
     if (tc.nvcc.found()) {
@@ -216,7 +183,7 @@ TEST(CliDoctor, ListsToolsAndArchs) {
         EXPECT_NE(r.stdoutText.find(tc.nvcc.version), std::string::npos);
         EXPECT_NE(r.stdoutText.find("sm_90"), std::string::npos);
     }
-    ProcessResult j = cli({"doctor", "--json", "-"});
+    ProcessResult j = runCli({"doctor", "--json", "-"});
     json d = json::parse(j.stdoutText);
     EXPECT_EQ(d["schema"], "lowerscope.doctor/1");
     EXPECT_EQ(d["toolchain"]["nvcc"]["path"], tc.nvcc.path);

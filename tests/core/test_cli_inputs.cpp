@@ -19,18 +19,6 @@ namespace {
 
 const std::string kSrc = LOWERSCOPE_SOURCE_DIR;
 
-ProcessResult cli(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
-    // Hermetic: the CLI's cache (and its tool-version memo) goes to a scratch folder.
-    static ScratchDir cache;
-    env.emplace("LOWERSCOPE_CACHE_DIR", cache.dir.string());
-    ProcessSpec spec;
-    spec.argv = {LOWERSCOPE_CLI};
-    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-    spec.env = std::move(env);
-    spec.timeout = std::chrono::seconds(300);
-    return runProcess(spec);
-}
-
 json parse(const ProcessResult& r) {
     EXPECT_TRUE(r.ok()) << r.describe() << "\n" << r.stderrText;
     try {
@@ -48,11 +36,11 @@ TEST(CliInputs, PtxKeepsItsTargetUnlessArchIsGiven) {
     ScratchDir s;
     const std::string ptx = s.path("saxpy.ptx");
     runTool({realToolchain().nvcc.path, "-arch=sm_80", "-lineinfo", "-ptx", "-o", ptx, kSrc + "/kernels/saxpy.cu"});
-    json d = parse(cli({"build", ptx, "--json", "-"}));
+    json d = parse(runCli({"build", ptx, "--json", "-"}));
     EXPECT_EQ(d["input"]["kind"], "ptx");
     EXPECT_EQ(d["arch"], "sm_80");
     EXPECT_EQ(fs::path(d["commands"][0]["argv"][0].get<std::string>()).filename(), "ptxas");
-    d = parse(cli({"build", ptx, "--arch", "sm_90", "--json", "-"}));
+    d = parse(runCli({"build", ptx, "--arch", "sm_90", "--json", "-"}));
     EXPECT_EQ(d["arch"], "sm_90");
     EXPECT_FALSE(d["kernels"][0]["sass_ptx_lines"].get<std::string>().empty());
 }
@@ -65,7 +53,7 @@ TEST(CliInputs, SharedLibraryListAndMember) {
     runTool({realToolchain().nvcc.path, "-shared", "-Xcompiler", "-fPIC", "-lineinfo", "-gencode",
              "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90", "-o", so,
              kSrc + "/kernels/saxpy.cu", kSrc + "/kernels/reduction.cu"});
-    ProcessResult list = cli({"build", so, "--list"});
+    ProcessResult list = runCli({"build", so, "--list"});
     ASSERT_TRUE(list.ok()) << list.stderrText;
     for (const char* m : {"saxpy.sm_80.cubin", "saxpy.sm_90.cubin", "reduction.sm_80.cubin", "reduction.sm_90.cubin"}) {
         // cuobjdump names each cubin of a shared library twice; the list names it once.
@@ -77,7 +65,7 @@ TEST(CliInputs, SharedLibraryListAndMember) {
     EXPECT_NE(list.stdoutText.find("_Z10reduce_sumPKfPfi"), std::string::npos);
     EXPECT_NE(list.stdoutText.find("(opened)"), std::string::npos);
 
-    json d = parse(cli({"build", so, "--member", "reduction.sm_80.cubin", "--json", "-"}));
+    json d = parse(runCli({"build", so, "--member", "reduction.sm_80.cubin", "--json", "-"}));
     EXPECT_EQ(d["input"]["kind"], "shared-library");
     EXPECT_EQ(d["input"]["member"], "reduction.sm_80.cubin");
     EXPECT_EQ(d["arch"], "sm_80");
@@ -92,14 +80,14 @@ TEST(CliInputs, SharedLibraryListAndMember) {
     // sm_90 cuobjdump adds the 1 KiB the driver reserves per block).
     EXPECT_EQ(d["kernels"][0]["resources"]["shared_bytes"], 128);
 
-    ProcessResult bad = cli({"build", so, "--member", "missing.cubin"});
+    ProcessResult bad = runCli({"build", so, "--member", "missing.cubin"});
     EXPECT_EQ(bad.exitCode, 2);
     EXPECT_NE(bad.stderrText.find("has no embedded 'missing.cubin'"), std::string::npos) << bad.stderrText;
 }
 
 TEST(CliInputs, SeveralArchitecturesInOneBuild) {
     REQUIRE_BUILD_TOOLS();
-    json d = parse(cli({"build", kSrc + "/kernels/saxpy.cu", "--arch", "sm_80,sm_90,sm_100", "--json", "-"}));
+    json d = parse(runCli({"build", kSrc + "/kernels/saxpy.cu", "--arch", "sm_80,sm_90,sm_100", "--json", "-"}));
     EXPECT_EQ(d["schema"], "lowerscope.build-set/1");
     ASSERT_EQ(d["builds"].size(), 3u);
     EXPECT_EQ(d["archs"], json({"sm_80", "sm_90", "sm_100"}));
@@ -112,7 +100,7 @@ TEST(CliInputs, SeveralArchitecturesInOneBuild) {
 
     // The aligned diff of two of them, without a GPU.
     ScratchDir s;
-    ProcessResult r = cli({"diff", kSrc + "/kernels/saxpy.cu", "--a", "--arch sm_80", "--b", "--arch sm_90", "--json",
+    ProcessResult r = runCli({"diff", kSrc + "/kernels/saxpy.cu", "--a", "--arch sm_80", "--b", "--arch sm_90", "--json",
                            s.path("diff.json")});
     ASSERT_TRUE(r.ok()) << r.stderrText;
     EXPECT_NE(r.stdoutText.find("== saxpy"), std::string::npos) << r.stdoutText;
@@ -135,7 +123,7 @@ TEST(CliInputs, TwoLibraryVersionsCompareKernelByKernel) {
     const std::string lib1 = s.path("v1/libk.so"), lib2 = s.path("v2/libk.so");
     for (const auto& [src, lib] : {std::pair{v1, lib1}, std::pair{v2, lib2}})
         runTool({realToolchain().nvcc.path, "-shared", "-Xcompiler", "-fPIC", "-lineinfo", "-arch=sm_90", "-o", lib, src});
-    json d = parse(cli({"diff", lib1, lib2, "--json", "-"}));
+    json d = parse(runCli({"diff", lib1, lib2, "--json", "-"}));
     ASSERT_EQ(d["kernels"].size(), 2u);
     for (const auto& k : d["kernels"]) {
         const auto& sum = k["summary"];
@@ -148,13 +136,13 @@ TEST(CliInputs, TwoLibraryVersionsCompareKernelByKernel) {
 TEST(CliInputs, TritonCacheRootAndKernelFolder) {
     REQUIRE_BUILD_TOOLS();
     const std::string root = kSrc + "/tests/data/triton/cache";
-    json d = parse(cli({"build", root, "--member", "softmax_kernel", "--json", "-"}));
+    json d = parse(runCli({"build", root, "--member", "softmax_kernel", "--json", "-"}));
     EXPECT_EQ(d["input"]["kind"], "triton");
     EXPECT_EQ(d["kernels"][0]["name"], "softmax_kernel");
     EXPECT_EQ(d["kernels"][0]["launch_threads"], 256);
     EXPECT_EQ(d["kernels"][0]["launch_shared_bytes"], 32);
     EXPECT_EQ(d["input"]["embedded"].size(), 2u);
-    ProcessResult list = cli({"build", root, "--list"});
+    ProcessResult list = runCli({"build", root, "--list"});
     ASSERT_TRUE(list.ok()) << list.stderrText;
     EXPECT_NE(list.stdoutText.find("add_kernel"), std::string::npos);
     EXPECT_NE(list.stdoutText.find("softmax_kernel"), std::string::npos);
@@ -167,7 +155,7 @@ TEST(CliInputs, FailingCuobjdumpOnTheEnvironmentDegrades) {
     fs::permissions(fake, fs::perms::owner_all);
     const std::string cubin = s.path("saxpy.cubin");
     runTool({realToolchain().nvcc.path, "-arch=sm_90", "-cubin", "-o", cubin, kSrc + "/kernels/saxpy.cu"});
-    ProcessResult r = cli({"build", cubin, "--json", "-", "--no-cache"}, {{"LOWERSCOPE_CUOBJDUMP", fake}});
+    ProcessResult r = runCli({"build", cubin, "--json", "-", "--no-cache"}, {{"LOWERSCOPE_CUOBJDUMP", fake}});
     json d = parse(r);
     EXPECT_TRUE(d["ok"].get<bool>());
     EXPECT_NE(r.stderrText.find("warning: cuobjdump (res-usage) exit 1"), std::string::npos) << r.stderrText;
@@ -183,7 +171,7 @@ TEST(CliInputs, FailingCuobjdumpDegradesACudaBuild) {
     ScratchDir s;
     const std::string fake = s.write("cuobjdump", "#!/bin/sh\necho 'cuobjdump fatal : broken' >&2\nexit 1\n");
     fs::permissions(fake, fs::perms::owner_all);
-    ProcessResult r = cli({"build", kSrc + "/kernels/saxpy.cu", "--arch", "sm_90", "--json", "-", "--no-cache"},
+    ProcessResult r = runCli({"build", kSrc + "/kernels/saxpy.cu", "--arch", "sm_90", "--json", "-", "--no-cache"},
                           {{"LOWERSCOPE_CUOBJDUMP", fake}});
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
     json d = parse(r);
@@ -332,7 +320,7 @@ TEST(ProjectFlags, RealCmakeProjectOpensInOneStep) {
     configure.timeout = std::chrono::seconds(240);
     ProcessResult c = runProcess(configure);
     if (!c.ok()) GTEST_SKIP() << "cmake cannot configure a CUDA project here: " << c.stderrText.substr(0, 400);
-    ProcessResult r = cli({"build", source, "--project", s.path("proj/build"), "--json", "-", "--no-cache"});
+    ProcessResult r = runCli({"build", source, "--project", s.path("proj/build"), "--json", "-", "--no-cache"});
     ASSERT_EQ(r.exitCode, 0) << r.stderrText;
     json d = parse(r);
     EXPECT_EQ(d["schema"], "lowerscope.build-set/1") << "CMAKE_CUDA_ARCHITECTURES 80 90: both are built";
@@ -349,10 +337,10 @@ TEST(ProjectFlags, CliBuildsWithTheProjectsFlagsAndArchs) {
     REQUIRE_BUILD_TOOLS();
     Project p;
     // Without the project the file does not compile (SCALE and the include dir are missing).
-    ProcessResult plain = cli({"build", p.source, "--no-cache"});
+    ProcessResult plain = runCli({"build", p.source, "--no-cache"});
     EXPECT_EQ(plain.exitCode, 1) << plain.stderrText;
 
-    ProcessResult r = cli({"build", p.source, "--project", p.database, "--json", "-"});
+    ProcessResult r = runCli({"build", p.source, "--project", p.database, "--json", "-"});
     json d = parse(r);
     EXPECT_EQ(d["schema"], "lowerscope.build-set/1"); // the project builds sm_80 and sm_90
     EXPECT_EQ(d["archs"], json({"sm_80", "sm_90"}));
@@ -361,7 +349,7 @@ TEST(ProjectFlags, CliBuildsWithTheProjectsFlagsAndArchs) {
     EXPECT_EQ(d["project"]["archs"], json({"sm_80", "sm_90"}));
 
     // A flag given on the command line wins and is reported as the user's.
-    d = parse(cli({"build", p.source, "--project", p.database, "--arch", "sm_90", "-D", "EXTRA=1", "--json", "-"}));
+    d = parse(runCli({"build", p.source, "--project", p.database, "--arch", "sm_90", "-D", "EXTRA=1", "--json", "-"}));
     EXPECT_EQ(d["schema"], "lowerscope.build/1");
     EXPECT_EQ(d["arch"], "sm_90");
     EXPECT_EQ(d["options"]["defines"], json({"SCALE=3.0f", "EXTRA=1"}));
@@ -371,12 +359,12 @@ TEST(ProjectFlags, CliBuildsWithTheProjectsFlagsAndArchs) {
 
     // inspect takes the project too; a database without the file is a usage error.
     ScratchDir out;
-    ProcessResult ins = cli({"inspect", p.source, "--project", p.database, "--arch", "sm_90", "--json", out.path("i.json")});
+    ProcessResult ins = runCli({"inspect", p.source, "--project", p.database, "--arch", "sm_90", "--json", out.path("i.json")});
     EXPECT_TRUE(ins.ok()) << ins.stderrText;
-    ProcessResult missing = cli({"build", kSrc + "/kernels/saxpy.cu", "--project", p.database});
+    ProcessResult missing = runCli({"build", kSrc + "/kernels/saxpy.cu", "--project", p.database});
     EXPECT_EQ(missing.exitCode, 2);
     EXPECT_NE(missing.stderrText.find("has no entry for saxpy.cu"), std::string::npos) << missing.stderrText;
-    ProcessResult cmp = cli({"compare", kSrc + "/kernels/saxpy.cu", "--project", p.database});
+    ProcessResult cmp = runCli({"compare", kSrc + "/kernels/saxpy.cu", "--project", p.database});
     EXPECT_EQ(cmp.exitCode, 2);
     EXPECT_NE(cmp.stderrText.find("has no entry for saxpy.cu"), std::string::npos) << cmp.stderrText;
 }

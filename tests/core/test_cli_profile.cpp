@@ -6,6 +6,7 @@
 #include "core/build/process.h"
 #include "core/build/toolchain.h"
 #include "fake_gpu_cli.h"
+#include "tests/core/build_fixture.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -14,6 +15,7 @@
 #include <fstream>
 
 using namespace lowerscope;
+using namespace lowerscope::test;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -59,15 +61,10 @@ ProfileRun compareProfiled(std::vector<std::string> args, std::map<std::string, 
     return cli("compare", std::move(all), std::move(env));
 }
 
-bool toolsPresent() {
-    static Toolchain tc = discoverToolchain();
-    return tc.nvcc.found() && tc.nvdisasm.found();
-}
-
 } // namespace
 
 TEST(CliProfile, EveryCollectionIsJoinedOntoTheBuildsRowsAndLines) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    REQUIRE_NVCC_AND_NVDISASM();
     ProfileRun r = profile({});
     ASSERT_EQ(r.process.exitCode, 0) << r.process.stderrText;
     const json& d = r.doc;
@@ -112,7 +109,7 @@ TEST(CliProfile, EveryCollectionIsJoinedOntoTheBuildsRowsAndLines) {
 }
 
 TEST(CliProfile, WithoutCuptiItSaysWhyAndExits2) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    REQUIRE_NVCC_AND_NVDISASM();
     ProfileRun r = profile({"--metrics", "kernel,instructions"}, {{"LOWERSCOPE_LIBCUPTI", "libcupti-that-does-not-exist.so.13"}});
     EXPECT_EQ(r.process.exitCode, 2) << r.process.stderrText;
     EXPECT_NE(r.process.stderrText.find("no_cupti"), std::string::npos) << r.process.stderrText;
@@ -123,7 +120,7 @@ TEST(CliProfile, WithoutCuptiItSaysWhyAndExits2) {
 }
 
 TEST(CliProfile, CountersNotPermittedNamesTheDriverSetting) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    REQUIRE_NVCC_AND_NVDISASM();
     ProfileRun r = profile({"--metrics", "kernel"}, {{"FAKE_CUPTI_FAIL", "range=35"}});
     EXPECT_EQ(r.process.exitCode, 2) << r.process.stderrText;
     EXPECT_NE(r.process.stderrText.find("NVreg_RestrictProfilingToAdminUsers"), std::string::npos)
@@ -132,7 +129,7 @@ TEST(CliProfile, CountersNotPermittedNamesTheDriverSetting) {
 }
 
 TEST(CliProfile, SampleBufferOverflowRetriesAtALongerPeriod) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    REQUIRE_NVCC_AND_NVDISASM();
     // The fake overflows below 2^14 cycles: the default 2^11 fails, 2^14 is the first retry.
     ProfileRun r = profile({"--metrics", "samples"}, {{"FAKE_PCSAMPLING_OOM_BELOW", "14"}});
     ASSERT_EQ(r.process.exitCode, 0) << r.process.stderrText;
@@ -154,7 +151,7 @@ TEST(CliProfile, UnknownCollectionIsAUsageError) {
 }
 
 TEST(CliCompareProfile, BothSidesGetCountersMetricDeltasAndRowDeltasOnTheAlignedDiff) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    REQUIRE_NVCC_AND_NVDISASM();
     ProfileRun r = compareProfiled({});
     ASSERT_EQ(r.process.exitCode, 0) << r.process.stderrText;
     ASSERT_TRUE(r.doc.contains("profile")) << r.doc.dump().substr(0, 400);
@@ -186,7 +183,7 @@ TEST(CliCompareProfile, BothSidesGetCountersMetricDeltasAndRowDeltasOnTheAligned
 }
 
 TEST(CliCompareProfile, ProfilingUnavailableNeverBreaksTheTiming) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    REQUIRE_NVCC_AND_NVDISASM();
     ProfileRun r = compareProfiled({}, {{"LOWERSCOPE_LIBCUPTI", "libcupti-that-does-not-exist.so.13"}});
     EXPECT_EQ(r.process.exitCode, 0) << r.process.stderrText;
     ASSERT_TRUE(r.doc.contains("profile"));
@@ -204,7 +201,7 @@ TEST(CliCompareProfile, UnknownCollectionIsRefusedBeforeAnythingRuns) {
 }
 
 TEST(CliCompareProfile, ExperimentReportShowsTheCountersOfBothSides) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    REQUIRE_NVCC_AND_NVDISASM();
     const fs::path dir = fs::temp_directory_path() / ("lowerscope-experiment-profile-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     const ProcessResult r = testutil::runCliOnFakeGpu(

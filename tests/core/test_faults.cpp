@@ -6,6 +6,7 @@
 // Black-box (CLI only), so it also runs against the code before the fix. Skips without nvcc.
 #include "core/build/process.h"
 #include "core/build/toolchain.h"
+#include "tests/core/build_fixture.h"
 
 #include <csignal>
 #include <filesystem>
@@ -19,18 +20,11 @@
 #include <unistd.h>
 
 using namespace lowerscope;
+using namespace lowerscope::test;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-const Toolchain& realTools() {
-    static Toolchain tc = discoverToolchain();
-    return tc;
-}
-bool toolsPresent() {
-    return realTools().nvcc.found() && realTools().nvdisasm.found();
-}
 
 std::string readFile(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
@@ -61,17 +55,17 @@ struct Bench {
         std::map<std::string, std::string> e = {
             {"LOWERSCOPE_NVCC", (dir / "bin" / "nvcc").string()},
             {"LOWERSCOPE_NVDISASM", (dir / "bin" / "nvdisasm").string()},
-            {"FAKE_REAL_NVCC", realTools().nvcc.path},
-            {"FAKE_REAL_NVDISASM", realTools().nvdisasm.path},
+            {"FAKE_REAL_NVCC", realToolchain().nvcc.path},
+            {"FAKE_REAL_NVDISASM", realToolchain().nvdisasm.path},
             {"FAKE_NVCC_MODE", nvccMode},
             {"FAKE_NVDISASM_MODE", nvdisasmMode},
             {"FAKE_PIDS", (dir / "pids").string()},
             {"LOWERSCOPE_CACHE_DIR", (dir / "cache").string()},
             {"TMPDIR", (dir / "tmp").string()},
         };
-        if (realTools().cuobjdump.found()) {
+        if (realToolchain().cuobjdump.found()) {
             e["LOWERSCOPE_CUOBJDUMP"] = (dir / "bin" / "cuobjdump").string();
-            e["FAKE_REAL_CUOBJDUMP"] = realTools().cuobjdump.path;
+            e["FAKE_REAL_CUOBJDUMP"] = realToolchain().cuobjdump.path;
         }
         return e;
     }
@@ -125,7 +119,7 @@ std::pair<pid_t, pid_t> hangingPids(const Bench& b) {
 
 // Every transient failure: reported, not cached; the next build with a healthy tool succeeds.
 TEST(Faults, TransientFailuresAreNeverCached) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    REQUIRE_NVCC_AND_NVDISASM();
     struct Case {
         const char* nvcc;
         const char* nvdisasm;
@@ -161,7 +155,7 @@ TEST(Faults, TransientFailuresAreNeverCached) {
 
 // The compiler's own verdict is deterministic: cached like a success.
 TEST(Faults, CompileErrorsAreCached) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    REQUIRE_NVCC_AND_NVDISASM();
     Bench b;
     std::ofstream(b.dir / "bad.cu") << "__global__ void k(float* p) { p[0] = undefined_name; }\n";
     ProcessResult first = b.cli({"build", (b.dir / "bad.cu").string(), "--json", "-"}, "pass");
@@ -176,7 +170,7 @@ TEST(Faults, CompileErrorsAreCached) {
 // SIGTERM (and SIGINT) stop the whole build: the CLI exits 128+signal, nvcc and its children are
 // gone, and no temporary file is left (nvcc's own included).
 TEST(Faults, InterruptStopsTheWholeBuild) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    REQUIRE_NVCC_AND_NVDISASM();
     for (int sig : {SIGTERM, SIGINT}) {
         Bench b;
         InteractiveProcess cli;
@@ -197,7 +191,7 @@ TEST(Faults, InterruptStopsTheWholeBuild) {
 
 // A CLI killed outright (SIGKILL: no handler runs) leaves no compiler running and no temp folder.
 TEST(Faults, KilledCliLeavesNothingRunning) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    REQUIRE_NVCC_AND_NVDISASM();
     Bench b;
     InteractiveProcess cli;
     ASSERT_TRUE(cli.start(b.spec({"build", (b.dir / "k.cu").string(), "--no-cache"}, "hang")));
@@ -216,14 +210,14 @@ TEST(Faults, KilledCliLeavesNothingRunning) {
 }
 
 TEST(Faults, DeviceDebugBuildsWork) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    REQUIRE_NVCC_AND_NVDISASM();
     Bench b;
     ProcessResult r = b.cli({"build", (b.dir / "k.cu").string(), "-G", "--no-cache"}, "pass");
     EXPECT_EQ(r.exitCode, 0) << r.stderrText;
 }
 
 TEST(Faults, DirectoryAndDeviceInputsAreNamed) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    REQUIRE_NVCC_AND_NVDISASM();
     Bench b;
     ProcessResult dir = b.cli({"build", b.dir.string()}, "pass");
     EXPECT_EQ(dir.exitCode, 2);
@@ -239,7 +233,7 @@ TEST(Faults, DirectoryAndDeviceInputsAreNamed) {
 // Raw control bytes from tool output (a garbage source echoed in a diagnostic) never reach the
 // terminal: escape sequences would clear it, retitle it or worse.
 TEST(Faults, ControlBytesAreEscapedInTerminalOutput) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    REQUIRE_NVCC_AND_NVDISASM();
     Bench b;
     ProcessResult fake = b.cli({"build", (b.dir / "k.cu").string(), "--no-cache"}, "garbage");
     EXPECT_NE(fake.exitCode, 0);
@@ -274,7 +268,7 @@ pid_t pidIn(const fs::path& file) {
 } // namespace
 
 TEST(RunnerLinkCli, ABrokenAnswerIsAProtocolErrorWithExit2) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    REQUIRE_NVCC_AND_NVDISASM();
     Bench b;
     const std::string saxpy = std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/saxpy.cu";
     int cases = 0;
@@ -295,7 +289,7 @@ TEST(RunnerLinkCli, ABrokenAnswerIsAProtocolErrorWithExit2) {
 }
 
 TEST(RunnerLinkCli, RunnerTextIsEscaped) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    REQUIRE_NVCC_AND_NVDISASM();
     Bench b;
     ProcessResult r = b.cli({"run", std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/saxpy.cu", "--runner",
                              quoted(FAKE_RUNNER) + " --mode control"},
@@ -307,7 +301,7 @@ TEST(RunnerLinkCli, RunnerTextIsEscaped) {
 }
 
 TEST(RunnerLinkCli, TimeoutBoundsStartUpAndTheWholeRequest) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    REQUIRE_NVCC_AND_NVDISASM();
     Bench b;
     const std::string saxpy = std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/saxpy.cu";
     // Build once, so that the timed runs below are the runner's time only.
@@ -333,7 +327,7 @@ TEST(RunnerLinkCli, TimeoutBoundsStartUpAndTheWholeRequest) {
 }
 
 TEST(RunnerLinkCli, RunnerFlagAndEnvironmentSplitAlike) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    REQUIRE_NVCC_AND_NVDISASM();
     Bench b;
     const std::string saxpy = std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/saxpy.cu";
     const std::string command = quoted(FAKE_RUNNER) + " --mode \"sh\"ort";
@@ -355,7 +349,7 @@ TEST(RunnerLinkCli, RunnerFlagAndEnvironmentSplitAlike) {
 
 // Outputs named by the runner become files only inside --keep-outputs DIR (issue 13, item 2).
 TEST(RunnerLinkCli, OutputNamesStayInsideTheKeepFolder) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
+    REQUIRE_NVCC_AND_NVDISASM();
     Bench b;
     const fs::path keep = b.dir / "deep" / "er" / "keep";
     ProcessResult r = b.cli({"run", std::string(LOWERSCOPE_SOURCE_DIR) + "/kernels/saxpy.cu", "--runner",

@@ -12,6 +12,7 @@
 #include "core/build/process.h"
 #include "core/build/toolchain.h"
 #include "core/experiment/experiment_session.h"
+#include "tests/core/build_fixture.h"
 
 #include <filesystem>
 #include <fstream>
@@ -20,30 +21,11 @@
 #include <sstream>
 
 using namespace lowerscope;
+using namespace lowerscope::test;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-struct Scratch {
-    fs::path dir;
-    Scratch() {
-        std::string tmpl = (fs::temp_directory_path() / "lowerscope-injection-XXXXXX").string();
-        dir = ::mkdtemp(tmpl.data());
-    }
-    ~Scratch() {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-    }
-};
-
-const Toolchain& tools() {
-    static Toolchain tc = discoverToolchain();
-    return tc;
-}
-bool toolsPresent() {
-    return tools().nvcc.found() && tools().nvdisasm.found();
-}
 
 // One shell construct each; CANARY is replaced by an absolute path.
 const std::vector<std::string> kPayloads = {
@@ -131,8 +113,8 @@ std::string readFile(const fs::path& p) {
 } // namespace
 
 TEST(Injection, CliBuildFlags) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
-    Scratch s;
+    REQUIRE_NVCC_AND_NVDISASM();
+    ScratchDir s;
     int refused = 0;
     const auto cases = corpus(s.dir, "build");
     for (const auto& c : cases) {
@@ -148,8 +130,8 @@ TEST(Injection, CliBuildFlags) {
 }
 
 TEST(Injection, CliInspectRunAndOptionStrings) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
-    Scratch s;
+    REQUIRE_NVCC_AND_NVDISASM();
+    ScratchDir s;
     const auto cases = corpus(s.dir, "other");
     for (size_t i = 0; i < cases.size(); ++i) {
         const Case& c = cases[i];
@@ -183,8 +165,8 @@ TEST(Injection, CliInspectRunAndOptionStrings) {
 }
 
 TEST(Injection, SessionOptionsThroughTheBuild) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
-    Scratch s;
+    REQUIRE_NVCC_AND_NVDISASM();
+    ScratchDir s;
     const auto cases = corpus(s.dir, "session");
     for (const auto& c : cases) {
         // Someone else's session file: written, read back, its options built as the GUI would.
@@ -196,7 +178,7 @@ TEST(Injection, SessionOptionsThroughTheBuild) {
         const ExperimentSession opened = loadSession(path);
         BuildControl control;
         control.useCache = false;
-        BuildResult r = buildFile(tools(), kernel("saxpy.cu"), opened.a.options, control);
+        BuildResult r = buildFile(realToolchain(), kernel("saxpy.cu"), opened.a.options, control);
         EXPECT_FALSE(fs::exists(c.canary))
             << "a command ran: " << c.slot << " " << ::testing::PrintToString(c.payload);
         expectNamedRefusal(r.error, c);
@@ -206,8 +188,8 @@ TEST(Injection, SessionOptionsThroughTheBuild) {
 }
 
 TEST(Injection, FromJsonDocument) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
-    Scratch s;
+    REQUIRE_NVCC_AND_NVDISASM();
+    ScratchDir s;
     const json base =
         json::parse(readFile(fs::path(LOWERSCOPE_SOURCE_DIR) / "tests/data/run/fast_math.compare.json"));
     const auto cases = corpus(s.dir, "json");
@@ -238,8 +220,8 @@ TEST(Injection, FromJsonDocument) {
 }
 
 TEST(Injection, CardTextIsNeverAnOption) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
-    Scratch s;
+    REQUIRE_NVCC_AND_NVDISASM();
+    ScratchDir s;
     const auto cases = corpus(s.dir, "card");
     for (size_t i = 0; i < cases.size(); i += 4) {
         const Case& c = cases[i];
@@ -266,7 +248,7 @@ TEST(Injection, CardTextIsNeverAnOption) {
 }
 
 TEST(Injection, FromJsonSourcePathsStayInTheChosenFolders) {
-    Scratch s;
+    ScratchDir s;
     // A secret outside both the current directory and the document's folder.
     fs::create_directories(s.dir / "outside");
     fs::create_directories(s.dir / "work" / "docs");
@@ -299,8 +281,8 @@ TEST(Injection, FromJsonSourcePathsStayInTheChosenFolders) {
 // A source whose path (folder and name) holds shell syntax is built from a copy with a safe name:
 // nothing runs, its "..." includes still resolve, and diagnostics and line info name the real path.
 TEST(Injection, SourcePathsWithShellSyntax) {
-    if (!toolsPresent()) GTEST_SKIP() << "nvcc/nvdisasm not found";
-    Scratch s;
+    REQUIRE_NVCC_AND_NVDISASM();
+    ScratchDir s;
     const std::vector<std::string> names = {"$(touch CANARY)", "`touch CANARY`", "it's a;touch CANARY", "a b\"c"};
     int n = 0;
     for (const auto& name : names) {

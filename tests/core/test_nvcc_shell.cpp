@@ -5,6 +5,7 @@
 #include "core/build/option_safety.h"
 #include "core/build/process.h"
 #include "core/build/toolchain.h"
+#include "tests/core/build_fixture.h"
 
 #include <filesystem>
 #include <fstream>
@@ -12,34 +13,22 @@
 #include <unistd.h>
 
 using namespace lowerscope;
+using namespace lowerscope::test;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Scratch {
-    fs::path dir;
-    Scratch() {
-        std::string tmpl = (fs::temp_directory_path() / "lowerscope-shell-XXXXXX").string();
-        dir = ::mkdtemp(tmpl.data());
-        std::ofstream(dir / "k.cu") << "__global__ void k(float* p) { p[0] = 1; }\n";
-    }
-    ~Scratch() {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-    }
+// A scratch folder holding the kernel k.cu.
+struct Scratch : ScratchDir {
+    Scratch() : ScratchDir("lowerscope-shell") { write("k.cu", "__global__ void k(float* p) { p[0] = 1; }\n"); }
 };
-
-const Toolchain& tools() {
-    static Toolchain tc = discoverToolchain();
-    return tc;
-}
 
 // Runs nvcc the way buildFile does (-cubin, -Xptxas -v, -keep) with `extra` added; returns the
 // canaries (files named canary-*) that appeared in `dir`.
 std::vector<std::string> runNvcc(const fs::path& dir, const std::vector<std::string>& extra,
                                  const std::string& source = "k.cu") {
     ProcessSpec spec;
-    spec.argv = {tools().nvcc.path, "-arch=sm_90", "-O3", "-lineinfo"};
+    spec.argv = {realToolchain().nvcc.path, "-arch=sm_90", "-O3", "-lineinfo"};
     spec.argv.insert(spec.argv.end(), extra.begin(), extra.end());
     for (const char* a : {"-cubin", "-Xptxas", "-v", "-o", "out.cubin"}) spec.argv.push_back(a);
     spec.argv.push_back(source);
@@ -86,7 +75,7 @@ std::vector<std::string> acceptedPayloads(OptionSlot slot, const std::string& pr
 } // namespace
 
 TEST(NvccShell, NothingTheRuleAcceptsRunsACommand) {
-    if (!tools().nvcc.found()) GTEST_SKIP() << "nvcc not found";
+    if (!realToolchain().nvcc.found()) GTEST_SKIP() << "nvcc not found";
     Scratch s;
     int serial = 0;
     size_t tried = 0;
@@ -129,9 +118,9 @@ TEST(NvccShell, NothingTheRuleAcceptsRunsACommand) {
 }
 
 TEST(NvccShell, RefusedValuesDoRunACommandWithNvcc13) {
-    if (!tools().nvcc.found()) GTEST_SKIP() << "nvcc not found";
-    if (tools().nvcc.version.rfind("13.", 0) != 0)
-        GTEST_SKIP() << "the measured table is for nvcc 13 (found " << tools().nvcc.version << ")";
+    if (!realToolchain().nvcc.found()) GTEST_SKIP() << "nvcc not found";
+    if (realToolchain().nvcc.version.rfind("13.", 0) != 0)
+        GTEST_SKIP() << "the measured table is for nvcc 13 (found " << realToolchain().nvcc.version << ")";
     Scratch s;
     struct Case {
         const char* what;
