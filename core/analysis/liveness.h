@@ -29,9 +29,9 @@
 //      reads need from above (through per-thread-guarded definitions) plus what each exit needs,
 //      less everything written, guarded or not, between the region's start and that exit. A value
 //      that is needed only below a guarded write is therefore live down to the write inside the
-//      region but not in the region's predecessors: `@!P1 QMMA R20, ...` followed by `@!P1 BRA`
-//      does not make R20..R23 live from the entry, nor does a slow path's `@!P0 IMAD.MOV.U32 R8`
-//      make R8 live across the CALL that reaches it.
+//      region but not in the region's predecessors: the accumulators of `@!P1 QMMA R24, ...`
+//      (followed by `@!P1 BRA`) in a loop are not live from the entry, nor is a slow path's
+//      `@!P0 IMAD.MOV.U32 R8` result live back to the subroutine's entry.
 //  * EXIT reads R1, the stack pointer: it stays live to every exit once written.
 //  * A block from which no EXIT or RET is reachable (an endless loop, the `BRA` to itself after the
 //    last EXIT) has R1 live at its end, as if it left the function.
@@ -40,8 +40,8 @@
 //    R0, R3..R15 and, above R31, R32..R35, R40..R43, ... (every other block of four), up to the
 //    highest R the function names rounded up to the end of its block of four (R13 → R15, R11 →
 //    R11: nvdisasm clobbers R14 and R15 in a function whose highest register is R13, and nothing
-//    above R11 in one whose highest is R11); every P up to the highest index named in the module; UR4..UR35
-//    up to the module's highest UR; every UP up to the module's highest UP. A guarded CALL kills
+//    above R11 in one whose highest is R11); every P up to the highest index named in the module;
+//    UR4..UR35 up to the module's highest UR; every UP up to the module's highest UP. A guarded CALL kills
 //    nothing (as any guarded write). A CALL to a plain `.L` label (sm_8x loop exits, which the CFG
 //    draws as a jump) is treated the same way and only falls through here.
 //  * RET reads R1, R2, its operand pair and the callee-saved registers up to the function's
@@ -55,9 +55,10 @@
 // sm_90a, sm_100a, sm_120a; tests/core/test_register_oracle.cpp compares reads, writes and live
 // sets per register class on every row, recognises each of these and fails on any other):
 //  * deliberate: LDGSTS's zero-fill predicate (`LDGSTS.E.BYPASS.128 [R9], [R4.64], P0`): nvdisasm
-//    marks it written as well as read (`x`); the instruction only reads it (it selects whether the
-//    source is read or zeros are stored), so here it is read only and no dependency arrow starts
-//    at an LDGSTS for it. Only the written column differs: the live sets agree.
+//    marks it written as well as read (`x`); as we read the ISA the instruction only reads it
+//    (it selects whether the source is copied or zeros are stored: cp.async's zero fill), so
+//    here it is read only and no dependency arrow starts at an LDGSTS for it. Only the written
+//    column differs: the live sets agree.
 // Found on kernels outside the golden set and the corpus (see docs/PERFORMANCE.md "Liveness"):
 //  * deliberate: P2R reads the predicates of its mask (`P2R R0, PR, RZ, 0x1` reads P0, as its
 //    dependency arrow shows); nvdisasm ignores the PR operand, so it counts one predicate less
