@@ -26,7 +26,8 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "lowerscope-render-icon: size '%s' is not 8..1024\n", argv[i]);
             return 2;
         }
-        QImage image(int(size), int(size), QImage::Format_ARGB32_Premultiplied);
+        const int px = static_cast<int>(size);
+        QImage image(px, px, QImage::Format_ARGB32_Premultiplied);
         image.fill(Qt::transparent);
         QPainter painter(&image);
         painter.setRenderHint(QPainter::Antialiasing);

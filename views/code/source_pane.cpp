@@ -3,8 +3,8 @@
 #include "core/analysis/aggregate.h"
 #include "views/code/code_editor.h"
 #include "views/code/cuda_lexer.h"
-#include "views/compare/diff_model.h" // LineDeltaModel::compactText
 #include "views/code/pressure_strip.h" // lineMarginTexts
+#include "views/common/input_file.h"
 #include "views/common/theme.h"
 #include "views/common/workspace.h"
 
@@ -15,6 +15,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QFontDatabase>
+#include <QHelpEvent>
 #include <QShortcut>
 #include <QStackedWidget>
 #include <QToolTip>
@@ -24,6 +25,14 @@
 #include <map>
 
 namespace lowerscope {
+
+QString compactLineDeltaText(const LineDelta& d) {
+    auto text = [](int v, QChar unit) { return (v > 0 ? QStringLiteral("+") : QString()) + QString::number(v) + unit; };
+    if (d.instructionDelta() != 0) return text(d.instructionDelta(), QLatin1Char('i'));
+    if (d.stallDelta() != 0) return text(d.stallDelta(), QLatin1Char('s'));
+    if (d.maxLiveDelta() != 0) return text(d.maxLiveDelta(), QLatin1Char('r'));
+    return {};
+}
 
 namespace {
 // Annotation styles live past the lexer's styles (QsciStyle allocates them).
@@ -162,8 +171,32 @@ SourcePane::SourcePane(Workspace* session, QWidget* parent) : QWidget(parent), m
     });
 }
 
+QString SourcePane::lineCostMarginHelp() {
+    return tr("R: the most GPRs live at any SASS instruction of this line (register pressure).\n"
+              "S: the stall cycles its SASS instructions' control codes ask for, summed.\n"
+              "Compare mode adds B − A: +Ni instructions, +Ns stall cycles, +Nr live registers.");
+}
+
+bool SourcePane::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() == QEvent::ToolTip) {
+        for (CodeEditor* e : {m_editor, m_header}) {
+            if (!e || watched != e->viewport()) continue;
+            // The margins sit side by side from the left: the R/S one starts after those before it.
+            int left = 0;
+            for (int m = 0; m < kLineCostMargin; ++m) left += e->marginWidth(m);
+            const int x = static_cast<QHelpEvent*>(event)->pos().x();
+            if (x >= left && x < left + e->marginWidth(kLineCostMargin)) {
+                QToolTip::showText(static_cast<QHelpEvent*>(event)->globalPos(), lineCostMarginHelp(), e);
+                return true;
+            }
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
 void SourcePane::setUpEditor(CodeEditor* editor) {
     editor->setCaretLineVisible(true);
+    editor->viewport()->installEventFilter(this);
     editor->setMarginType(kLineCostMargin, QsciScintilla::TextMargin);
     editor->setMarginWidth(kLineCostMargin, QStringLiteral(" R000 S000 "));
     // Line numbers as wide as the file needs (the editor's default fits 99999 lines): on a small
@@ -193,8 +226,8 @@ bool SourcePane::showFile(const std::string& recordedPath) {
             // those): its unsaved edits, else read as it is now.
             QString text = m_session->headerText(want->path);
             if (text.isNull()) {
-                QFile f(want->path);
-                if (f.open(QIODevice::ReadOnly) && f.size() < (64 << 20)) text = QString::fromUtf8(f.readAll());
+                QString error; // unreadable (gone, replaced by a FIFO, too large): shown empty
+                readUserTextFile(want->path, kMaxSourceBytes, "a header", text, error);
             }
             m_updating = true;
             // The same text (a rebuild of the header shown): keep the caret and the undo history.
@@ -415,7 +448,7 @@ void SourcePane::updateCompareDeltas() {
         for (const LineDelta& d : m_session->compareLineDeltas()) {
             if (d.source.line <= 0) continue;
             if (!mainFile.isEmpty() && QFileInfo(QString::fromStdString(d.source.file)).fileName() != mainFile) continue;
-            const QString text = LineDeltaModel::compactText(d);
+            const QString text = compactLineDeltaText(d);
             if (!text.isEmpty()) deltas[d.source.line] = text;
         }
     }

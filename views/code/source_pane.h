@@ -26,6 +26,12 @@ class QStackedWidget;
 
 namespace lowerscope {
 
+struct LineDelta;
+
+// One compact B − A delta for the Source pane's margin: instructions ("+2i") when they differ,
+// else the stall sum ("-4s"), else max live GPRs ("+3r"); "" when the line is unchanged.
+QString compactLineDeltaText(const LineDelta& delta);
+
 class Workspace;
 struct ShownSourceFile;
 class CodeEditor;
@@ -39,6 +45,9 @@ public:
     static constexpr int kLineCostMargin = 3;
 
     explicit SourcePane(Workspace* session, QWidget* parent = nullptr);
+    // What the R/S margin says, for its hover (issue 35 item 11).
+    static QString lineCostMarginHelp();
+    bool eventFilter(QObject* watched, QEvent* event) override;
     CodeEditor* editor() const { return m_editor; }
     // The read-only editor of the header shown (when shownFile() is not "").
     CodeEditor* headerEditor() const { return m_header; }
@@ -54,7 +63,7 @@ public:
     std::vector<int> annotatedLines() const;
     void applyTheme();
     // The compact B − A delta shown per line of the open document ("+2i", "-4s"; see
-    // LineDeltaModel::compactText), from the workspace's compareLineDeltas(); empty without B.
+    // compactLineDeltaText), from the workspace's compareLineDeltas(); empty without B.
     const std::map<int, QString>& compareDeltas() const { return m_compareDeltas; }
     // The margin text of `line` (1-based) as the editor holds it ("" when none).
     QString lineMarginText(int line) const;

@@ -1,5 +1,7 @@
 #include "views/compare/diff_model.h"
 
+#include "views/code/source_pane.h"
+
 #include "views/common/theme.h"
 
 #include <QBrush>
@@ -205,12 +207,7 @@ QString LineDeltaModel::marginText(const LineDelta& d) {
     return parts.join(QStringLiteral(", "));
 }
 
-QString LineDeltaModel::compactText(const LineDelta& d) {
-    if (d.instructionDelta() != 0) return signedText(d.instructionDelta()) + QLatin1Char('i');
-    if (d.stallDelta() != 0) return signedText(d.stallDelta()) + QLatin1Char('s');
-    if (d.maxLiveDelta() != 0) return signedText(d.maxLiveDelta()) + QLatin1Char('r');
-    return {};
-}
+QString LineDeltaModel::compactText(const LineDelta& d) { return compactLineDeltaText(d); }
 
 QModelIndex LineDeltaModel::indexForSourceLine(int line) const {
     for (size_t r = 0; r < m_deltas.size(); ++r)

@@ -24,10 +24,6 @@ namespace lowerscope {
 
 namespace {
 
-QString qs(const std::string& s) {
-    return QString::fromStdString(s);
-}
-
 QString commaList(const std::vector<int>& v, const QString& separator = QStringLiteral(",")) {
     QStringList out;
     for (int x : v) out << QString::number(x);
@@ -53,7 +49,7 @@ public:
 bool readDocument(const nlohmann::json& document, GraphBreakEvenReadout& out, QString* error) {
     std::string why;
     if (readGraphBreakEvenDocument(document, out, why)) return true;
-    if (error) *error = qs(why);
+    if (error) *error = QString::fromStdString(why);
     return false;
 }
 
@@ -148,14 +144,14 @@ bool GraphBreakEvenView::setRecorded(const nlohmann::json& document, QString* er
     m_model->setRecorded(r);
     QString header =
         tr("%1 of %2: a path of N launches from the stream against the same path as a CUDA graph")
-            .arg(qs(r.kernel), qs(r.file));
-    if (!r.device.empty()) header += tr(" — recorded on %1").arg(qs(r.device));
+            .arg(QString::fromStdString(r.kernel), QString::fromStdString(r.file));
+    if (!r.device.empty()) header += tr(" — recorded on %1").arg(QString::fromStdString(r.device));
     const QString sep = QStringLiteral(", ");
     header += tr(". Path lengths N = %1; replays R = %2.")
                   .arg(commaList(r.options.pathLengths, sep), commaList(r.options.replays, sep));
     m_header->setText(header);
     m_tabs->setTabText(RecordedTab,
-                       r.device.empty() ? tr("Recorded") : tr("Recorded (%1)").arg(qs(r.device)));
+                       r.device.empty() ? tr("Recorded") : tr("Recorded (%1)").arg(QString::fromStdString(r.device)));
     m_tabs->setTabText(MineTab, tr("This GPU"));
     m_tabs->setCurrentIndex(RecordedTab);
     showMineColumns(false);
@@ -175,7 +171,7 @@ bool GraphBreakEvenView::setRecordedBytes(const QByteArray& bytes, QString* erro
     const std::optional<nlohmann::json> d =
         parseJsonBounded(std::string_view(bytes.constData(), size_t(bytes.size())), why, limits);
     if (!d) {
-        if (error) *error = qs(why);
+        if (error) *error = QString::fromStdString(why);
         return false;
     }
     return setRecorded(*d, error);
@@ -190,7 +186,7 @@ bool GraphBreakEvenView::setMine(const nlohmann::json& document, QString* error)
     // The report and chart of the run, as `lowerscope-cli experiment --graph-break-even` writes them.
     const QString command =
         QStringLiteral("lowerscope-cli experiment %1 --graph-break-even %2 --replays %3 -o this_gpu")
-            .arg(qs(r.file), commaList(r.options.pathLengths), commaList(r.options.replays));
+            .arg(QString::fromStdString(r.file), commaList(r.options.pathLengths), commaList(r.options.replays));
     const std::string title =
         "Experiment 4 on this GPU" + (r.device.empty() ? std::string() : " (" + r.device + ")");
     const std::string md = graphBreakEvenMarkdown(
@@ -198,8 +194,8 @@ bool GraphBreakEvenView::setMine(const nlohmann::json& document, QString* error)
         kMineChart.toStdString(), command.toStdString());
     const QByteArray svg = QByteArray::fromStdString(graphBreakEvenSvg(document));
     static_cast<MineReportBrowser*>(m_mineReport)->chart = QImage::fromData(svg, "SVG");
-    m_mineReport->setMarkdown(qs(md));
-    m_tabs->setTabText(MineTab, r.device.empty() ? tr("This GPU") : tr("This GPU (%1)").arg(qs(r.device)));
+    m_mineReport->setMarkdown(QString::fromStdString(md));
+    m_tabs->setTabText(MineTab, r.device.empty() ? tr("This GPU") : tr("This GPU (%1)").arg(QString::fromStdString(r.device)));
     return true;
 }
 
@@ -223,12 +219,12 @@ void GraphBreakEvenView::setRerunHandler(std::function<void()> rerun) {
 
 quint64 GraphBreakEvenView::run(const LocalGraphBreakEvenRequest& request) {
     m_job.supersede(*m_jobs);
-    m_status->setText(tr("Building %1…").arg(qs(request.fileName)));
+    m_status->setText(tr("Building %1…").arg(QString::fromStdString(request.fileName)));
     const quint64 id = startWorkerJob<LocalGraphBreakEvenOutcome>(
-        *m_jobs, this, QStringLiteral("graph"), tr("Graph break-even of %1").arg(qs(request.fileName)),
+        *m_jobs, this, QStringLiteral("graph"), tr("Graph break-even of %1").arg(QString::fromStdString(request.fileName)),
         request, m_backend,
         [this](quint64 jobId, const std::string& stage) {
-            if (m_job.running == jobId) m_status->setText(tr("Graph break-even: %1…").arg(qs(stage)));
+            if (m_job.running == jobId) m_status->setText(tr("Graph break-even: %1…").arg(QString::fromStdString(stage)));
         },
         [this](quint64 jobId, const LocalGraphBreakEvenOutcome& outcome) { finished(jobId, outcome); });
     m_job.started(id);
@@ -248,7 +244,7 @@ void GraphBreakEvenView::finished(quint64 jobId, const LocalGraphBreakEvenOutcom
         message = tr("Rerun cancelled; the recorded numbers are unchanged.");
         ok = false;
     } else if (!ok) {
-        message = tr("Rerun failed: %1").arg(qs(outcome.error));
+        message = tr("Rerun failed: %1").arg(QString::fromStdString(outcome.error));
     } else {
         QString error;
         ok = setMine(outcome.document, &error);
@@ -257,7 +253,7 @@ void GraphBreakEvenView::finished(quint64 jobId, const LocalGraphBreakEvenOutcom
                 tr("Measured on this GPU: %n path length(s), beside the recorded ones; the report is in the "
                    "\"This GPU\" tab.",
                    "", int(outcome.document["paths"].size()));
-            if (!m_model->mine()->note.empty()) message += QLatin1Char(' ') + qs(m_model->mine()->note);
+            if (!m_model->mine()->note.empty()) message += QLatin1Char(' ') + QString::fromStdString(m_model->mine()->note);
             m_tabs->setCurrentIndex(MineTab);
         } else {
             message = tr("Rerun result unreadable: %1").arg(error);

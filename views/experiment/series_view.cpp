@@ -29,14 +29,12 @@
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace lowerscope {
 
 namespace {
-
-QString qs(const std::string& s) {
-    return QString::fromStdString(s);
-}
 
 // The chart's y unit for a largest value in ms: the series spans microseconds to seconds.
 std::pair<double, QString> yUnit(double maxMs) {
@@ -144,7 +142,7 @@ bool SeriesView::setDocument(const nlohmann::json& document, QString* error) {
     SeriesSummary s;
     std::string why;
     if (!readSeriesDocument(document, s, why)) {
-        if (error) *error = qs(why);
+        if (error) *error = QString::fromStdString(why);
         return false;
     }
     m_document = document;
@@ -152,8 +150,8 @@ bool SeriesView::setDocument(const nlohmann::json& document, QString* error) {
     m_model->setSeries(s);
     QString header =
         tr("<b>%1</b> of %2, varying <code>%3</code>")
-            .arg(qs(s.kernel).toHtmlEscaped(), qs(s.file).toHtmlEscaped(), qs(s.vary).toHtmlEscaped());
-    if (!s.device.empty()) header += tr(" — measured on %1").arg(qs(s.device).toHtmlEscaped());
+            .arg(QString::fromStdString(s.kernel).toHtmlEscaped(), QString::fromStdString(s.file).toHtmlEscaped(), QString::fromStdString(s.vary).toHtmlEscaped());
+    if (!s.device.empty()) header += tr(" — measured on %1").arg(QString::fromStdString(s.device).toHtmlEscaped());
     m_header->setText(header);
     m_exportButton->setEnabled(true);
     m_table->resizeColumnsToContents();
@@ -167,12 +165,12 @@ bool SeriesView::openFile(const QString& path, QString* error) {
     JsonLimits limits;
     limits.maxBytes = kMaxSeriesDocumentBytes;
     if (!readFileBounded(path.toStdString(), text, why, limits)) {
-        if (error) *error = qs(why);
+        if (error) *error = QString::fromStdString(why);
         return false;
     }
     const std::optional<nlohmann::json> d = parseJsonBounded(text, why, limits);
     if (!d) {
-        if (error) *error = tr("%1: %2").arg(path, qs(why));
+        if (error) *error = tr("%1: %2").arg(path, QString::fromStdString(why));
         return false;
     }
     QString e;
@@ -187,7 +185,7 @@ bool SeriesView::setMine(const nlohmann::json& document, QString* error) {
     SeriesSummary s;
     std::string why;
     if (!readSeriesDocument(document, s, why)) {
-        if (error) *error = qs(why);
+        if (error) *error = QString::fromStdString(why);
         return false;
     }
     m_mine = document;
@@ -242,10 +240,10 @@ quint64 SeriesView::run(const LocalSeriesRequest& request, Target target) {
     m_job.supersede(*m_jobs);
     m_status->setText(tr("Building %1 points…").arg(request.spec.values.size()));
     const quint64 id = startWorkerJob<LocalSeriesOutcome>(
-        *m_jobs, this, QStringLiteral("series"), tr("Series %1").arg(qs(request.spec.text)), request,
+        *m_jobs, this, QStringLiteral("series"), tr("Series %1").arg(QString::fromStdString(request.spec.text)), request,
         m_backend,
         [this](quint64 jobId, const std::string& stage) {
-            if (m_job.running == jobId) m_status->setText(tr("Series: %1…").arg(qs(stage)));
+            if (m_job.running == jobId) m_status->setText(tr("Series: %1…").arg(QString::fromStdString(stage)));
         },
         [this, target](quint64 jobId, const LocalSeriesOutcome& outcome) {
             finished(jobId, outcome, target);
@@ -266,7 +264,7 @@ void SeriesView::finished(quint64 jobId, const LocalSeriesOutcome& outcome, Targ
         message = tr("Series cancelled.");
         ok = false;
     } else if (!ok) {
-        message = tr("Series failed: %1").arg(qs(outcome.error));
+        message = tr("Series failed: %1").arg(QString::fromStdString(outcome.error));
     } else {
         QString error;
         ok = target == Target::Mine ? setMine(outcome.document, &error)
@@ -289,11 +287,11 @@ void SeriesView::rebuildChart() {
         return;
     }
     chart->setTitle(
-        tr("%1: median time per launch vs %2 (band: 95 % interval)").arg(qs(s.kernel), qs(s.name)));
-    double maxMs = 0;
-    for (const auto& p : s.points) maxMs = std::max(maxMs, p.ciHighMs);
+        tr("%1: median time per launch vs %2 (band: 95 % interval)").arg(QString::fromStdString(s.kernel), QString::fromStdString(s.name)));
+    double maxMs = 0, minMs = std::numeric_limits<double>::infinity();
+    for (const auto& p : s.points) maxMs = std::max(maxMs, p.ciHighMs), minMs = std::min(minMs, p.ciLowMs);
     if (const auto& mine = m_model->mine())
-        for (const auto& p : mine->points) maxMs = std::max(maxMs, p.ciHighMs);
+        for (const auto& p : mine->points) maxMs = std::max(maxMs, p.ciHighMs), minMs = std::min(minMs, p.ciLowMs);
     const auto [scale, unit] = yUnit(maxMs);
 
     auto* axisX = new QCategoryAxis;
@@ -301,16 +299,21 @@ void SeriesView::rebuildChart() {
     axisX->setRange(-0.5, double(s.points.size()) - 0.5);
     for (size_t i = 0; i < s.points.size(); ++i) {
         // Category labels must be unique; the value is shorter than the label when there is one.
-        QString label = qs(s.points[i].value.empty() ? s.points[i].label : s.points[i].value);
+        QString label = QString::fromStdString(s.points[i].value.empty() ? s.points[i].label : s.points[i].value);
         while (axisX->categoriesLabels().contains(label)) label += QLatin1Char(' ');
         axisX->append(label, double(i));
     }
-    axisX->setTitleText(qs(s.name));
+    axisX->setTitleText(QString::fromStdString(s.name));
     auto* axisY = new QValueAxis;
-    axisY->setMin(0);
-    axisY->setMax(maxMs * scale * 1.1);
-    axisY->setTitleText(tr("time per launch (%1)").arg(unit));
-    axisY->applyNiceNumbers();
+    // From 0 when the points differ a lot; around the points when they are close (a 2 % difference
+    // drawn from 0 is a flat line), and the axis title says so.
+    const bool zoomed = std::isfinite(minMs) && minMs > 0.5 * maxMs;
+    const double span = maxMs - (std::isfinite(minMs) ? minMs : 0);
+    const double low = zoomed ? std::max(0.0, minMs - 0.25 * std::max(span, 0.01 * maxMs)) : 0;
+    const double high = zoomed ? maxMs + 0.25 * std::max(span, 0.01 * maxMs) : maxMs * 1.1;
+    axisY->setRange(low * scale, high * scale);
+    axisY->setTitleText(zoomed ? tr("time per launch (%1; axis not from 0)").arg(unit) : tr("time per launch (%1)").arg(unit));
+    if (!zoomed) axisY->applyNiceNumbers();
     chart->addAxis(axisX, Qt::AlignBottom);
     chart->addAxis(axisY, Qt::AlignLeft);
 
@@ -350,7 +353,7 @@ void SeriesView::rebuildChart() {
     std::vector<std::pair<size_t, const SeriesRow*>> rows;
     for (size_t i = 0; i < s.points.size(); ++i) rows.emplace_back(i, &s.points[i]);
     const bool hasMine = m_model->mine().has_value();
-    addSeries(hasMine ? tr("recorded") + (s.device.empty() ? QString() : tr(" (%1)").arg(qs(s.device)))
+    addSeries(hasMine ? tr("recorded") + (s.device.empty() ? QString() : tr(" (%1)").arg(QString::fromStdString(s.device)))
                       : tr("this series"),
               QColor(0x1f, 0x6f, 0xb4), rows);
     if (hasMine) {
@@ -359,7 +362,7 @@ void SeriesView::rebuildChart() {
             if (const SeriesRow* r = m_model->mineRow(int(i))) mineRows.emplace_back(i, r);
         const std::string& device = m_model->mine()->device;
         if (!mineRows.empty())
-            addSeries(tr("this GPU") + (device.empty() ? QString() : tr(" (%1)").arg(qs(device))),
+            addSeries(tr("this GPU") + (device.empty() ? QString() : tr(" (%1)").arg(QString::fromStdString(device))),
                       QColor(0xd9, 0x5f, 0x0e), mineRows);
     }
     m_chart->setChart(chart);
@@ -370,7 +373,7 @@ void SeriesView::updateCost() {
     const bool hasMine = m_model->mine().has_value();
     // The cost of the user's own numbers when they have them: that is the GPU they pay for.
     const SeriesSummary& s = hasMine ? *m_model->mine() : m_model->series();
-    for (const auto& p : s.points) variants.emplace_back(qs(p.label), p.medianMs);
+    for (const auto& p : s.points) variants.emplace_back(QString::fromStdString(p.label), p.medianMs);
     m_cost->setVariants(variants);
 }
 

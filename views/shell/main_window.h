@@ -2,8 +2,12 @@
 // The main window: every pane is a QDockWidget registered under a stable id (layout saved in
 // QSettings), a toolbar with build controls, the kernel selector and the attribution toggle, and
 // a status bar with build progress, the stale state and the inline chain of the selection.
-// createPanes() is the one place that creates and registers the panes and connects what they
-// publish; panes talk only to the workspace facade, never to each other.
+// createPanes() composes the window from the feature rooms (views/common/room_host.h): each room
+// creates and registers its panes, adds its actions to the menus and connects what its panes
+// publish; panes talk only to the workspace facade, never to each other. Besides the composition
+// (main_window.cpp), the shell's MainWindow is defined in window_layout.cpp (the default layout,
+// focus and compare mode), window_files.cpp (opening and saving, recent files, recovery) and
+// window_status.cpp (kernel box, status bar, selection, automation dump).
 //
 // Layout (issue 17): the default layout is computed for the window's size (code panes on top, a
 // bottom row at about a quarter of the height; below 1400 px wide the bottom panes are tabs of one
@@ -14,6 +18,7 @@
 // window's actions, and About.
 
 #include "core/build/build.h"
+#include "views/common/room_host.h"
 
 #include <QHash>
 #include <QMainWindow>
@@ -30,6 +35,7 @@ class QMenu;
 class QProgressBar;
 class QShowEvent;
 class QTimer;
+class QToolButton;
 
 namespace lowerscope {
 
@@ -38,7 +44,6 @@ class SourcePane;
 class PtxPane;
 class SassPane;
 class ProfilePane;
-class ProfileHeat;
 class BuildOutputPane;
 class ResourcesPane;
 class BuildOptionsPane;
@@ -52,9 +57,13 @@ class Autosave;
 class HelpWindow;
 class SeriesView;
 class GraphBreakEvenView;
-struct GalleryEntry;
+class CodeRoom;
+class BuildRoom;
+class CompareRoom;
+class MeasureRoom;
+class ExperimentRoom;
 
-class MainWindow : public QMainWindow {
+class MainWindow : public QMainWindow, public RoomHost {
     Q_OBJECT
 public:
     struct Options {
@@ -68,7 +77,7 @@ public:
     explicit MainWindow(const Options& options, QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    Workspace* session() const { return m_session; }
+    Workspace* session() const override { return m_session; }
     SourcePane* sourcePane() const { return m_source; }
     PtxPane* ptxPane() const { return m_ptx; }
     SassPane* sassPane() const { return m_sass; }
@@ -91,15 +100,15 @@ public:
     static QList<QPair<QString, QString>> bundledExperiments();
     bool openBundledExperiment(const QString& id);
     // The write-up window of the last opened session or report example (nullptr before).
-    QWidget* writeUpWindow() const { return m_writeUp; }
+    QWidget* writeUpWindow() const;
     // The series window of the last opened series example (nullptr before).
-    SeriesView* galleryView() const { return m_galleryView; }
+    SeriesView* galleryView() const;
     // Reruns series example `id` on this machine's runner: its bundled source and sidecar are
     // unpacked to a temporary folder and every point is built (A's arch, the entry's defines) and
     // measured; the numbers appear beside the recorded ones. False with `error` when it cannot start.
     bool rerunBundledSeries(const QString& id, QString* error = nullptr);
     // The graph window of the last opened graph example (nullptr before).
-    GraphBreakEvenView* graphView() const { return m_graphView; }
+    GraphBreakEvenView* graphView() const;
     // Reruns graph example `id` on this machine's runner: its bundled source and sidecar are
     // unpacked to a temporary folder, built with default options (A's arch) and the graph path
     // measured with the shown recorded document's path lengths and replay counts; the numbers
@@ -108,7 +117,7 @@ public:
 
     // ---- parameter series (issue 15)
     // The Series pane: the card's Run series results and File → Open series.
-    SeriesView* seriesPane() const { return m_seriesPane; }
+    SeriesView* seriesPane() const;
     // Runs `spec` (parseSeriesSpec's language) over A's current source, options, kernel and the
     // Measure pane's launch and runner. False with `error` when it cannot start.
     bool runSeries(const QString& spec, QString* error = nullptr);
@@ -117,6 +126,7 @@ public:
     ExperimentController* experiment() const { return m_experiment; }
     QComboBox* kernelCombo() const { return m_kernelCombo; }
     QLabel* infoLabel() const { return m_info; }
+    QToolButton* anyFrameButton() const { return m_frameHint; }
     QLabel* staleLabel() const { return m_staleLabel; }
     QAction* cancelAction() const { return m_cancelAction; }
     QAction* compareAction() const { return m_compareAction; }
@@ -124,8 +134,9 @@ public:
     QAction* resetLayoutAction() const { return m_resetLayoutAction; }
 
     // Adds a pane as a dock widget with a stable object name (`id`) so saved layouts find it.
-    QDockWidget* registerPane(const QString& id, const QString& title, QWidget* widget, Qt::DockWidgetArea area);
-    QDockWidget* pane(const QString& id) const { return m_panes.value(id); }
+    QDockWidget* registerPane(const QString& id, const QString& title, QWidget* widget,
+                              Qt::DockWidgetArea area) override;
+    QDockWidget* pane(const QString& id) const override { return m_panes.value(id); }
     QStringList paneIds() const { return m_paneOrder; }
     QStringList visiblePaneIds() const;
 
@@ -140,7 +151,7 @@ public:
     // the build it was taken on (issue 14). False with the reason when it cannot be read; when it
     // belongs to another build it is kept but hidden, and *error says why.
     bool openProfile(const QString& path, QString* error = nullptr);
-    void loadText(const QString& path, const QString& text); // a buffer (example, recovered text)
+    void loadText(const QString& path, const QString& text) override; // a buffer (example, recovered text)
     void openExample();                                 // the bundled reduction.cu
     bool save();
     bool saveAs(const QString& path);
@@ -174,6 +185,14 @@ public:
 
     // Automation: the state the panes show (selection highlights, visible panes, build status).
     nlohmann::json dumpState() const;
+
+    // RoomHost: what the feature rooms use of the window.
+    QMainWindow* hostWindow() override { return this; }
+    QMenu* menu(Menu which) const override;
+    void showStatus(const QString& text, int ms) override;
+    QString statusText() const override;
+    bool persistent() const override { return m_opts.useSettings; }
+    bool maybeSave() override;
     // Grabs the real window (after layout) to a PNG. False when the image is blank or unwritable.
     bool saveScreenshot(const QString& path, QString* error = nullptr);
 
@@ -196,16 +215,26 @@ private:
     void defaultLayout();
     void applyDefaultSizes();
     void restoreSettings();
+    // Options per document: the current file's are remembered (QSettings), and `next` gets its own
+    // remembered set or the defaults (the arch carries over); B follows A again, the filter clears.
+    // Makes `dock` the shown tab of its tab group (raise() alone is undone by a group's first layout).
+    void selectDockTab(QDockWidget* dock);
+    void rememberDocumentOptions();
+    void switchDocumentOptions(const QString& next);
     void saveSettings();
     void addRecent(const QString& path);
     void rebuildRecentMenu();
     void updateTitle();
-    bool openGraphExample(const GalleryEntry& entry, const QByteArray& writeUp);
     void updateKernelCombo();
     void updateInfo();
     void updateStatus();
     void offerRecovery();
-    bool maybeSave();
+
+    // 2: the issue-17 layout (Build options B dock, sizes per window size); layouts saved by
+    // version 1 put the bottom docks at half the height and are not restored.
+    static constexpr int kStateVersion = 2;
+    // Below this width the bottom panes share one tab group: side by side each would be too narrow.
+    static constexpr int kWideLayout = 1400;
 
     Options m_opts;
     Workspace* m_session;
@@ -221,16 +250,16 @@ private:
     ComparePanel* m_compare = nullptr;
     MeasurePane* m_measure = nullptr;
     ProfilePane* m_profilePane = nullptr;
-    QWidget* m_writeUp = nullptr;
-    SeriesView* m_seriesPane = nullptr;
-    SeriesView* m_galleryView = nullptr;
-    QString m_galleryId;  // the series example the gallery window shows
-    GraphBreakEvenView* m_graphView = nullptr;
-    QString m_graphId; // the graph example the graph window shows
-    ProfileHeat* m_heat = nullptr;
     ExperimentCardEditor* m_card = nullptr;
     ExperimentController* m_experiment = nullptr;
     HelpWindow* m_help = nullptr;
+    // The feature rooms, in the order their actions are added (views/CMakeLists.txt's room order).
+    CodeRoom* m_code = nullptr;
+    BuildRoom* m_build = nullptr;
+    MeasureRoom* m_measureRoom = nullptr;
+    ExperimentRoom* m_experimentRoom = nullptr;
+    CompareRoom* m_compareRoom = nullptr;
+    QList<Room*> m_rooms;
     QHash<QString, QDockWidget*> m_panes;
     QHash<QString, Qt::DockWidgetArea> m_paneArea; // the area each pane asked for
     QStringList m_paneOrder;
@@ -247,11 +276,14 @@ private:
     QAction* m_compareAction = nullptr;
     QAction* m_focusAction = nullptr;
     QAction* m_resetLayoutAction = nullptr;
+    QMenu* m_fileMenu = nullptr;
+    QMenu* m_buildMenu = nullptr;
     QMenu* m_navigateMenu = nullptr;
     QAction* m_viewPanesEnd = nullptr;
     QMenu* m_recentMenu = nullptr;
     QMenu* m_viewMenu = nullptr;
     QLabel* m_info = nullptr;
+    QToolButton* m_frameHint = nullptr;
     QLabel* m_staleLabel = nullptr;
     QLabel* m_buildLabel = nullptr;
     QProgressBar* m_progress = nullptr;
