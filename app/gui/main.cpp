@@ -10,16 +10,19 @@
 #include "views/compare/compare_measure.h"
 #include "views/compare/compare_panel.h"
 #include "views/shell/main_window.h"
+#include "views/common/dialogs.h"
 #include "views/common/workspace.h"
 #include "views/common/theme.h"
 
 #include <CLI/CLI.hpp>
 #include <QApplication>
 #include <QFileInfo>
+#include <QTimer>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <regex>
 
 namespace {
@@ -161,6 +164,9 @@ int main(int argc, char** argv) {
     automation.dumpState = QString::fromStdString(args.dumpState);
     const std::string& file = args.file;
 
+    // A scripted run has nobody to answer a dialog: questions take their safe answer, problems go
+    // to stderr (views/common/dialogs.h).
+    if (automation.active()) lowerscope::setDialogsAllowed(false);
     lowerscope::MainWindow::Options wopts;
     // Automated runs are reproducible: no saved layout/options, no recovery dialog.
     wopts.useSettings = !automation.active();
@@ -178,9 +184,11 @@ int main(int argc, char** argv) {
     }
     // Command-line build options win over saved ones (and the input's own arch); only set when any was given.
     if (cli.get_options().size() && (args.options != lowerscope::BuildOptions{})) window.setBuildOptions(args.options);
+    // B's options are applied once the file is open (opening a file starts B from A's options).
+    std::optional<lowerscope::BuildOptions> optionsB;
     if (!args.compareWith.empty()) {
         try {
-            window.comparePanel()->setOptionsB(lowerscope::cli::parseBuildOptionString(args.compareWith));
+            optionsB = lowerscope::cli::parseBuildOptionString(args.compareWith);
         } catch (const std::exception& e) {
             std::fprintf(stderr, "lowerscope: --compare-with: %s\n", e.what());
             return 2;
@@ -196,22 +204,32 @@ int main(int argc, char** argv) {
     } else if (!file.empty()) {
         if (!window.openFile(QString::fromStdString(file))) {
             std::fprintf(stderr, "lowerscope: cannot open %s\n", file.c_str());
-            return 2;
-        }
-        // The project, the flags given here (they win) and the member apply before the first build.
-        if (!args.input.project.empty()) {
-            QString error;
-            if (!window.openProject(QString::fromStdString(args.input.project), &error)) {
-                std::fprintf(stderr, "lowerscope: --project: %s\n", error.toUtf8().constData());
-                return 2;
+            if (automation.active()) return 2;
+            // Interactive: the window opens on the example with the reason, rather than vanishing.
+            const QString reason = window.statusText().isEmpty()
+                                       ? QObject::tr("Cannot open %1").arg(QString::fromStdString(file))
+                                       : window.statusText();
+            window.openExample();
+            window.show();
+            window.showStatus(reason, 0);
+            QTimer::singleShot(0, &window, [&window, reason] { lowerscope::showProblem(&window, QObject::tr("Open"), reason); });
+        } else {
+            // The project, the flags given here (they win) and the member apply before the first build.
+            if (!args.input.project.empty()) {
+                QString error;
+                if (!window.openProject(QString::fromStdString(args.input.project), &error)) {
+                    std::fprintf(stderr, "lowerscope: --project: %s\n", error.toUtf8().constData());
+                    return 2;
+                }
             }
+            window.setBuildOptions(lowerscope::cli::overlayGivenFlags(cli, window.session()->options(), args.options));
+            if (!args.input.member.empty()) window.session()->setVariant(QString::fromStdString(args.input.member), false);
+            if (deferBuild) window.build();
         }
-        window.setBuildOptions(lowerscope::cli::overlayGivenFlags(cli, window.session()->options(), args.options));
-        if (!args.input.member.empty()) window.session()->setVariant(QString::fromStdString(args.input.member), false);
-        if (deferBuild) window.build();
     } else {
         window.openExample();
     }
+    if (optionsB) window.comparePanel()->setOptionsB(*optionsB);
     if (!args.profile.empty()) {
         // Shown once the build it belongs to is there (the SASS pane checks the cubin digest).
         QString error;

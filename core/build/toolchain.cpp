@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -193,6 +194,16 @@ std::string fileIdentity(const std::string& path) {
            std::to_string(st.st_mtim.tv_nsec) + "|" + std::to_string(st.st_ino) + "|" + std::to_string(st.st_dev);
 }
 
+// A version or arch from the memo as a tool would print it: short, letters, digits and . _ - +.
+// Anything else (a tampered memo in a shared cache folder: control bytes, escape sequences, text
+// meant for a terminal) is not taken; the tool is asked again.
+bool memoWord(const nlohmann::json& v) {
+    const std::string& s = v.get_ref<const std::string&>();
+    return !s.empty() && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' || c == '+';
+    });
+}
+
 nlohmann::json readMemo(const std::string& file) {
     // Bounded like every document (core/bounded_json.h): the cache folder may be shared or damaged.
     JsonLimits limits;
@@ -293,7 +304,7 @@ Toolchain discoverToolchain(const DiscoveryOptions& options) {
     if (options.queryVersions) {
         for (ToolInfo* t : {&tc.nvcc, &tc.ptxas, &tc.nvdisasm, &tc.cuobjdump}) {
             if (!t->found()) continue;
-            if (const auto* v = memoGet(fileIdentity(t->path), "version"); v && v->is_string()) {
+            if (const auto* v = memoGet(fileIdentity(t->path), "version"); v && v->is_string() && memoWord(*v)) {
                 t->version = v->get<std::string>();
                 continue;
             }
@@ -310,7 +321,9 @@ Toolchain discoverToolchain(const DiscoveryOptions& options) {
     if (archs) {
         if (const auto* a = memoGet(nvccIdentity, "archs"); a && a->is_array() && !a->empty()) {
             for (const auto& x : *a)
-                if (x.is_string()) tc.gpuArchs.push_back(x.get<std::string>());
+                if (x.is_string() && memoWord(x)) tc.gpuArchs.push_back(x.get<std::string>());
+            // One word no tool would print and the whole answer is asked again.
+            if (tc.gpuArchs.size() != a->size()) tc.gpuArchs.clear();
             archsFromMemo = !tc.gpuArchs.empty();
         }
     }

@@ -7,6 +7,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -200,7 +201,8 @@ ExperimentCard cardFromJson(const json& j) {
         throw SessionError(SessionError::Kind::Corrupt, std::string("a card is a JSON object, not ") + j.type_name());
     const json* c = &j;
     std::string path;
-    if (auto it = j.find("card"); it != j.end() && it->is_object()) {
+    if (auto it = j.find("card"); it != j.end()) {
+        if (!it->is_object()) wrongType("card", "an object", *it);
         c = &*it; // a whole session works too
         path = "card";
     }
@@ -216,6 +218,13 @@ ExperimentCard cardFromJson(const json& j) {
     field("measurement", card.measurement);
     field("result", card.result);
     field("interpretation", card.interpretation);
+    // A card with none of its fields (misspelt keys, another document) is an error, never an
+    // empty card taken silently.
+    static const char* kFields[] = {"hypothesis", "implementation", "measurement", "result", "interpretation"};
+    if (std::none_of(std::begin(kFields), std::end(kFields), [&](const char* k) { return c->contains(k); }))
+        throw SessionError(SessionError::Kind::Corrupt,
+                           std::string(path.empty() ? "the card" : "its card") +
+                               " has none of hypothesis, implementation, measurement, result, interpretation");
     return card;
 }
 

@@ -7,7 +7,9 @@
 #include "core/build/demangle.h"
 #include "core/build/json_io.h"
 #include "core/build/input.h"
+#include "core/build/toolchain.h"
 #include "core/build/triton.h"
+#include "core/experiment/experiment_session.h"
 #include "core/experiment/series.h"
 #include "core/parse/cuda_elf.h"
 #include "core/run/argspec.h"
@@ -412,4 +414,46 @@ TEST(CacheArtefacts, EveryArtefactIsHashedNotOnlyTheCubin) {
     text.replace(at, 12, "a planted PT");
     std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
     EXPECT_FALSE(cache.load(key).has_value()) << "a tampered PTX was replayed";
+}
+
+// ------------------------------------------------------------------ class 12: a wrongly typed card
+// `experiment --card FILE` with a card of the wrong shape was taken as an empty card, silently.
+TEST(CardFiles, WronglyTypedCardsAreErrorsNotEmptyCards) {
+    for (const char* text : {R"({"card": "a hypothesis"})", R"({"card": [1, 2]})", R"({"hypotheses": "typo"})",
+                             R"({"schema": "lowerscope.compare/1", "a": {}})", R"({"card": {"hypo": "x"}})"}) {
+        SCOPED_TRACE(text);
+        EXPECT_THROW(cardFromJson(nlohmann::json::parse(text)), SessionError);
+    }
+    // Well-formed cards still read, a whole session's card too.
+    EXPECT_EQ(cardFromJson(nlohmann::json::parse(R"({"hypothesis": "h"})")).hypothesis, "h");
+    EXPECT_EQ(cardFromJson(nlohmann::json::parse(R"({"card": {"result": "r"}})")).result, "r");
+}
+
+// ------------------------------------------------------------------ class 10: the tool memo
+// `doctor` printed a tool version taken from the memo of a (possibly shared) cache folder as it
+// was: escape sequences reached the terminal. A memo word that no tool would print is not taken.
+TEST(ToolMemo, TamperedVersionsAndArchsAreAskedAgain) {
+    Scratch s;
+    const std::string fake = s.write("bin/nvcc", "#!/bin/sh\n"
+                                                 "case \"$1\" in --version) echo 'Cuda compilation tools, release 42.0, V42.0.1';;\n"
+                                                 "--list-gpu-code) echo sm_80 sm_90;; esac\n");
+    fs::permissions(fake, fs::perms::owner_all);
+    DiscoveryOptions opts;
+    opts.projectToolsDir = s.path("bin");
+    opts.memoDir = s.path("memo");
+    ::setenv("LOWERSCOPE_NVCC", fake.c_str(), 1);
+    const Toolchain first = discoverToolchain(opts);
+    ASSERT_EQ(first.nvcc.version, "42.0.1");
+    const std::string memoFile = s.path("memo/toolchain-memo-v1.json");
+    auto memo = nlohmann::json::parse(std::ifstream(memoFile));
+    for (auto& [id, entry] : memo.items()) {
+        if (!entry.is_object()) continue;
+        if (entry.contains("version")) entry["version"] = "\x1b]0;pwned\x07\x1b[2J13.0";
+        if (entry.contains("archs")) entry["archs"] = {"sm_80\x1b[31m", "sm_90"};
+    }
+    std::ofstream(memoFile, std::ios::trunc) << memo.dump();
+    const Toolchain second = discoverToolchain(opts);
+    ::unsetenv("LOWERSCOPE_NVCC");
+    EXPECT_EQ(second.nvcc.version, "42.0.1");
+    EXPECT_EQ(second.gpuArchs, (std::vector<std::string>{"sm_80", "sm_90"}));
 }

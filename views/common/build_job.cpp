@@ -1,13 +1,16 @@
 #include "views/common/build_job.h"
 
+#include "core/build/cache.h"
 #include "core/build/option_safety.h"
 #include "core/build/triton.h"
 #include "core/untrusted.h"
+#include "views/common/input_file.h"
 
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QSaveFile>
 
 #include <future>
 #include <map>
@@ -41,6 +44,39 @@ QStringList splitArchs(const std::string& arch) {
     return out;
 }
 
+// True when the editor's text is the saved file's content (a real file, not a resource).
+bool editorMatchesDisk(const BuildRequest& request) {
+    if (request.sourcePath.isEmpty() || request.sourcePath.startsWith(QLatin1Char(':'))) return false;
+    const QFileInfo fi(request.sourcePath);
+    const QByteArray text = request.text.toUtf8();
+    if (!fi.isFile() || fi.size() != text.size()) return false;
+    std::string disk, error;
+    return readInputFile(request.sourcePath.toStdString(), kMaxSourceBytes, "a source file", disk, error) &&
+           QByteArray::fromStdString(disk) == text;
+}
+
+// Where an edited text's build copy goes: a folder of the user's build cache named by the file
+// and the text (the session's work folder when the cache folder cannot be made).
+QString editCopyDir(const BuildRequest& request) {
+    const QByteArray id = request.sourcePath.toUtf8() + '\0' + request.displayName.toUtf8() + '\0' + request.text.toUtf8();
+    const QString dir = QDir(QString::fromStdString(cacheDirectory()))
+                            .filePath(QStringLiteral("edits/") + QString::fromStdString(xxh3Hex(id.constData(), size_t(id.size()))));
+    if (QDir().mkpath(dir)) return dir;
+    QDir().mkpath(request.workDir);
+    return request.workDir;
+}
+
+// Writes `bytes` to `path` through a temporary name and a rename: two builds of the same text
+// may write the same copy at once, and neither may see half a file.
+bool writeCopy(const QString& path, const QByteArray& bytes, QString* why) {
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit()) {
+        *why = f.errorString();
+        return false;
+    }
+    return true;
+}
+
 } // namespace
 
 QString sourceForInput(const BuildSnapshot& snap) {
@@ -67,14 +103,20 @@ QString sourceForInput(const BuildSnapshot& snap) {
             path = QFileInfo(input).dir().filePath(path);
         }
         if (path.isEmpty() || !isSourceFile(path)) continue;
-        // A path named by a binary's line info may only lead into the user's folders: the current
-        // directory, the input's folder and the two above it, the home folder.
-        std::vector<std::string> roots{QDir::currentPath().toStdString(), QDir::homePath().toStdString()};
-        QDir dir = QFileInfo(input).dir();
-        for (int up = 0; up < 3; ++up) {
-            roots.push_back(dir.absolutePath().toStdString());
-            if (!dir.cdUp()) break;
+        // A path named by an input's line info may only lead into the user's folders
+        // (docs/SECURITY.md, "Files named by line info"): the input's folder (for a Triton cache
+        // root, the folder holding it, where its scripts live), the build's -I folders and the
+        // folder Lowerscope was started in. Never the home folder as a whole, an absolute path
+        // elsewhere or folders above the input.
+        std::vector<std::string> roots{QDir::currentPath().toStdString()};
+        const QFileInfo in(input);
+        QDir dir = in.isDir() ? QDir(in.absoluteFilePath()) : in.dir();
+        if (snap.result.inputKind == "triton") {
+            if (isTritonKernelFolder(input.toStdString())) dir.cdUp(); // the kernel folder's cache root
+            dir.cdUp();
         }
+        roots.push_back(dir.absolutePath().toStdString());
+        for (const auto& d : snap.options.includeDirs) roots.push_back(d);
         std::string resolved, error;
         if (resolveDocumentPath(QFileInfo(path).absoluteFilePath().toStdString(), roots, "the line info's source",
                                 resolved, error))
@@ -95,29 +137,33 @@ std::shared_ptr<BuildSnapshot> runRealBuild(const BuildRequest& request, std::at
         // An input opened as it is: nothing to copy.
         snap->buildPath = request.inputPath;
         input = describeInput(request.inputPath.toStdString(), request.options);
+    } else if (editorMatchesDisk(request)) {
+        // The editor holds the file as it is saved: build the file itself, as the CLI does, so the
+        // cache key is the CLI's (same path, same options) and a rebuild, a return to an arch or
+        // the next launch is a cache hit (core/build/cache.h).
+        snap->buildPath = QFileInfo(request.sourcePath).absoluteFilePath();
+        input = describeInput(snap->buildPath.toStdString(), request.options);
     } else {
-        // The editor may be ahead of the file on disk, so the build always compiles a copy of the
-        // editor text. Same file name, so the line info and diagnostics name the file the user sees.
-        QDir().mkpath(request.workDir);
+        // The editor is ahead of the file on disk: compile a copy of its text. Same file name, so
+        // the line info and diagnostics name the file the user sees; the folder is named by the
+        // text and the file, so building the same text again is a cache hit too.
         const QString name = request.displayName.isEmpty() ? QStringLiteral("untitled.cu") : request.displayName;
-        snap->buildPath = QDir(request.workDir).filePath(name);
-        QFile f(snap->buildPath);
-        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-            snap->error = QStringLiteral("cannot write %1: %2").arg(snap->buildPath, f.errorString());
+        const QString copyDir = editCopyDir(request);
+        snap->buildPath = QDir(copyDir).filePath(name);
+        if (QString why; !writeCopy(snap->buildPath, request.text.toUtf8(), &why)) {
+            snap->error = QStringLiteral("cannot write %1: %2").arg(snap->buildPath, why);
             snap->result.error = snap->error.toStdString();
             return snap;
         }
-        f.write(request.text.toUtf8());
-        f.close();
         BuildOptions options = request.options;
         if (!request.sourcePath.isEmpty() && !request.sourcePath.startsWith(QLatin1Char(':'))) {
             // The file's own folder, for its "..." includes. A folder name nvcc's shell would
             // interpret (core/build/option_safety.h) is reached through a safe-named link instead.
             QString dir = QFileInfo(request.sourcePath).absolutePath();
             if (!checkOptionValue("include dir", dir.toStdString(), OptionSlot::IncludeDir).empty()) {
-                const QString link = QDir(request.workDir).filePath(QStringLiteral("source-folder"));
-                QFile::remove(link);
-                if (QFile::link(dir, link)) dir = link;
+                const QString link = QDir(copyDir).filePath(QStringLiteral("source-folder"));
+                if (QFileInfo(link).symLinkTarget() == dir) dir = link;
+                else if (QFile::remove(link), QFile::link(dir, link)) dir = link;
             }
             options.includeDirs.push_back(dir.toStdString());
         }
@@ -167,9 +213,11 @@ std::shared_ptr<BuildSnapshot> runRealBuild(const BuildRequest& request, std::at
         snap->shownSource = sourceForInput(*snap);
         if (snap->shownSource.isEmpty() && input.kind == InputKind::Ptx) snap->shownSource = request.inputPath;
         // The source pane shows that file: the listing was built for exactly that text.
-        QFile f(snap->shownSource);
-        snap->builtText = !snap->shownSource.isEmpty() && f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll())
-                                                                                         : QString();
+        QString text, error;
+        snap->builtText = !snap->shownSource.isEmpty() &&
+                                  readUserTextFile(snap->shownSource, kMaxSourceBytes, "a source file", text, error)
+                              ? text
+                              : QString();
         if (!snap->shownSource.isEmpty()) snap->buildPath = snap->shownSource;
     }
     return snap;

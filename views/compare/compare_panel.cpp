@@ -4,6 +4,7 @@
 
 #include "views/build/build_options_pane.h"
 #include "views/compare/diff_view.h"
+#include "views/common/input_file.h"
 #include "views/common/workspace.h"
 
 #include <QComboBox>
@@ -232,12 +233,12 @@ bool ComparePanel::openFileForB(const QString& path, QString* error) {
         updateStatus();
         return true;
     }
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        if (error) *error = tr("Cannot open %1: %2").arg(path, file.errorString());
+    QString text, why;
+    if (!readUserTextFile(path, kMaxSourceBytes, "a source file", text, why)) {
+        if (error) *error = why;
         return false;
     }
-    setSourceB(QFileInfo(path).absoluteFilePath(), QString::fromUtf8(file.readAll()));
+    setSourceB(QFileInfo(path).absoluteFilePath(), text);
     return true;
 }
 

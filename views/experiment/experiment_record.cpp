@@ -2,6 +2,8 @@
 
 #include "core/experiment/experiment_session.h"
 #include "core/experiment/series.h"
+#include "core/untrusted.h"
+#include "views/common/dialogs.h"
 
 #include <QFileInfo>
 #include <QFormLayout>
@@ -152,6 +154,13 @@ bool resolveExperimentPaths(ExperimentData& data, const QString& sessionPath, QS
 }
 
 bool askTrustWithMessageBox(QWidget* parent, const QString& sessionPath, const QStringList& items) {
+    if (!dialogsAllowed()) {
+        // Nobody to ask (a scripted run): an untrusted session's flags are never built.
+        showProblem(parent, QObject::tr("Untrusted session"),
+                    QObject::tr("%1 carries custom compiler settings (%2); not opened without a person's consent")
+                        .arg(sessionPath, items.join(QStringLiteral("; "))));
+        return false;
+    }
     QMessageBox box(parent);
     box.setIcon(QMessageBox::Warning);
     box.setWindowTitle(QObject::tr("Build an untrusted session?"));
@@ -240,19 +249,37 @@ QString ExperimentCardEditor::varySpec() const { return m_vary->text(); }
 void ExperimentCardEditor::setVarySpec(const QString& spec) { m_vary->setText(spec); }
 
 ExperimentCardText ExperimentCardEditor::card() const {
-    return {m_fields[0]->toPlainText(), m_fields[1]->toPlainText(), m_fields[2]->toPlainText(),
-            m_fields[3]->toPlainText(), m_fields[4]->toPlainText()};
+    auto text = [this](int i) { return m_whole[i].isNull() ? m_fields[i]->toPlainText() : m_whole[i]; };
+    return {text(0), text(1), text(2), text(3), text(4)};
 }
 
 void ExperimentCardEditor::setCard(const ExperimentCardText& c) {
     const QString* values[5] = {&c.hypothesis, &c.implementation, &c.measurement, &c.result, &c.interpretation};
-    for (int i = 0; i < 5; ++i) m_fields[i]->setPlainText(*values[i]);
+    for (int i = 0; i < 5; ++i) {
+        // A field longer than an editor lays out quickly (a session from anyone may hold megabytes
+        // on one line, which kept the GUI busy for minutes) is shown cut and read-only; the whole
+        // text is kept and saved back unchanged.
+        const QByteArray utf8 = values[i]->toUtf8();
+        m_whole[i] = QString();
+        if (size_t(utf8.size()) > kShownFieldBytes) {
+            m_whole[i] = *values[i];
+            m_fields[i]->setPlainText(QString::fromStdString(boundedText(utf8.toStdString(), kShownFieldBytes)));
+            m_fields[i]->setReadOnly(true);
+            m_fields[i]->setToolTip(tr("This field holds %1 bytes: shown cut and read-only here; the session keeps "
+                                       "it whole.").arg(utf8.size()));
+        } else {
+            m_fields[i]->setPlainText(*values[i]);
+            m_fields[i]->setReadOnly(false);
+            m_fields[i]->setToolTip(QString());
+        }
+    }
 }
 
 QString ExperimentCardEditor::title() const { return m_title->text(); }
 void ExperimentCardEditor::setTitle(const QString& title) { m_title->setText(title); }
 
 void ExperimentCardEditor::appendMeasurement(const QString& line) {
+    if (!m_whole[2].isNull()) m_whole[2] += QLatin1Char('\n') + line;
     m_fields[2]->appendPlainText(line);
 }
 

@@ -115,6 +115,9 @@ private:
     QPushButton* m_runSeries;
     QLineEdit* m_title;
     QPlainTextEdit* m_fields[5];
+    // The whole text of a field shown cut (null when the field shows all of it).
+    QString m_whole[5];
+    static constexpr size_t kShownFieldBytes = 64 * 1024;
 };
 
 } // namespace lowerscope
