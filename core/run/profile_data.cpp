@@ -1,6 +1,9 @@
 // Profile results of the runner: names, default metric sets and JSON.
 #include "core/run/profile_data.h"
 
+#include <cmath>
+#include <cstdio>
+
 namespace lowerscope {
 
 using nlohmann::json;
@@ -33,6 +36,23 @@ const ProfileMetric* findMetric(const std::vector<ProfileMetric>& metrics, const
     for (const auto& m : metrics)
         if (m.name == name) return &m;
     return nullptr;
+}
+
+bool isPercentMetric(const ProfileMetric& m) {
+    return m.unit == "percent" || (m.name.size() > 4 && m.name.compare(m.name.size() - 4, 4, ".pct") == 0);
+}
+
+std::optional<std::string> metricRangeProblem(const ProfileMetric& m) {
+    if (!std::isfinite(m.value)) return std::string("not a finite number");
+    if (m.value < 0) return "negative (" + std::to_string(m.value) + "), impossible for a count, size, time or rate";
+    // A hair above 100 is rounding of the counters; well above is a measurement that cannot be.
+    if (isPercentMetric(m) && m.value > 100.5) {
+        char text[96];
+        std::snprintf(text, sizeof text, "%.1f %% is above 100 %%", m.value);
+        return std::string(text) + ": its parts were likely counted in different replay passes over too little "
+                                   "traffic; not shown as a value";
+    }
+    return std::nullopt;
 }
 
 const std::vector<std::string>& defaultKernelMetrics() {

@@ -82,6 +82,16 @@ struct ProfileData {
 // The metric named `name` in `metrics`, nullptr when absent.
 const ProfileMetric* findMetric(const std::vector<ProfileMetric>& metrics, const std::string& name);
 
+// Whether `m` is a percentage (unit "percent" or a name ending in ".pct").
+bool isPercentMetric(const ProfileMetric& m);
+
+// Why `m`'s value cannot be a fact, or nullopt when it can: not finite, negative, or a percentage
+// above 100. Such values are flagged, never drawn. (A ratio metric whose numerator and denominator
+// were counted in different replay passes goes past 100 % when the kernel moves little data:
+// Lowerscope's H200 profile of an FFMA chain, 109 KB of L2 traffic, recorded an L2 hit rate of
+// 297 %.)
+std::optional<std::string> metricRangeProblem(const ProfileMetric& m);
+
 // The default kernel metric set (issue 14): duration, DRAM bytes, L2/L1 hit rates and bytes,
 // achieved occupancy, issue activity and IPC, SM/memory/DRAM throughput as % of peak, branch and
 // thread-per-instruction efficiency, shared-memory bank conflicts. All evaluate on sm_90.

@@ -4,6 +4,7 @@
 #include "core/run/profile_join.h"
 
 #include "core/bounded_json.h"
+#include "core/untrusted.h"
 
 #include <nlohmann/json.hpp>
 
@@ -58,6 +59,10 @@ ProfileDocument readProfileDocument(const json& j) {
     d.cubinDigest = member(j, "cubin_digest", json::value_t::string, "").get<std::string>();
     if (auto f = j.find("file"); f != j.end() && f->is_string()) d.file = f->get<std::string>();
     if (auto c = j.find("code_digest"); c != j.end() && c->is_string()) d.codeDigest = c->get<std::string>();
+    // The build it was taken on, for people (said when it does not fit the build shown).
+    if (auto a = j.find("arch"); a != j.end() && a->is_string()) d.arch = boundedText(escapeControl(a->get<std::string>()), 64);
+    if (auto o = j.find("build_options"); o != j.end() && o->is_string())
+        d.buildOptions = boundedText(escapeControl(o->get<std::string>()), 400);
     if (auto dev = j.find("device"); dev != j.end()) {
         DeviceInfo info;
         try {
@@ -103,6 +108,10 @@ std::optional<std::string> profileDocumentMismatch(const ProfileDocument& doc, c
     if (!why) return std::nullopt;
     if (!doc.codeDigest.empty() && doc.kernel == mangled && doc.codeDigest == sassCodeDigest(function))
         return std::nullopt; // another cubin (e.g. other line-info paths), the same instructions
+    // Which build it was taken for, so the user can rebuild that one.
+    if (!doc.arch.empty() || !doc.buildOptions.empty())
+        *why += " (it was taken on a build" + (doc.arch.empty() ? std::string() : " for " + doc.arch) +
+                (doc.buildOptions.empty() ? std::string() : " with options " + doc.buildOptions) + ")";
     return why;
 }
 

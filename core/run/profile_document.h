@@ -25,6 +25,8 @@ struct ProfileDocument {
     std::string cubinDigest; // XXH3-64 hex of the module image it was taken on
     std::string codeDigest;  // sassCodeDigest() of the profiled function ("" in documents without it)
     std::string file;        // the source file's name as written (display only)
+    std::string arch;         // the build's arch ("sm_90"), display only (control bytes escaped)
+    std::string buildOptions; // the build's nvcc options as recorded, display only (escaped, bounded)
     std::vector<ProfileMetric> metrics;
     std::optional<DeviceInfo> device; // the device it was taken on (its peaks), when recorded
     // Per-instruction counts and samples of every row the document marks as profiled, as one

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <cmath>
 #include <sstream>
 
 using namespace lowerscope;
@@ -229,6 +230,15 @@ TEST(ProfileDocument, TheRecordedDocumentReadsBack) {
     for (const auto& r : d.rows.instructions) sum += r.counts.count("smsp__sass_inst_executed") ? r.counts.at("smsp__sass_inst_executed") : 0;
     EXPECT_EQ(sum, executed);
     EXPECT_EQ(sum, j["kernel_totals"]["counts"]["smsp__sass_inst_executed"].get<uint64_t>());
+    // Shown on another build, the refusal says which build the profile was taken for (issue 35
+    // item 6).
+    EXPECT_EQ(d.arch, j["arch"].get<std::string>());
+    SassFunction other;
+    const auto why = profileDocumentMismatch(d, "0123456789abcdef", other, d.kernel);
+    ASSERT_TRUE(why.has_value());
+    EXPECT_NE(why->find("taken on a build for " + d.arch), std::string::npos) << *why;
+    if (j.contains("build_options"))
+        EXPECT_NE(why->find(j["build_options"].get<std::string>()), std::string::npos) << *why;
 }
 
 TEST(ProfileDocument, UntrustedDocumentsAreRefusedWithTheReason) {
@@ -258,4 +268,15 @@ TEST(ProfileDocument, UntrustedDocumentsAreRefusedWithTheReason) {
                         "instructions": [{"address": -16}]})")
                   .find("instructions[0].address: missing or of the wrong type"),
               std::string::npos);
+}
+
+// Issue 35 item 5: values no counter can produce are flagged at the reader's side.
+TEST(ProfileMetrics, ImpossibleValuesAreFlagged) {
+    EXPECT_FALSE(metricRangeProblem(ProfileMetric{"lts__t_sector_hit_rate.pct", 54.7, "percent"}));
+    EXPECT_FALSE(metricRangeProblem(ProfileMetric{"sm__throughput.avg.pct_of_peak_sustained_elapsed", 100.2, ""}));
+    EXPECT_TRUE(metricRangeProblem(ProfileMetric{"lts__t_sector_hit_rate.pct", 297.5, "percent"}));
+    EXPECT_TRUE(metricRangeProblem(ProfileMetric{"x.pct", 131.0, ""}));
+    EXPECT_TRUE(metricRangeProblem(ProfileMetric{"dram__bytes_read.sum", -1, "byte"}));
+    EXPECT_TRUE(metricRangeProblem(ProfileMetric{"gpu__time_duration.sum", std::nan(""), "nanosecond"}));
+    EXPECT_FALSE(metricRangeProblem(ProfileMetric{"dram__bytes_read.sum", 1e12, "byte"}));
 }

@@ -32,6 +32,7 @@
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QValueAxis>
 #include <QTextBrowser>
 #include <QTextDocument>
 #include <QtTest>
@@ -104,6 +105,34 @@ private slots:
         const double scale = lines.front()->at(0).y() / points[0]["median_ms"].get<double>();
         QVERIFY2(scale == 1e3 || scale == 1 || scale == 1e6, qPrintable(QString::number(scale)));
         QVERIFY(view.costPanel()->text().contains(QString::fromStdString(points[1]["label"])));
+    }
+
+    // Issue 35 item 11: points within a few percent are drawn on an axis around them (from 0 a 2 %
+    // difference is a flat line), and the axis title says it does not start at 0; far-apart points
+    // keep an axis from 0.
+    void closePointsGetAZoomedTimeAxis() {
+        nlohmann::json doc = readJson(kExamples + QStringLiteral("ffma_chains.series.json"));
+        auto& points = doc["points"];
+        while (points.size() > 2) points.erase(points.size() - 1);
+        points[1]["median_ms"] = points[0]["median_ms"].get<double>() * 1.02;
+        points[1]["ci_low_ms"] = points[1]["median_ms"];
+        points[1]["ci_high_ms"] = points[1]["median_ms"];
+        SeriesView view;
+        QString error;
+        QVERIFY2(view.setDocument(doc, &error), qPrintable(error));
+        auto* axisY = qobject_cast<QValueAxis*>(view.chartView()->chart()->axes(Qt::Vertical).value(0));
+        QVERIFY(axisY);
+        QVERIFY2(axisY->min() > 0, qPrintable(QString::number(axisY->min())));
+        QVERIFY(axisY->titleText().contains(QStringLiteral("not from 0")));
+        const QList<QLineSeries*> lines = medianLines(view.chartView());
+        QVERIFY(axisY->min() < lines.front()->at(0).y() && lines.front()->at(1).y() < axisY->max());
+        // 2x apart: from 0 again.
+        points[1]["median_ms"] = points[0]["median_ms"].get<double>() * 3;
+        points[1]["ci_low_ms"] = points[1]["median_ms"];
+        points[1]["ci_high_ms"] = points[1]["median_ms"];
+        QVERIFY2(view.setDocument(doc, &error), qPrintable(error));
+        axisY = qobject_cast<QValueAxis*>(view.chartView()->chart()->axes(Qt::Vertical).value(0));
+        QCOMPARE(axisY->min(), 0.0);
     }
 
     void rerunAppearsBesideTheRecordedNumbers() {

@@ -251,8 +251,13 @@ BuildOptionsPane::BuildOptionsPane(Workspace* session, QWidget* parent) : QWidge
     connect(m_arch, &QComboBox::currentTextChanged, this, &BuildOptionsPane::toSession);
     for (QCheckBox* c : {m_lineinfo, m_debug, m_fastMath, m_edv}) connect(c, &QCheckBox::toggled, this, &BuildOptionsPane::toSession);
     connect(m_maxReg, &QSpinBox::valueChanged, this, &BuildOptionsPane::toSession);
-    for (QLineEdit* e : {m_defines, m_includes, m_nvccFlags, m_ptxasFlags})
+    for (QLineEdit* e : {m_defines, m_includes, m_nvccFlags, m_ptxasFlags}) {
         connect(e, &QLineEdit::textChanged, this, &BuildOptionsPane::toSession);
+        // Enter builds now (also after a failed build, e.g. once the missing -I is typed).
+        connect(e, &QLineEdit::returnPressed, this, [this] {
+            if (m_session) m_session->build();
+        });
+    }
     connect(session, &Workspace::optionsChanged, this, [this] {
         if (m_session) fromOptions(m_session->options());
     });
@@ -466,7 +471,11 @@ void BuildOptionsPane::updatePreview() {
     if (!m_session) return;
     QString text = CommandPreview::glue(QString::fromStdString(shellQuote(m_session->previewCommand())));
     // The build refuses invalid options (shell syntax included); say so where they are typed.
-    if (const std::string bad = checkBuildOptions(m_session->options()); !bad.empty())
+    // An input opened as it is (a cubin, binary, PTX) has no arch until one is typed: it is built
+    // for its own, which is no error.
+    BuildOptions checked = m_session->options();
+    if (m_session->isInputMode() && checked.arch.empty()) checked.arch = BuildOptions{}.arch;
+    if (const std::string bad = checkBuildOptions(checked); !bad.empty())
         text += tr("\n\nNot built: %1").arg(QString::fromStdString(bad));
     m_preview->setPlainText(text);
 }

@@ -39,6 +39,7 @@ public:
     explicit BuildOptionsPane(Workspace* session, QWidget* parent = nullptr);
     QComboBox* archCombo() const { return m_arch; }
     QComboBox* variantCombo() const { return m_variant; }
+    QLineEdit* includesEdit() const { return m_includes; }
     QLabel* inputLabel() const { return m_inputLabel; }
     // "project", "changed" or "" for an option key ("defines", "arch", ...): what the pane marks.
     QString originOf(const QString& key) const;

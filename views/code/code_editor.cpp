@@ -19,7 +19,7 @@ CodeEditor::CodeEditor(QWidget* parent) : QsciScintilla(parent) {
     setUtf8(true);
     setMarginType(0, QsciScintilla::NumberMargin);
     setMarginLineNumbers(0, true);
-    setMarginWidth(0, QStringLiteral("00000"));
+    setMarginWidth(0, QStringLiteral("000000")); // five-digit line numbers and a little air (PTX runs long)
     // Margin 1: diagnostic symbols.
     setMarginType(1, QsciScintilla::SymbolMargin);
     setMarginWidth(1, 14);

@@ -12,6 +12,12 @@
 
 namespace lowerscope {
 
+namespace {
+// LDL/STL: local memory, where spilled registers (and local arrays) live.
+bool isLocalMemory(const SassInstruction& ins) { return ins.mnemonic == "LDL" || ins.mnemonic == "STL"; }
+} // namespace
+
+
 
 SassModel::SassModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -227,9 +233,12 @@ QVariant SassModel::data(const QModelIndex& index, int role) const {
         return {};
     case Qt::ToolTipRole:
         if (index.column() == OpcodeColumn)
-            return QStringLiteral("%1 (%2)\n%3").arg(QString::fromStdString(ins.text),
+            return QStringLiteral("%1 (%2)\n%3%4").arg(QString::fromStdString(ins.text),
                                                       QLatin1String(categoryLabel(InstrCategory(m_categories[row]))),
-                                                      sassDescription(ins.mnemonic));
+                                                      sassDescription(ins.mnemonic),
+                                                      isLocalMemory(ins) ? tr("\nLocal memory: a register spill (see the "
+                                                                              "Resources pane's spill bytes) or a local array")
+                                                                         : QString());
         if (index.column() == LiveColumn && ins.live.gpr >= 0)
             return QStringLiteral("live: %1 GPR, %2 predicate, %3 uniform").arg(ins.live.gpr).arg(ins.live.pred).arg(ins.live.ugpr);
         if (index.column() == SectorsColumn && !m_profile.empty() && sectorsPerRequestOf(m_profile[row]) >= 0) {
@@ -273,6 +282,8 @@ QVariant SassModel::data(const QModelIndex& index, int role) const {
     case Qt::BackgroundRole:
         if (m_highlighted[row])
             return int(row) == m_currentRow ? Theme::current_() : Theme::highlight();
+        // Spill traffic (local memory) stands out in the opcode cell (issue 35 item 11).
+        if (index.column() == OpcodeColumn && isLocalMemory(ins)) return Theme::isDark() ? QColor(110, 60, 20) : QColor(255, 214, 160);
         if (line > 0) return Theme::band(line, m_stale);
         return {};
     case Qt::TextAlignmentRole:

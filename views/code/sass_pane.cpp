@@ -124,11 +124,13 @@ SassPane::SassPane(Workspace* session, QWidget* parent) : QWidget(parent), m_ses
     hh->setHighlightSections(false);
     hh->setStretchLastSection(false);
     const int cw = QFontMetrics(mono).horizontalAdvance(QLatin1Char('0'));
-    hh->resizeSection(SassModel::AddressColumn, cw * 8);
+    // As narrow as their usual text (issue 35 item 9: at the default size the operands and the
+    // control/live columns must both be in view); every column can be widened by hand.
+    hh->resizeSection(SassModel::AddressColumn, cw * 6);
     hh->resizeSection(SassModel::SourceLineColumn, cw * 5);
-    hh->resizeSection(SassModel::PredicateColumn, cw * 5);
-    hh->resizeSection(SassModel::OpcodeColumn, cw * 19);
-    hh->resizeSection(SassModel::OperandsColumn, cw * 30);
+    hh->resizeSection(SassModel::PredicateColumn, cw * 4);
+    hh->resizeSection(SassModel::OpcodeColumn, cw * 16);
+    hh->resizeSection(SassModel::OperandsColumn, cw * 24);
     hh->resizeSection(SassModel::ControlColumn, cw * 19);
     hh->resizeSection(SassModel::LiveColumn, cw * 9);
     hh->resizeSection(SassModel::ExecutedColumn, cw * 9);

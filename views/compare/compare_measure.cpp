@@ -5,6 +5,7 @@
 #include "views/compare/diff_model.h"
 #include "views/compare/diff_view.h"
 #include "views/measure/measure_pane.h"
+#include "views/common/dialogs.h"
 #include "views/common/workspace.h"
 
 #include <QAction>
@@ -32,7 +33,7 @@ ExperimentController::ExperimentController(Workspace* sessionA, ComparePanel* co
     m_prompt = [this](const QString& path, const QStringList& items) {
         return askTrustWithMessageBox(m_dialogParent, path, items);
     };
-    m_report = [this](const QString& text) { QMessageBox::critical(m_dialogParent, tr("Lowerscope"), text); };
+    m_report = [this](const QString& text) { showProblem(m_dialogParent, tr("Lowerscope"), text); };
     m_load = [this](const QString& path, const QString& text) {
         if (m_a) m_a->setDocument(path, text);
     };
@@ -156,7 +157,12 @@ bool ExperimentController::apply(const ExperimentData& opened, const QString& pa
         if (m_load) m_load(data.sourceName, data.sourceText);
     }
     if (m_measure) {
-        m_measure->setLaunch(data.launch);
+        // The session's recorded launch (when it has one) is what it reruns; without one the
+        // Measure pane follows the build as for any file.
+        if (!data.launch.args.empty() || data.launch.grid != LaunchText{}.grid || data.launch.block != LaunchText{}.block)
+            m_measure->setRecordedLaunch(data.launch, tr("the session %1").arg(QFileInfo(path).fileName()));
+        else
+            m_measure->setLaunch(data.launch);
         m_measure->setDocuments(data.measurements);
     }
     if (m_showSeries) {

@@ -218,9 +218,12 @@ DiffView::DiffView(QWidget* parent)
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(diffArea);
     split->addWidget(m_tabs);
-    // The aligned diff is what one reads; the details take the smaller share of a short pane.
-    split->setStretchFactor(0, 2);
+    // The aligned listings are what a comparison is read in: three quarters of the height, the
+    // details (resources, mix, per line) the rest, whatever their tables' own minimum heights.
+    m_tabs->setMinimumHeight(60);
+    split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
+    split->setSizes({3000, 1000});
 
     m_staleBanner = new QLabel(this);
     m_staleBanner->setObjectName(QStringLiteral("diffStaleBanner"));

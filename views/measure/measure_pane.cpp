@@ -386,6 +386,14 @@ void MeasurePane::setLaunch(const LaunchText& l) {
     emitBlockSize();
 }
 
+void MeasurePane::setRecordedLaunch(const LaunchText& l, const QString& origin) {
+    setLaunch(l);
+    m_userEdited = true; // what the session recorded is what it reruns (issue 35 item 7)
+    m_prefilledFor = m_a ? m_a->sourcePath() : QString();
+    m_prefillOrigin = origin;
+    m_origin->setText(tr("From %1").arg(origin));
+}
+
 void MeasurePane::prefill() {
     const KernelModel* k = m_a ? m_a->kernel() : nullptr;
     SnapshotPtr snap = m_a ? m_a->snapshot() : nullptr;

@@ -57,6 +57,10 @@ public:
     // ---- launch configuration
     LaunchText launch() const;
     void setLaunch(const LaunchText& launch);
+    // A launch recorded with a session: shown and kept (a build of the session's source does not
+    // replace it with the sidecar's or the PTX signature's) until another document is opened.
+    // `origin` says where it came from ("the session fast_math.lowerscope").
+    void setRecordedLaunch(const LaunchText& launch, const QString& origin);
     // Fills the editor from the sidecar / PTX signature of A's current kernel.
     void prefill();
     QString prefillOrigin() const;

@@ -67,8 +67,7 @@ QString valueText(const ProfileMetric& m) {
         if (m.value >= 1e3) return QStringLiteral("%1 KB").arg(m.value / 1e3, 0, 'f', 1);
         return QStringLiteral("%1 B").arg(m.value, 0, 'f', 0);
     }
-    if (m.unit == "percent" || m.name.size() > 4 && m.name.compare(m.name.size() - 4, 4, ".pct") == 0)
-        return QStringLiteral("%1 %").arg(m.value, 0, 'f', 1);
+    if (isPercentMetric(m)) return QStringLiteral("%1 %").arg(m.value, 0, 'f', 1);
     if (m.name == "sm__cycles_elapsed.avg.per_second") return QStringLiteral("%1 MHz").arg(m.value / 1e6, 0, 'f', 0);
     if (m.value == std::floor(m.value) && std::fabs(m.value) < 1e15)
         return QString::fromStdString(formatCount(uint64_t(std::max(0.0, m.value))));
@@ -77,8 +76,7 @@ QString valueText(const ProfileMetric& m) {
 
 // 0..100 for metrics that are a share of a peak (bars), else -1.
 double percentOf(const ProfileMetric& m) {
-    const bool pct = m.unit == "percent" || (m.name.size() > 4 && m.name.compare(m.name.size() - 4, 4, ".pct") == 0);
-    return pct ? std::clamp(m.value, 0.0, 100.0) : -1;
+    return isPercentMetric(m) ? std::clamp(m.value, 0.0, 100.0) : -1;
 }
 
 QProgressBar* bar(double percent, const QString& text) {
@@ -117,6 +115,7 @@ void ProfilePane::buildUi() {
     m_run = new QPushButton(tr("Profile"), this);
     m_run->setToolTip(tr("Collect kernel metrics, per-instruction counts and stall samples for one launch of the "
                          "current build (the launch of the Measure pane), through the runner and CUPTI"));
+    m_runTip = m_run->toolTip();
     m_cancel = new QPushButton(tr("Cancel"), this);
     m_cancel->setEnabled(false);
     m_status = new QLabel(tr("No profile. Press Profile, or File → Open profile…"), this);
@@ -254,6 +253,15 @@ quint64 ProfilePane::run() {
     return id;
 }
 
+void ProfilePane::setDeviceAvailability(bool available, const QString& reason) {
+    m_deviceOk = available;
+    m_run->setEnabled(available && !m_running);
+    m_run->setToolTip(available ? m_runTip : tr("No GPU to profile on: %1").arg(reason));
+    if (!available && !m_running && !m_profile)
+        m_status->setText(tr("Profiling needs a GPU where the runner runs: %1. A recorded profile opens with "
+                             "File → Open profile…").arg(reason));
+}
+
 void ProfilePane::cancel() {
     if (m_running) {
         m_jobs->cancel(m_running);
@@ -283,7 +291,7 @@ std::shared_ptr<const ProfileDocument> ProfilePane::documentOf(const ProfileJobO
 void ProfilePane::onFinished(quint64 jobId, const Outcomes& outcomes) {
     if (jobId != m_running) return;
     m_running = 0;
-    m_run->setEnabled(true);
+    m_run->setEnabled(m_deviceOk);
     m_cancel->setEnabled(false);
     if (outcomes.a.cancelled || (outcomes.b && outcomes.b->cancelled)) {
         m_status->setText(tr("Profile cancelled."));
@@ -442,10 +450,14 @@ void ProfilePane::fillMetrics(const DeviceInfo* dev) {
     const ProfileMetric* wr = findMetric(ms, "dram__bytes_write.sum");
     if (dev && ns && ns->value > 0 && rd && wr && dev->peakBandwidthGBs > 0) {
         const double gbs = (rd->value + wr->value) / ns->value; // bytes per ns = GB/s
-        addRow(tr("DRAM bandwidth"), tr("(dram__bytes_read.sum + dram__bytes_write.sum) / gpu__time_duration.sum"),
-               bar(100 * gbs / dev->peakBandwidthGBs,
-                   tr("%1 GB/s of %2").arg(gbs, 0, 'f', 0).arg(dev->peakBandwidthGBs, 0, 'f', 0)),
-               {});
+        const QString how = tr("(dram__bytes_read.sum + dram__bytes_write.sum) / gpu__time_duration.sum");
+        const QString text = tr("%1 GB/s of %2").arg(gbs, 0, 'f', 0).arg(dev->peakBandwidthGBs, 0, 'f', 0);
+        // A rate above the device's peak (5 % for its datasheet rounding) cannot be a fact.
+        if (gbs > 1.05 * dev->peakBandwidthGBs)
+            addRow(tr("DRAM bandwidth"), how + QStringLiteral("\n") + tr("Impossible value: above the device's peak"),
+                   nullptr, tr("⚠ impossible (%1)").arg(text));
+        else
+            addRow(tr("DRAM bandwidth"), how, bar(100 * gbs / dev->peakBandwidthGBs, text), {});
     }
     if (m_roofline.valid && dev && dev->fp32PeakGflops > 0) {
         addRow(tr("FP32 rate (from counts)"),
@@ -456,9 +468,17 @@ void ProfilePane::fillMetrics(const DeviceInfo* dev) {
     }
     for (const auto& m : ms) {
         const double pct = percentOf(m);
-        const QString tip = QString::fromStdString(m.name) + (m.unit.empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(m.unit)));
-        if (pct >= 0) addRow(metricLabel(m.name), tip, bar(pct, valueText(m)), {});
-        else addRow(metricLabel(m.name), tip, nullptr, valueText(m));
+        QString tip = QString::fromStdString(m.name) + (m.unit.empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(m.unit)));
+        if (const auto problem = metricRangeProblem(m)) {
+            // An impossible value is flagged, never drawn as a fact (issue 35 item 5).
+            tip += QStringLiteral("\n") + tr("Impossible value: %1").arg(QString::fromStdString(*problem));
+            addRow(metricLabel(m.name), tip, nullptr, tr("⚠ impossible (%1)").arg(valueText(m)));
+            m_metrics->item(m_metrics->rowCount() - 1, 1)->setToolTip(tip);
+        } else if (pct >= 0) {
+            addRow(metricLabel(m.name), tip, bar(pct, valueText(m)), {});
+        } else {
+            addRow(metricLabel(m.name), tip, nullptr, valueText(m));
+        }
         if (!m_showsB) continue;
         const int r = m_metrics->rowCount() - 1;
         if (const ProfileMetric* mb = findMetric(m_profileB->metrics, m.name)) {

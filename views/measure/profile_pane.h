@@ -89,6 +89,9 @@ public:
     const FlopCount& flops() const { return m_flops; }
 
     QPushButton* profileButton() const { return m_run; }
+    // Whether the runner has a GPU (the Measure pane's probe): without one Profile is disabled with
+    // the reason, as Measure's Run buttons are.
+    void setDeviceAvailability(bool available, const QString& reason);
     QLabel* statusLabel() const { return m_status; }
     QTableWidget* metricsTable() const { return m_metrics; }
     QTableWidget* hotLinesTable() const { return m_hotTable; }
@@ -141,6 +144,8 @@ private:
     RooflinePoint m_roofline;
 
     QPushButton* m_run;
+    bool m_deviceOk = true;
+    QString m_runTip;
     QPushButton* m_cancel;
     QLabel* m_status;
     QTableWidget* m_metrics;

@@ -1,6 +1,8 @@
 #include "views/shell/help.h"
 
+#include "core/build/build.h"
 #include "core/build/toolchain.h"
+#include "core/run/runner_client.h"
 
 #include <Qsci/qsciglobal.h>
 #include <QAction>
@@ -110,9 +112,15 @@ bool panesHelpHasSection(const QString& paneId) {
 }
 
 QString aboutHtml(const Toolchain& toolchain) {
-    QString html = QStringLiteral("<h2>Lowerscope %1</h2><p>%2</p><table cellpadding='2'>")
+    QString html = QStringLiteral("<h2>Lowerscope %1</h2><p><i>%2</i></p><p>%3</p><table cellpadding='2'>")
                        .arg(QApplication::applicationVersion().toHtmlEscaped(),
-                            QObject::tr("What did my CUDA kernel become, and what did that cost?"));
+                            QObject::tr("What did my CUDA kernel become, and what did that cost?"),
+                            QObject::tr("A CUDA kernel's source, PTX and SASS in linked panes, with control codes, "
+                                        "register dependencies, live registers and the control-flow graph; kernels "
+                                        "timed in a separate runner process with confidence intervals; two builds "
+                                        "compared instruction by instruction. Everything shown here is also "
+                                        "available as JSON from <tt>lowerscope-cli</tt>. Help → Keyboard shortcuts "
+                                        "lists the keys."));
     auto row = [&html](const QString& name, const QString& value) {
         html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(name.toHtmlEscaped(), value);
     };
@@ -128,6 +136,15 @@ QString aboutHtml(const Toolchain& toolchain) {
         const QString version = t->version.empty() ? QObject::tr("version unknown") : QString::fromStdString(t->version);
         row(name, QStringLiteral("%1 <small>%2</small>").arg(version.toHtmlEscaped(), QString::fromStdString(t->path).toHtmlEscaped()));
     }
+    QStringList archs;
+    for (const std::string& a : toolchain.gpuArchs) archs << QString::fromStdString(a);
+    row(QObject::tr("GPU architectures"), archs.isEmpty() ? QObject::tr("<i>unknown (nvcc not found)</i>")
+                                                          : archs.join(QStringLiteral(" ")).toHtmlEscaped());
+    std::string runnerError;
+    const std::vector<std::string> runner = defaultRunnerCommand(&runnerError);
+    row(QObject::tr("Runner"), runner.empty() ? QObject::tr("<i>not found</i>: %1").arg(QString::fromStdString(runnerError).toHtmlEscaped())
+                                              : QString::fromStdString(runner.front()).toHtmlEscaped());
+    row(QObject::tr("Build cache"), QString::fromStdString(cacheDirectory()).toHtmlEscaped());
     return html + QStringLiteral("</table>");
 }
 

@@ -1,0 +1,201 @@
+// The defects a CUDA engineer hits first in the GUI (issue 35): each test here failed on the code
+// before its fix.
+
+#include "window_fixture.h"
+#include "views/build/build_options_pane.h"
+#include "views/common/build_job.h"
+#include "views/common/dialogs.h"
+#include "views/compare/compare_measure.h"
+#include "views/compare/compare_panel.h"
+#include "views/measure/measure_pane.h"
+#include "views/common/workspace.h"
+#include "views/shell/main_window.h"
+
+#include "core/build/cache.h"
+
+#include <QDir>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QToolButton>
+#include <algorithm>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace lowerscope;
+
+namespace {
+
+const QByteArray kKernel = "__global__ void scale(float* p, float a, int n)\n"
+                           "{\n"
+                           "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                           "    if (i < n) p[i] *= a;\n"
+                           "}\n";
+
+} // namespace
+
+class DailyToolTest : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_tmp;
+
+    QString write(const QString& name, const QByteArray& text) {
+        const QString path = m_tmp.filePath(name);
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return {};
+        f.write(text);
+        return path;
+    }
+
+    // A build as one GUI launch's workspace asks for it: its own work folder per launch and job.
+    std::shared_ptr<BuildSnapshot> guiBuild(const QString& path, const QString& text, const QString& arch, const QString& launch) {
+        BuildRequest r;
+        r.jobId = 1;
+        r.sourcePath = path;
+        r.displayName = QFileInfo(path).fileName();
+        r.text = text;
+        r.options.arch = arch.toStdString();
+        r.workDir = m_tmp.filePath(QStringLiteral("work-") + launch);
+        return runRealBuild(r, nullptr);
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_tmp.isValid());
+        // Windows that keep settings write them here, never into the user's.
+        qputenv("XDG_CONFIG_HOME", m_tmp.filePath(QStringLiteral("config")).toLocal8Bit());
+        qputenv("LOWERSCOPE_AUTOSAVE_DIR", m_tmp.filePath(QStringLiteral("autosave")).toLocal8Bit());
+        qputenv("LOWERSCOPE_CACHE_DIR", m_tmp.filePath(QStringLiteral("cache")).toLocal8Bit());
+        const Toolchain& tc = cachedToolchain();
+        if (!tc.nvcc.found() || !tc.nvdisasm.found()) QSKIP("nvcc or nvdisasm not found (run scripts/bootstrap)");
+    }
+
+    // Item 8: the GUI's build of a saved .cu file has the CLI's cache key (the file at its own
+    // path, the user's options), so a second launch and a return to an arch are cache hits; an
+    // edited, unsaved text is a hit too when the same text is built again.
+    void guiBuildCacheHasTheCliKey() {
+        const QString path = write(QStringLiteral("scale.cu"), kKernel);
+        QVERIFY(!path.isEmpty());
+        const QString text = QString::fromUtf8(kKernel);
+        auto first = guiBuild(path, text, QStringLiteral("sm_90"), QStringLiteral("1"));
+        QVERIFY2(first->result.ok, first->result.error.c_str());
+        BuildOptions cli;
+        cli.arch = "sm_90";
+        const std::string cliKey = computeCacheKey(describeInput(path.toStdString(), cli), first->result.toolchainFingerprint);
+        QCOMPARE(QString::fromStdString(first->result.cacheKey), QString::fromStdString(cliKey));
+
+        auto second = guiBuild(path, text, QStringLiteral("sm_90"), QStringLiteral("2")); // the next launch
+        QVERIFY(second->result.ok);
+        QVERIFY(second->result.cacheHit);
+        QVERIFY(!guiBuild(path, text, QStringLiteral("sm_80"), QStringLiteral("2"))->result.cacheHit);
+        QVERIFY(guiBuild(path, text, QStringLiteral("sm_90"), QStringLiteral("2"))->result.cacheHit);
+
+        const QString edited = text + QStringLiteral("// edited, not saved\n");
+        auto e1 = guiBuild(path, edited, QStringLiteral("sm_90"), QStringLiteral("3"));
+        QVERIFY(e1->result.ok);
+        QVERIFY(!e1->result.cacheHit);
+        QVERIFY(e1->result.cacheKey != first->result.cacheKey);
+        auto e2 = guiBuild(path, edited, QStringLiteral("sm_90"), QStringLiteral("4"));
+        QVERIFY(e2->result.cacheHit);
+        // The file on disk was never touched by the edited builds.
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), kKernel);
+    }
+
+    // Item 3: options belong to the document. -I and -maxrregcount of one file, and B's fast-math,
+    // do not carry into the next file; the first file's come back with it. The arch carries.
+    void optionsBelongToTheDocument() {
+        const QString one = write(QStringLiteral("one.cu"), kKernel);
+        const QString two = write(QStringLiteral("two.cu"), kKernel);
+        MainWindow::Options o;
+        o.useSettings = true;
+        o.offerRecovery = false;
+        o.autoBuildOnOpen = false;
+        o.probeGpu = false;
+        MainWindow w(o);
+        QVERIFY(w.openFile(one));
+        BuildOptions mine = w.session()->options();
+        mine.arch = "sm_80";
+        mine.maxRegCount = 32;
+        mine.includeDirs = {m_tmp.path().toStdString()};
+        w.setBuildOptions(mine);
+        BuildOptions b = mine;
+        b.fastMath = true;
+        w.comparePanel()->setOptionsB(b);
+        QVERIFY(w.openFile(two));
+        BuildOptions fresh;
+        fresh.arch = "sm_80";
+        QCOMPARE(w.session()->options(), fresh);
+        QCOMPARE(w.comparePanel()->sessionB()->options(), fresh);
+        QVERIFY(w.openFile(one));
+        QCOMPARE(w.session()->options(), mine);
+    }
+
+    // Item 10: a line inside an inlined helper, in call-site mode, says its code shows in another
+    // frame and offers the one-click switch (it said only "no code for this line").
+    void inlinedHelperLineOffersAnyFrame() {
+        const QString path = write(QStringLiteral("helper.cu"),
+                                   "__device__ __forceinline__ float helper(float x) {\n"
+                                   "    return x * x + 1.0f;\n"
+                                   "}\n"
+                                   "__global__ void k(float* p) { p[threadIdx.x] = helper(p[threadIdx.x]); }\n");
+        auto w = testutil::makeTestWindow();
+        QVERIFY(w->openFile(path));
+        QVERIFY(testutil::waitForBuilds(w->session()));
+        QCOMPARE(w->session()->attribution(), InlineAttribution::CallSite);
+        w->session()->selectSourceLine(2);
+        QVERIFY(w->session()->selection().sassAddresses.empty());
+        QVERIFY2(w->infoLabel()->text().contains(QStringLiteral("frame: any")), qPrintable(w->infoLabel()->text()));
+        QVERIFY(w->anyFrameButton()->isVisible());
+        w->anyFrameButton()->click();
+        QCOMPARE(w->session()->attribution(), InlineAttribution::AnyFrame);
+        QVERIFY(!w->session()->selection().sassAddresses.empty());
+        QVERIFY(!w->anyFrameButton()->isVisible());
+        // A line with no code in any frame offers nothing.
+        w->session()->selectSourceLine(3);
+        QVERIFY(!w->anyFrameButton()->isVisible());
+    }
+
+    // Item 7: an example session reruns the launch it recorded (grid ceil(N/16) x ceil(M/16), block
+    // 16 x 16, M = N = K = 1024), not the defaults guessed from the PTX signature once A is built.
+    void aSessionKeepsItsRecordedLaunch() {
+        setDialogsAllowed(false); // a consent box would fail the test instead of hanging it
+        auto w = testutil::makeTestWindow();
+        QVERIFY(w->experiment()->openSession(QStringLiteral(LOWERSCOPE_SOURCE_DIR "/docs/examples/sgemm_fast_math.lowerscope")));
+        setDialogsAllowed(true);
+        QVERIFY2(testutil::waitForBuilds(w->session()), "A's build failed");
+        const LaunchText l = w->measurePane()->launch();
+        QCOMPARE(l.grid, (std::vector<std::string>{"ceil(N/16)", "ceil(M/16)"}));
+        QCOMPARE(l.block, (std::vector<std::string>{"16", "16"}));
+        QVERIFY(std::find(l.args.begin(), l.args.end(), "M=1024") != l.args.end());
+        QVERIFY(w->measurePane()->prefillOrigin().contains(QStringLiteral("sgemm_fast_math.lowerscope")));
+    }
+
+    // Item 4: after a failed build (a missing include), typing the fix into the options and pressing
+    // Enter builds again (it did nothing: only a good build armed the rebuild).
+    void anOptionFixesAFailedBuild() {
+        QDir root(m_tmp.filePath(QStringLiteral("item4")));
+        QVERIFY(root.mkpath(QStringLiteral("inc")));
+        QVERIFY(!write(QStringLiteral("item4/inc/scale_factor.h"), "#define SCALE_FACTOR 2.0f\n").isEmpty());
+        const QString path = write(QStringLiteral("item4/uses_header.cu"),
+                                   "#include \"scale_factor.h\"\n"
+                                   "__global__ void k(float* p) { p[threadIdx.x] *= SCALE_FACTOR; }\n");
+        auto w = testutil::makeTestWindow();
+        w->setAutoBuild(true);
+        QVERIFY(w->openFile(path));
+        QVERIFY(!testutil::waitForBuilds(w->session()));
+        QVERIFY(w->session()->lastAttempt() && !w->session()->lastAttempt()->ok());
+        QVERIFY(!w->session()->snapshot());
+        QLineEdit* includes = w->buildOptionsPane()->includesEdit();
+        QSignalSpy done(w->session(), &Workspace::buildFinished);
+        includes->setText(root.filePath(QStringLiteral("inc")));
+        QTest::keyClick(includes, Qt::Key_Return);
+        QVERIFY(done.wait(240000));
+        while (w->session()->isBuilding()) QVERIFY(done.wait(240000));
+        QVERIFY2(w->session()->lastAttempt()->ok(), qPrintable(w->session()->lastAttempt()->error));
+        QVERIFY(w->session()->snapshot());
+    }
+};
+
+QTEST_MAIN(DailyToolTest)
+#include "test_daily_tool.moc"
