@@ -1,11 +1,14 @@
 #include "core/analysis/inspect.h"
 
+#include "core/untrusted.h"
+
 #include "core/parse/control.h"
 #include "core/analysis/aggregate.h"
 #include "core/analysis/deps.h"
 #include "core/parse/listing_json.h"
 #include "core/parse/opcodes.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -80,6 +83,19 @@ bool resolveLineQuery(const LoweringModel& model, const std::string& spec, std::
     file = resolveSourceQuery(model.files, fileSpec, error);
     if (file.empty()) return false;
     line = static_cast<int>(n);
+    // A line past the end of a file that can be read is an error naming the file's length (it
+    // printed "no code" and exited 0).
+    for (const auto& f : model.files) {
+        if (f.path != file || f.resolved.empty()) continue;
+        std::string text, why;
+        if (!readInputFile(f.resolved, kMaxSourceBytes, "a source file", text, why)) break;
+        const long lines = long(std::count(text.begin(), text.end(), '\n')) + (!text.empty() && text.back() != '\n');
+        if (n > lines) {
+            error = "--line " + spec + ": " + f.path + " has " + std::to_string(lines) + " line" + (lines == 1 ? "" : "s");
+            return false;
+        }
+        break;
+    }
     return true;
 }
 

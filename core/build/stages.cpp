@@ -11,6 +11,7 @@
 #include "core/parse/tool_output.h"
 
 #include <algorithm>
+#include <regex>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -75,6 +76,20 @@ ProcessSpec toolSpec(const StageContext& ctx, std::vector<std::string> argv) {
     return s;
 }
 
+} // namespace
+
+std::string archSpecificHint(const std::string& ptxasText) {
+    // "Instruction 'wgmma.fence' not supported on .target 'sm_90'": a plain target whose
+    // arch-specific variant ("sm_90a") has the instruction.
+    static const std::regex notSupported(R"(Instruction '([^']+)' not supported on \.target '(sm_[0-9]+)')");
+    std::smatch m;
+    if (!std::regex_search(ptxasText, m, notSupported)) return {};
+    return "'" + m[1].str() + "' needs the arch-specific target: build for " + m[2].str() + "a (--arch " + m[2].str() +
+           "a), which runs only on that GPU generation";
+}
+
+namespace {
+
 // A failed compile or assembly: the compiler's verdict on the code (compileError, cached like a
 // success) or an accident of this run (a signal, a full disk, a crashed step: failure_kind.h),
 // which is reported as a tool failure and never cached.
@@ -88,6 +103,17 @@ void compilerFailed(BuildResult& result, const char* tool, const ProcessResult& 
         return;
     }
     result.compileError = true;
+    // Instructions of an arch-specific target (wgmma, setmaxnreg, tcgen05 ...) on its plain
+    // target end in hundreds of ptxas errors that never say which target would take them.
+    if (const std::string hint = archSpecificHint(r.stderrText); !hint.empty()) {
+        Diagnostic d;
+        d.tool = tool;
+        d.severity = Severity::Note;
+        d.message = hint;
+        result.diagnostics.insert(result.diagnostics.begin(), d);
+        result.error = std::string(what) + " (" + hint + ")";
+        return;
+    }
     if (std::none_of(result.diagnostics.begin(), result.diagnostics.end(),
                      [](const Diagnostic& d) { return d.severity == Severity::Error; })) {
         Diagnostic d;

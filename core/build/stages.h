@@ -50,6 +50,10 @@ struct CompiledCubin {
     std::map<std::string, Resources> ptxasReport; // ptxas -v, per function ("" report: none)
 };
 
+// One line for a failed ptxas whose errors are instructions its (plain) target lacks, naming the
+// arch-specific target that has them ("... build for sm_90a"); "" when the text has none.
+std::string archSpecificHint(const std::string& ptxasText);
+
 // compile: nvcc -cubin -Xptxas -v -keep on `sourcePath`. Fills result.ptx (kept even when ptxas
 // fails, for its diagnostics), result.diagnostics, result.cubin and `out`. On a compile error sets
 // result.compileError and returns false.

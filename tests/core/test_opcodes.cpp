@@ -6,6 +6,8 @@
 #include "core/parse/ptx_parser.h"
 
 #include <gtest/gtest.h>
+#include <utility>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include <set>
@@ -108,4 +110,12 @@ TEST(Opcodes, EveryGoldenOpcodeHasAnEntry) {
     for (const auto& m : missingPtx) mp += " " + m;
     EXPECT_TRUE(missingSass.empty()) << "SASS opcodes without a table entry:" << ms;
     EXPECT_TRUE(missingPtx.empty()) << "PTX instructions without a table entry:" << mp;
+}
+
+// Issue 30 item 4: the modifiers of Hopper kernels that had no text.
+TEST(Opcodes, HopperModifiersHaveText) {
+    for (const auto& [op, mod] : std::vector<std::pair<const char*, const char*>>{
+             {"LDSM", "16"}, {"STSM", "16"}, {"USETMAXREG", "TRY_ALLOC"}, {"USETMAXREG", "DEALLOC"},
+             {"USETMAXREG", "CTAPOOL"}, {"UTMALDG", "MULTICAST"}})
+        EXPECT_FALSE(explainModifier(op, mod).empty()) << op << "." << mod;
 }

@@ -20,4 +20,16 @@ echo "$state" | grep -q "SASS $addr ← header_family_math.cuh:7" || { echo "sel
 # A name no kernel has is reported; the run still completes.
 QT_QPA_PLATFORM=offscreen "$gui" "$cu" --kernel 'scaled_gemm<32>' --quit-after-build 2>"$work/err.txt" || true
 grep -q "no kernel named 'scaled_gemm<32>'" "$work/err.txt" || { echo "no error for an unknown kernel"; cat "$work/err.txt"; exit 1; }
-echo "ok: scaled_gemm<16>, callee, SASS $addr on header_family_math.cuh:7"
+# A header line selected from the command line is what --dump-state reports (issue 30 item 4: it
+# wrote selectedLine 0 and no source lines although the pane showed the selection).
+QT_QPA_PLATFORM=offscreen "$gui" "$cu" --kernel 'scaled_gemm<16>' --frame callee --select-line header_family_math.cuh:7 \
+    --dump-state "$work/state2.json" --quit-after-build
+python3 - "$work/state2.json" <<'PY' || { echo "header selection not in the dumped state: $(cat "$work/state2.json")"; exit 1; }
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["selectedLine"] == 7, s["selectedLine"]
+assert s["selectedFile"].endswith("header_family_math.cuh"), s["selectedFile"]
+assert 7 in s["highlighted"]["sourceLines"], s["highlighted"]["sourceLines"]
+assert s["highlighted"]["sourceFile"].endswith("header_family_math.cuh"), s["highlighted"]["sourceFile"]
+PY
+echo "ok: scaled_gemm<16>, callee, SASS $addr on header_family_math.cuh:7; --select-line of a header line dumped"
