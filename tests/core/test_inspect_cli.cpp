@@ -227,3 +227,18 @@ TEST(InspectCli, KernelByTemplateArguments) {
     EXPECT_NE(wrong.stderrText.find("no kernel named 'scaled_gemm<32>'"), std::string::npos) << wrong.stderrText;
     std::filesystem::remove_all(tmp);
 }
+
+// Issue 30 item 4: a line past the end of the file is an error naming the file's length (it exited
+// 0 with "no code").
+TEST(InspectCli, LinePastTheEndIsAnError) {
+    if (!std::filesystem::exists(cli())) GTEST_SKIP() << "lowerscope-cli not built";
+    if (!haveTools()) GTEST_SKIP() << "nvcc/nvdisasm/cuobjdump not found";
+    const auto tmp = std::filesystem::temp_directory_path() / ("ls_inspect_end_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(tmp);
+    const ProcessResult past = run({"inspect", src("kernels/saxpy.cu"), "--arch", "sm_90", "--line", "999"}, tmp / "cache");
+    EXPECT_EQ(past.exitCode, 2) << past.stdoutText;
+    EXPECT_NE(past.stderrText.find("has 10 lines"), std::string::npos) << past.stderrText;
+    const ProcessResult last = run({"inspect", src("kernels/saxpy.cu"), "--arch", "sm_90", "--line", "10"}, tmp / "cache");
+    EXPECT_EQ(last.exitCode, 0) << last.stderrText;
+    std::filesystem::remove_all(tmp);
+}
