@@ -156,6 +156,18 @@ private slots:
         QVERIFY(!w->anyFrameButton()->isVisible());
     }
 
+    // Item 11: nothing is selected at launch (the PTX pane selected "PTX line 1, no line info" on its
+    // first repaint, without any click).
+    void nothingIsSelectedAtLaunch() {
+        const QString path = write(QStringLiteral("launch.cu"), kKernel);
+        auto w = testutil::makeTestWindow();
+        QVERIFY(w->openFile(path));
+        QVERIFY(testutil::waitForBuilds(w->session()));
+        QTest::qWait(300); // repaints, deferred caret reports
+        QCOMPARE(w->session()->selection().origin, Selection::Origin::None);
+        QVERIFY2(!w->infoLabel()->text().contains(QStringLiteral("PTX line")), qPrintable(w->infoLabel()->text()));
+    }
+
     // Item 7: an example session reruns the launch it recorded (grid ceil(N/16) x ceil(M/16), block
     // 16 x 16, M = N = K = 1024), not the defaults guessed from the PTX signature once A is built.
     void aSessionKeepsItsRecordedLaunch() {

@@ -37,7 +37,9 @@ PtxPane::PtxPane(Workspace* session, QWidget* parent) : QWidget(parent), m_sessi
 
     connect(m_editor, &CodeEditor::cursorLineChanged, this, [this](int line1) {
         const int line = line1 - 1;
-        if (m_updating || !m_session) return;
+        // Only the user's caret selects: Scintilla reports the caret of a new listing (line 1) on its
+        // first repaint, after onSnapshot; it selected "PTX line 1, no line info" at every launch.
+        if (m_updating || !m_session || !m_editor->hasFocus()) return;
         const Selection& sel = m_session->selection();
         if (sel.origin == Selection::Origin::Ptx && sel.focusPtxLine == line + 1) return;
         m_session->selectPtxLine(line + 1);
