@@ -428,22 +428,6 @@ void computeLiveness(SassFunction& fn, const Cfg& cfg, const RegisterLimits& lim
     solve(fn, cfg, limits, [&](size_t i, const RegSet& s) { fn.instructions[i].live = countsOf(s); });
 }
 
-std::vector<LiveSet> liveRegisters(const SassFunction& fn, const Cfg& cfg, const RegisterLimits& limits) {
-    std::vector<LiveSet> out(fn.instructions.size());
-    solve(fn, cfg, limits, [&](size_t i, const RegSet& s) {
-        LiveSet& l = out[i];
-        for (int r = 0; r < 255; ++r)
-            if (s.test(r)) l.gpr.set(static_cast<size_t>(r));
-        for (int p = 0; p < 7; ++p) {
-            if (s.test(kPredBase + p)) l.pred.set(static_cast<size_t>(p));
-            if (s.test(kUpredBase + p)) l.upred.set(static_cast<size_t>(p));
-        }
-        for (int u = 0; u < 63; ++u)
-            if (s.test(kUrBase + u)) l.ugpr.set(static_cast<size_t>(u));
-    });
-    return out;
-}
-
 namespace {
 
 LiveSet toLiveSet(const RegSet& s) {
@@ -460,6 +444,12 @@ LiveSet toLiveSet(const RegSet& s) {
 }
 
 } // namespace
+
+std::vector<LiveSet> liveRegisters(const SassFunction& fn, const Cfg& cfg, const RegisterLimits& limits) {
+    std::vector<LiveSet> out(fn.instructions.size());
+    solve(fn, cfg, limits, [&](size_t i, const RegSet& s) { out[i] = toLiveSet(s); });
+    return out;
+}
 
 std::vector<RegisterRow> registerRows(const SassFunction& fn, const Cfg& cfg, const RegisterLimits& limits) {
     std::vector<RegisterRow> out(fn.instructions.size());
