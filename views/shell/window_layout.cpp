@@ -114,7 +114,7 @@ void MainWindow::applyDefaultSizes() {
     } else {
         // Source, PTX, SASS: SASS rows are the widest (control codes, arrows, pressure strip).
         // PTX the narrowest: its lines are long but read less than the source and the SASS.
-        resizeDocks({src, ptx, sass}, {w * 32 / 100, w * 22 / 100, w * 46 / 100}, Qt::Horizontal);
+        resizeDocks({src, ptx, sass}, {w * 30 / 100, w * 26 / 100, w * 44 / 100}, Qt::Horizontal);
     }
     // The bottom row, left to right: each group is resized through its tab in view (a dock
     // behind a tab keeps a stale geometry). Comparing, A's and B's options share the right side.
@@ -147,7 +147,13 @@ void MainWindow::applyDefaultSizes() {
     const int bottom = std::clamp(h * 27 / 100, 170, 420);
     // Split the height the two rows share: from the top of the dock area to the status bar. A
     // dock behind a tab keeps a stale geometry, so the bottom row is given by a dock in view.
-    const int top = src->isVisible() ? src->geometry().top() : 0;
+    // The top row's dock in view: the Source, or comparing on a narrow window the diff (the
+    // Source is a tab behind it; a dock behind a tab is not resized).
+    QDockWidget* topDock = (compareMode() && cmp && dockWidgetArea(cmp) == Qt::TopDockWidgetArea &&
+                            tabifiedDockWidgets(cmp).contains(src))
+                               ? cmp
+                               : src;
+    const int top = topDock->isVisible() ? topDock->geometry().top() : 0;
     const int rows = std::max(200, (statusBar()->isVisible() ? statusBar()->geometry().top() : h) - top - 6);
     QDockWidget* bottomDock = out;
     for (QDockWidget* d : findChildren<QDockWidget*>())
@@ -156,7 +162,7 @@ void MainWindow::applyDefaultSizes() {
             bottomDock = d;
             break;
         }
-    resizeDocks({src, bottomDock}, {std::max(rows - bottom, rows / 2), std::min(bottom, rows / 2)}, Qt::Vertical);
+    resizeDocks({topDock, bottomDock}, {std::max(rows - bottom, rows / 2), std::min(bottom, rows / 2)}, Qt::Vertical);
 }
 
 void MainWindow::resetLayout() {
