@@ -14,6 +14,7 @@
 #include "core/build/cache.h"
 
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -181,6 +182,47 @@ private slots:
         QCOMPARE(l.block, (std::vector<std::string>{"16", "16"}));
         QVERIFY(std::find(l.args.begin(), l.args.end(), "M=1024") != l.args.end());
         QVERIFY(w->measurePane()->prefillOrigin().contains(QStringLiteral("sgemm_fast_math.lowerscope")));
+    }
+
+    // Item 9: leaving the focus layout (F11) keeps the code panes' widths the user chose, before
+    // entering it and while in it (leaving restored the state saved on entry, so a separator
+    // dragged in the focus layout snapped back).
+    void focusLayoutKeepsWidenedPanes() {
+        auto w = testutil::makeTestWindow();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QTest::qWait(100);
+        QDockWidget* src = w->pane(QStringLiteral("source"));
+        QDockWidget* ptx = w->pane(QStringLiteral("ptx"));
+        QDockWidget* sass = w->pane(QStringLiteral("sass"));
+        // Before: the user widens the Source (a drag on the separator is resizeDocks).
+        w->resizeDocks({src, ptx, sass}, {800, 300, 500}, Qt::Horizontal);
+        QTRY_VERIFY(src->width() > 700);
+        w->focusAction()->trigger();
+        QTRY_VERIFY(!w->pane(QStringLiteral("output"))->isVisible());
+        QTest::qWait(50);
+        // In the focus layout: the user widens the SASS.
+        w->resizeDocks({src, ptx, sass}, {400, 300, 900}, Qt::Horizontal);
+        QTRY_VERIFY(sass->width() > 800);
+        const int sassInFocus = sass->width();
+        const int srcInFocus = src->width();
+        w->focusAction()->trigger();
+        QTRY_VERIFY(w->pane(QStringLiteral("output"))->isVisible());
+        QTest::qWait(100);
+        QVERIFY2(std::abs(sass->width() - sassInFocus) <= 8, qPrintable(QStringLiteral("%1 -> %2").arg(sassInFocus).arg(sass->width())));
+        QVERIFY2(std::abs(src->width() - srcInFocus) <= 8, qPrintable(QStringLiteral("%1 -> %2").arg(srcInFocus).arg(src->width())));
+        // A round trip without changes keeps what the user chose before entering.
+        w->resizeDocks({src, ptx, sass}, {800, 300, 500}, Qt::Horizontal);
+        QTRY_VERIFY(src->width() > 700);
+        const int widened = src->width();
+        const int bottom = w->pane(QStringLiteral("output"))->height();
+        w->focusAction()->trigger();
+        QTRY_VERIFY(!w->pane(QStringLiteral("output"))->isVisible());
+        QTest::qWait(50);
+        w->focusAction()->trigger();
+        QTRY_VERIFY(w->pane(QStringLiteral("output"))->isVisible());
+        QTest::qWait(100);
+        QVERIFY2(std::abs(src->width() - widened) <= 8, qPrintable(QStringLiteral("%1 -> %2").arg(widened).arg(src->width())));
+        QVERIFY2(std::abs(w->pane(QStringLiteral("output"))->height() - bottom) <= 8, "the bottom row's height is kept");
     }
 
     // Item 4: after a failed build (a missing include), typing the fix into the options and pressing

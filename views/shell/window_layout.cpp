@@ -205,8 +205,18 @@ void MainWindow::setFocusLayout(bool on) {
             if (focusLayout()) resizeDocks({pane(QStringLiteral("source"))}, {height()}, Qt::Vertical);
         });
     } else if (!m_beforeFocus.isEmpty()) {
+        // The bottom row and the panes come back as they were; the code panes' widths are the
+        // ones the user has now (a separator dragged in the focus layout is kept, issue 35 item 9).
+        QList<QDockWidget*> row;
+        QList<int> widths;
+        for (const QString& id : code)
+            if (QDockWidget* d = pane(id); d && d->isVisible() && !d->isFloating() && !d->visibleRegion().isEmpty()) {
+                row << d;
+                widths << d->width();
+            }
         restoreState(m_beforeFocus, kStateVersion);
         m_beforeFocus.clear();
+        if (row.size() > 1) resizeDocks(row, widths, Qt::Horizontal);
     }
 }
 
