@@ -3,8 +3,11 @@
 // break-even document (lowerscope.graph_break_even/1: the gallery's recorded one, a runner's answer
 // turned into one). The readers accept or refuse with a sentence, and the renderers (SVG charts,
 // Markdown reports), documented as skipping what has the wrong shape, never throw on any JSON the
-// bounded reader accepts.
+// bounded reader accepts. Also a capture document (lowerscope.capture/1, `inspect CAPTURE.json`)
+// with its kernel table, and the same bytes as a line of the injection's event stream.
 #include "core/bounded_json.h"
+#include "core/capture/capture_document.h"
+#include "core/capture/capture_events.h"
 #include "core/experiment/graph_break_even.h"
 #include "core/experiment/series.h"
 
@@ -17,6 +20,12 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     std::string error;
+    {
+        lowerscope::capture::CaptureLog log;
+        const bool read = log.addLine(text);
+        if (read == (log.skippedLines != 0)) std::abort();
+        (void)log.orderedLaunches();
+    }
     auto j = lowerscope::parseJsonBounded(text, error);
     if (!j) return 0;
     const char* step = "readSeriesDocument";
@@ -29,6 +38,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         (void)lowerscope::seriesOverlaySvg({{"a", *j}, {"b <&>", *j}}, "t", size % 2 == 0);
         step = "seriesMarkdown";
         (void)lowerscope::seriesMarkdown(*j, "t", "h", "c.svg", "cmd", 2.5, 3);
+        step = "readCaptureDocument";
+        lowerscope::capture::CaptureSummary capture;
+        error.clear();
+        if (lowerscope::capture::readCaptureDocument(*j, capture, error)) {
+            step = "kernelTableText";
+            (void)lowerscope::capture::kernelTableText(capture);
+        } else if (error.empty()) {
+            std::abort();
+        }
         step = "readGraphBreakEvenDocument";
         lowerscope::GraphBreakEvenReadout graph;
         error.clear();

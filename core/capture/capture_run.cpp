@@ -1,0 +1,234 @@
+// A program run under the injection library, and its document (capture_run.h).
+#include "core/capture/capture_run.h"
+
+#include "core/build/lifetime.h"
+#include "core/untrusted.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace lowerscope::capture {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The variables of the program's environment recorded in the document: the ones that change what
+// CUDA does (CUDA_*, except the injection path this run set) and NVIDIA_* (containers).
+std::map<std::string, std::string> environmentSummary(const std::map<std::string, std::string>& extra) {
+    std::map<std::string, std::string> out;
+    auto consider = [&](const std::string& name, const std::string& value) {
+        if (name == "CUDA_INJECTION64_PATH") return;
+        if (name.rfind("CUDA_", 0) == 0 || name.rfind("NVIDIA_", 0) == 0) out[name] = boundedText(value, 1024);
+    };
+    for (char** e = environ; e && *e; ++e) {
+        const std::string kv = *e;
+        const size_t eq = kv.find('=');
+        if (eq != std::string::npos) consider(kv.substr(0, eq), kv.substr(eq + 1));
+    }
+    for (const auto& [k, v] : extra) consider(k, v);
+    return out;
+}
+
+std::vector<std::string> childEnvironment(const std::map<std::string, std::string>& set) {
+    std::vector<std::string> out;
+    for (char** e = environ; e && *e; ++e) {
+        const std::string kv = *e;
+        const std::string name = kv.substr(0, kv.find('='));
+        if (set.count(name) == 0) out.push_back(kv);
+    }
+    for (const auto& [k, v] : set) out.push_back(k + "=" + v);
+    return out;
+}
+
+bool writeFileAtomically(const std::string& path, const std::string& text, std::string& error) {
+    const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << text;
+        out.flush();
+        if (!out) {
+            error = "cannot write " + tmp;
+            std::error_code ec;
+            fs::remove(tmp, ec);
+            return false;
+        }
+    }
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
+    if (ec) {
+        error = "cannot write " + path + ": " + ec.message();
+        fs::remove(tmp, ec);
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+std::string findInjectionLibrary(std::string& error) {
+    if (const char* env = std::getenv("LOWERSCOPE_INJECT"); env && *env) {
+        if (fs::is_regular_file(env)) return fs::absolute(env).string();
+        error = std::string("LOWERSCOPE_INJECT names ") + env + ", which is not a file";
+        return "";
+    }
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        for (const fs::path& candidate : {self.parent_path() / "liblowerscope_inject.so",
+                                          self.parent_path().parent_path() / "lib" / "lowerscope" /
+                                              "liblowerscope_inject.so"}) {
+            if (fs::is_regular_file(candidate, ec)) return candidate.lexically_normal().string();
+        }
+    }
+    error = "the injection library liblowerscope_inject.so was not found next to this program or in "
+            "../lib/lowerscope; point LOWERSCOPE_INJECT at it";
+    return "";
+}
+
+CaptureOutcome runCapture(const CaptureSpec& spec) {
+    CaptureOutcome o;
+    if (spec.argv.empty() || spec.argv.front().empty()) {
+        o.error = "no program to run: give it after --";
+        return o;
+    }
+    try {
+        LaunchFilter check(spec.filter);
+    } catch (const std::exception& e) {
+        o.error = e.what();
+        return o;
+    }
+    if (spec.injectionLibrary.empty() || !fs::is_regular_file(spec.injectionLibrary)) {
+        o.error = "the injection library " + spec.injectionLibrary + " is not a file";
+        return o;
+    }
+    const fs::path output = fs::absolute(spec.outputPath);
+    const fs::path folder = output.parent_path();
+    std::error_code ec;
+    fs::create_directories(folder, ec);
+    if (!fs::is_directory(folder)) {
+        o.error = "cannot create the folder " + folder.string();
+        return o;
+    }
+    std::string staging = (folder / ".lowerscope-events-XXXXXX").string();
+    if (!::mkdtemp(staging.data())) {
+        o.error = "cannot create a folder in " + folder.string() + ": " + std::strerror(errno);
+        return o;
+    }
+    watchDirectory(staging);
+    struct Cleanup {
+        std::string dir;
+        ~Cleanup() {
+            std::error_code e;
+            fs::remove_all(dir, e);
+            unwatchDirectory(dir);
+        }
+    } cleanup{staging};
+
+    std::map<std::string, std::string> set = spec.env;
+    set["CUDA_INJECTION64_PATH"] = fs::absolute(spec.injectionLibrary).string();
+    set["LOWERSCOPE_CAPTURE_EVENTS"] = staging;
+    set["LOWERSCOPE_CAPTURE_CUBINS"] = folder.string();
+    set["LOWERSCOPE_CAPTURE_KERNEL"] = spec.filter.kernelRegex;
+    set["LOWERSCOPE_CAPTURE_SKIP"] = std::to_string(spec.filter.skip);
+    set["LOWERSCOPE_CAPTURE_COUNT"] = spec.filter.count ? std::to_string(*spec.filter.count) : "";
+
+    o.run.program = spec.argv.front();
+    o.run.args.assign(spec.argv.begin() + 1, spec.argv.end());
+    o.run.workingDir = spec.workingDir.empty() ? fs::current_path(ec).string() : spec.workingDir;
+    o.run.environment = environmentSummary(spec.env);
+
+    const std::vector<std::string> envText = childEnvironment(set);
+    std::vector<char*> envp;
+    for (const auto& s : envText) envp.push_back(const_cast<char*>(s.c_str()));
+    envp.push_back(nullptr);
+    std::vector<char*> argv;
+    for (const auto& s : spec.argv) argv.push_back(const_cast<char*>(s.c_str()));
+    argv.push_back(nullptr);
+
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    if (!spec.workingDir.empty()) posix_spawn_file_actions_addchdir_np(&actions, spec.workingDir.c_str());
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    pid_t pid = -1;
+    const bool hasSlash = spec.argv.front().find('/') != std::string::npos;
+    const auto started = std::chrono::steady_clock::now();
+    const int rc = hasSlash ? posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data())
+                            : posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    if (rc != 0) {
+        o.error = "cannot start " + escapeControl(spec.argv.front()) + ": " + std::strerror(rc);
+        return o;
+    }
+    watchGroup(pid);
+    int status = 0;
+    bool killed = false;
+    for (;;) {
+        const pid_t w = ::waitpid(pid, &status, WNOHANG);
+        if (w == pid) break;
+        if (w < 0 && errno != EINTR) break;
+        const auto elapsed = std::chrono::steady_clock::now() - started;
+        const bool cancel = (spec.cancel && spec.cancel->load()) || interruptSignal() != 0;
+        const bool timeout = spec.timeout.count() > 0 && elapsed > spec.timeout;
+        if (!killed && (cancel || timeout)) {
+            ::kill(-pid, SIGKILL);
+            killed = true;
+            o.run.cancelled = cancel;
+            o.run.timedOut = !cancel;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    // What the program left running in its group (workers it did not wait for) ends with it.
+    ::kill(-pid, SIGKILL);
+    unwatchGroup(pid);
+    o.run.wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    if (WIFEXITED(status)) {
+        o.run.exitCode = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+        o.run.signal = WTERMSIG(status);
+        o.run.exitCode = 128 + o.run.signal;
+    }
+
+    CaptureLog log;
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(staging, ec))
+        if (entry.path().filename().string().rfind("events-", 0) == 0) files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+        std::string error;
+        if (!log.addFile(f.string(), error)) ++log.skippedLines;
+    }
+    const std::vector<ModuleFile> modules = describeModules(log, folder.string());
+    o.document = captureDocument(log, o.run, spec.filter, modules);
+    if (!writeFileAtomically(output.string(),
+                             o.document.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                             o.error))
+        return o;
+    if (!readCaptureDocument(o.document, o.summary, o.error)) {
+        o.error = "the capture document written does not read back: " + o.error;
+        return o;
+    }
+    o.ok = true;
+    return o;
+}
+
+} // namespace lowerscope::capture

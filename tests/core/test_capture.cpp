@@ -1,0 +1,410 @@
+// The bookkeeping of `lowerscope-cli capture` without CUPTI or a GPU (core/capture): the launch
+// filter, the injection's event lines written and read back (malformed and hostile lines
+// skipped), launch order, per-kernel statistics and the kernel table of the document, and the
+// document read back as untrusted input (schema, types, indices, cubin names and paths).
+#include "core/build/cache.h"
+#include "core/capture/capture_document.h"
+#include "core/capture/capture_events.h"
+#include "core/capture/launch_filter.h"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+using namespace lowerscope;
+using namespace lowerscope::capture;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+CapturedLaunch launch(uint32_t corr, const std::string& name, uint64_t start, uint64_t ns, uint32_t pid = 100) {
+    CapturedLaunch k;
+    k.pid = pid;
+    k.correlationId = corr;
+    k.name = name;
+    k.grid = {4, 1, 1};
+    k.block = {128, 1, 1};
+    k.startNs = start;
+    k.endNs = start + ns;
+    return k;
+}
+
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        std::string t = (fs::temp_directory_path() / "ls_capture_XXXXXX").string();
+        path = ::mkdtemp(t.data());
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+// A log of one process: the stream the injection would write for five launches of two kernels,
+// delivered out of order.
+CaptureLog sampleLog() {
+    CaptureLog log;
+    EXPECT_TRUE(log.addLine(processEventLine(100, "130001", "")));
+    EXPECT_TRUE(log.addLine(kernelEventLine(launch(14, "_Z3addPf", 3000, 20000))));
+    EXPECT_TRUE(log.addLine(kernelEventLine(launch(10, "_Z3addPf", 1000, 30000))));
+    EXPECT_TRUE(log.addLine(kernelEventLine(launch(12, "_Z3addPf", 2000, 10000))));
+    EXPECT_TRUE(log.addLine(kernelEventLine(launch(11, "_Z6helperv", 1500, 5000))));
+    EXPECT_TRUE(log.addLine(kernelEventLine(launch(13, "_Z6helperv", 2500, 7000))));
+    EXPECT_TRUE(log.addLine(endEventLine(100, 0)));
+    return log;
+}
+
+} // namespace
+
+TEST(CaptureFilter, SkipsThenCountsMatchingLaunchesOnly) {
+    LaunchFilter f({"add", 1, 2});
+    std::vector<bool> got;
+    for (const char* n : {"add", "mul", "add", "add", "mul", "add", "add"}) got.push_back(f.next(n, n));
+    EXPECT_EQ(got, (std::vector<bool>{false, false, true, true, false, false, false}));
+    EXPECT_TRUE(f.done());
+    EXPECT_EQ(f.selected(), 2u);
+}
+
+TEST(CaptureFilter, NoRegexSelectsEverythingAfterTheSkip) {
+    LaunchFilter f({"", 2, std::nullopt});
+    int selected = 0;
+    for (int i = 0; i < 10; ++i) selected += f.next("k", "k") ? 1 : 0;
+    EXPECT_EQ(selected, 8);
+    EXPECT_FALSE(f.done());
+}
+
+TEST(CaptureFilter, MatchesTheDemangledOrTheMangledName) {
+    LaunchFilter f({"^void scaled_gemm<8>", 0, std::nullopt});
+    EXPECT_TRUE(f.matches("_Z11scaled_gemmILi8EEvv", "void scaled_gemm<8>()"));
+    EXPECT_FALSE(f.matches("_Z11scaled_gemmILi4EEvv", "void scaled_gemm<4>()"));
+    LaunchFilter m({"ILi4E", 0, std::nullopt});
+    EXPECT_TRUE(m.matches("_Z11scaled_gemmILi4EEvv", "void scaled_gemm<4>()"));
+}
+
+TEST(CaptureFilter, AnInvalidOrHugeRegexIsRefusedWithASentence) {
+    EXPECT_THROW(LaunchFilter({"(unclosed", 0, std::nullopt}), std::invalid_argument);
+    EXPECT_THROW(LaunchFilter({std::string(2000, 'a'), 0, std::nullopt}), std::invalid_argument);
+}
+
+TEST(CaptureEvents, EveryEventRoundTrips) {
+    CaptureLog log;
+    CapturedLaunch k = launch(7, "_Z1kv", 100, 50, 42);
+    k.cluster = {2, 1, 1};
+    k.dynamicSmem = 4096;
+    k.staticSmem = 512;
+    k.registers = 40;
+    k.stream = 13;
+    k.device = 1;
+    k.graphId = 3;
+    k.graphNodeId = 99;
+    ASSERT_TRUE(log.addLine(kernelEventLine(k)));
+    ASSERT_TRUE(log.addLine(moduleEventLine({42, 5, std::string(32, 'a'), 1234})));
+    ASSERT_TRUE(log.addLine(deviceEventLine({42, 1, "NVIDIA H200", 9, 0})));
+    ASSERT_TRUE(log.addLine(processEventLine(42, "130001", "")));
+    ASSERT_TRUE(log.addLine(endEventLine(42, 6)));
+    ASSERT_EQ(log.launches.size(), 1u);
+    const CapturedLaunch& r = log.launches[0];
+    EXPECT_EQ(r.name, "_Z1kv");
+    EXPECT_EQ(r.cluster, (std::array<int64_t, 3>{2, 1, 1}));
+    EXPECT_EQ(r.dynamicSmem, 4096);
+    EXPECT_EQ(r.staticSmem, 512);
+    EXPECT_EQ(r.registers, 40);
+    EXPECT_EQ(r.stream, 13u);
+    EXPECT_EQ(r.device, 1u);
+    EXPECT_EQ(r.graphNodeId, 99u);
+    EXPECT_EQ(r.durationNs(), 50u);
+    ASSERT_EQ(log.modules.size(), 1u);
+    EXPECT_EQ(log.modules[0].bytes, 1234u);
+    ASSERT_EQ(log.devices.size(), 1u);
+    EXPECT_EQ(log.devices[0].name, "NVIDIA H200");
+    ASSERT_EQ(log.processes.size(), 1u);
+    EXPECT_TRUE(log.processes[0].flushed);
+    EXPECT_EQ(log.processes[0].dropped, 6u);
+    EXPECT_EQ(log.skippedLines, 0u);
+}
+
+TEST(CaptureEvents, MalformedAndHostileLinesAreSkippedAndCounted) {
+    CaptureLog log;
+    json k = json::parse(kernelEventLine(launch(1, "_Z1kv", 10, 5)));
+    auto with = [&](const char* key, json v) {
+        json j = k;
+        j[key] = std::move(v);
+        return j.dump();
+    };
+    const std::vector<std::string> bad = {
+        "",
+        "not json",
+        "[1,2,3]",
+        R"({"e":"kernel"})",
+        with("grid", json::array({1, 2})),
+        with("grid", json::array({1, -2, 3})),
+        with("block", "128"),
+        with("start", 100), // ends (15) before it starts
+        with("pid", -1),
+        with("name", ""),
+        R"({"e":"module","pid":1,"module":1,"hash":"../../etc/passwd","bytes":4})",
+        R"({"e":"module","pid":1,"module":1,"hash":"ABCDEF0123456789ABCDEF0123456789","bytes":4})",
+        R"({"e":"device","pid":1,"id":0,"name":"x","cc":"9.0"})",
+        R"({"e":"wat","pid":1})",
+        std::string(200, '[') + std::string(200, ']'),
+        std::string(kMaxEventLineBytes + 10, ' '),
+    };
+    for (const auto& line : bad) EXPECT_FALSE(log.addLine(line)) << line.substr(0, 80);
+    EXPECT_EQ(log.skippedLines, bad.size());
+    EXPECT_TRUE(log.launches.empty());
+    EXPECT_TRUE(log.modules.empty());
+    EXPECT_TRUE(log.devices.empty());
+}
+
+TEST(CaptureEvents, AFileIsReadLineByLineAndATornLastLineIsSkipped) {
+    TempDir dir;
+    const fs::path file = dir.path / "events-1.jsonl";
+    {
+        std::ofstream out(file, std::ios::binary);
+        out << processEventLine(1, "130001", "") << kernelEventLine(launch(1, "_Z1kv", 10, 5))
+            << std::string(kMaxEventLineBytes + 5, 'x') << '\n'
+            << kernelEventLine(launch(2, "_Z1kv", 20, 5)) << R"({"e":"kernel","pid":1,"co)";
+    }
+    CaptureLog log;
+    std::string error;
+    ASSERT_TRUE(log.addFile(file.string(), error)) << error;
+    EXPECT_EQ(log.launches.size(), 2u);
+    EXPECT_EQ(log.skippedLines, 2u); // the overlong line and the torn one
+    EXPECT_FALSE(log.addFile((dir.path / "missing.jsonl").string(), error));
+}
+
+TEST(CaptureEvents, LaunchesAreOrderedByProcessThenCorrelationThenStart) {
+    CaptureLog log;
+    log.addLine(kernelEventLine(launch(5, "_Z1bv", 900, 1, 200)));
+    log.addLine(kernelEventLine(launch(9, "_Z1av", 100, 1, 100)));
+    log.addLine(kernelEventLine(launch(3, "_Z1av", 50, 1, 100)));
+    log.addLine(kernelEventLine(launch(3, "_Z1gv", 40, 1, 100))); // a graph's nodes share the id
+    log.addLine(kernelEventLine(launch(1, "_Z1bv", 10, 1, 200)));
+    std::vector<std::pair<uint32_t, uint32_t>> order;
+    for (const auto& l : log.orderedLaunches()) order.emplace_back(l.pid, l.correlationId);
+    EXPECT_EQ(order, (std::vector<std::pair<uint32_t, uint32_t>>{{200, 1}, {200, 5}, {100, 3}, {100, 3}, {100, 9}}));
+    EXPECT_EQ(log.orderedLaunches()[2].name, "_Z1gv");
+}
+
+TEST(CaptureDocument, KernelTableHasCountsMediansSharesAndIsSortedByTotal) {
+    const CaptureLog log = sampleLog();
+    CaptureRunInfo run;
+    run.program = "./app";
+    run.args = {"--n", "5"};
+    const json doc = captureDocument(log, run, {"add", 1, 1}, {});
+    EXPECT_EQ(doc["schema"], "lowerscope.capture/1");
+    EXPECT_EQ(doc["launch_total"], 5);
+    EXPECT_DOUBLE_EQ(doc["total_gpu_ns"].get<double>(), 72000.0);
+    ASSERT_EQ(doc["kernels"].size(), 2u);
+    const json& add = doc["kernels"][0];
+    EXPECT_EQ(add["name"], "_Z3addPf");
+    EXPECT_EQ(add["demangled"], "add(float*)");
+    EXPECT_EQ(add["count"], 3);
+    EXPECT_DOUBLE_EQ(add["total_ns"].get<double>(), 60000.0);
+    EXPECT_DOUBLE_EQ(add["median_ns"].get<double>(), 20000.0);
+    EXPECT_DOUBLE_EQ(add["min_ns"].get<double>(), 10000.0);
+    EXPECT_DOUBLE_EQ(add["max_ns"].get<double>(), 30000.0);
+    EXPECT_NEAR(add["share"].get<double>(), 60.0 / 72.0, 1e-12);
+    EXPECT_LE(add["ci_low_ns"].get<double>(), 20000.0);
+    EXPECT_GE(add["ci_high_ns"].get<double>(), 20000.0);
+    EXPECT_EQ(add["selected"], 1);
+    const json& helper = doc["kernels"][1];
+    EXPECT_EQ(helper["count"], 2);
+    EXPECT_DOUBLE_EQ(helper["median_ns"].get<double>(), 6000.0);
+    // Launch order is the correlation order; the filter took the second add launch only.
+    ASSERT_EQ(doc["launches"].size(), 5u);
+    std::vector<int> corr, selected;
+    for (const auto& l : doc["launches"]) {
+        corr.push_back(l["correlation"]);
+        if (l["selected"].get<bool>()) selected.push_back(l["correlation"]);
+    }
+    EXPECT_EQ(corr, (std::vector<int>{10, 11, 12, 13, 14}));
+    EXPECT_EQ(selected, (std::vector<int>{12}));
+    EXPECT_EQ(doc["launches"][0]["kernel"], 0); // index of add in the sorted table
+    EXPECT_EQ(doc["launches"][1]["kernel"], 1);
+    EXPECT_EQ(doc["launches"][0]["duration_ns"], 30000);
+    // No module holds them: said so.
+    const std::string notes = doc["notes"].dump();
+    EXPECT_NE(notes.find("no saved module holds add(float*)"), std::string::npos) << notes;
+
+    CaptureSummary s;
+    std::string error;
+    ASSERT_TRUE(readCaptureDocument(doc, s, error)) << error;
+    const std::string table = kernelTableText(s);
+    EXPECT_NE(table.find("83.3"), std::string::npos) << table;
+    EXPECT_NE(table.find("60.000"), std::string::npos) << table;
+    EXPECT_LT(table.find("add"), table.find("helper")) << table;
+}
+
+TEST(CaptureDocument, AProcessThatDidNotFlushOrCouldNotRecordIsNoted) {
+    CaptureLog log;
+    log.addLine(processEventLine(1, "130001", ""));
+    log.addLine(processEventLine(2, "", "cuptiSubscribe: CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"));
+    const json doc = captureDocument(log, {}, {}, {});
+    const std::string notes = doc["notes"].dump();
+    EXPECT_NE(notes.find("process 1 ended without flushing"), std::string::npos) << notes;
+    EXPECT_NE(notes.find("process 2 was not recorded: cuptiSubscribe"), std::string::npos) << notes;
+    const json empty = captureDocument(CaptureLog{}, {}, {}, {});
+    EXPECT_NE(empty["notes"].dump().find("no process of the program initialised CUDA"), std::string::npos);
+}
+
+TEST(CaptureDocument, ModulesAreDescribedFromTheSavedCubinsAndCheckedAgainstTheirHash) {
+    TempDir dir;
+    // A real cubin of the test data (a Triton kernel, add_kernel) saved as the injection would.
+    std::ifstream in(std::string(LOWERSCOPE_SOURCE_DIR) +
+                         "/tests/data/triton/cache/GVJ5JLWJO4FI5T6C3ZJORNRNHWSRSYR6A5QVSPS2G2X3LGKK4TOA/add_kernel.cubin",
+                     std::ios::binary);
+    const std::string cubin((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_FALSE(cubin.empty());
+    const std::string hash = xxh3Hex(cubin.data(), cubin.size());
+    std::ofstream(dir.path / (hash + ".cubin"), std::ios::binary) << cubin;
+    const std::string other(32, 'b');
+    std::ofstream(dir.path / (other + ".cubin"), std::ios::binary) << "not the cubin of that hash";
+
+    CaptureLog log;
+    log.addLine(moduleEventLine({1, 1, hash, cubin.size()}));
+    log.addLine(moduleEventLine({2, 7, hash, cubin.size()})); // another process, same bytes
+    log.addLine(moduleEventLine({1, 2, other, 26}));
+    log.addLine(moduleEventLine({1, 3, std::string(32, 'c'), 10})); // never saved
+    log.addLine(kernelEventLine(launch(1, "add_kernel", 10, 5)));
+    const auto modules = describeModules(log, dir.path.string());
+    ASSERT_EQ(modules.size(), 3u);
+    EXPECT_EQ(modules[0].error, "");
+    EXPECT_EQ(modules[0].file, hash + ".cubin");
+    EXPECT_EQ(modules[0].kernels, (std::vector<std::string>{"add_kernel"}));
+    EXPECT_EQ(modules[0].arch.rfind("sm_", 0), 0u) << modules[0].arch;
+    EXPECT_EQ(modules[0].pids, (std::vector<uint32_t>{1, 2}));
+    EXPECT_NE(modules[1].error.find("does not hold the cubin of that hash"), std::string::npos);
+    EXPECT_FALSE(modules[2].error.empty());
+
+    const json doc = captureDocument(log, {}, {}, modules);
+    EXPECT_EQ(doc["kernels"][0]["modules"], json::array({0}));
+    const fs::path docPath = dir.path / "c.json";
+    std::ofstream(docPath) << doc.dump();
+    CaptureSummary s;
+    std::string error, cubinPath;
+    size_t index = 99;
+    ASSERT_TRUE(readCaptureFile(docPath.string(), s, error)) << error;
+    EXPECT_TRUE(looksLikeCaptureDocument(docPath.string()));
+    ASSERT_TRUE(captureKernelCubin(docPath.string(), s, "add_kernel", cubinPath, index, error)) << error;
+    EXPECT_EQ(index, 0u);
+    EXPECT_EQ(fs::path(cubinPath).filename().string(), hash + ".cubin");
+    // The only kernel needs no name; an unknown one is refused naming the kernels.
+    ASSERT_TRUE(captureKernelCubin(docPath.string(), s, "", cubinPath, index, error)) << error;
+    EXPECT_FALSE(captureKernelCubin(docPath.string(), s, "mul_kernel", cubinPath, index, error));
+    EXPECT_NE(error.find("add_kernel"), std::string::npos) << error;
+    // A cubin changed after the capture is refused.
+    std::ofstream(dir.path / (hash + ".cubin"), std::ios::binary | std::ios::trunc) << cubin << "x";
+    EXPECT_FALSE(captureKernelCubin(docPath.string(), s, "add_kernel", cubinPath, index, error));
+    EXPECT_NE(error.find("hash differs"), std::string::npos) << error;
+}
+
+TEST(CaptureReader, HostileDocumentsAreRefusedWithASentence) {
+    const json good = captureDocument(sampleLog(), {}, {}, {});
+    CaptureSummary s;
+    std::string error;
+    ASSERT_TRUE(readCaptureDocument(good, s, error)) << error;
+    auto refused = [&](json doc, const std::string& expect) {
+        error.clear();
+        EXPECT_FALSE(readCaptureDocument(doc, s, error)) << expect;
+        EXPECT_NE(error.find(expect), std::string::npos) << error;
+    };
+    json j = good;
+    j["schema"] = "lowerscope.capture/9";
+    refused(j, "newer version");
+    refused(json::array(), "not a Lowerscope capture document");
+    refused(json{{"schema", "lowerscope.profile/1"}}, "not a Lowerscope capture document");
+    j = good;
+    j["modules"] = json::array({{{"file", "../../../etc/passwd"}, {"hash", std::string(32, 'a')}}});
+    refused(j, "HASH.cubin");
+    j["modules"] = json::array({{{"file", "/tmp/" + std::string(32, 'a') + ".cubin"}, {"hash", std::string(32, 'a')}}});
+    refused(j, "HASH.cubin");
+    j["modules"] = json::array({{{"file", "x.cubin"}, {"hash", "x"}}});
+    refused(j, "HASH.cubin");
+    j = good;
+    j["kernels"][0]["modules"] = json::array({5});
+    refused(j, "names a module that is not in its list");
+    j = good;
+    j["kernels"][0]["modules"] = json::array({-1});
+    refused(j, "names a module that is not in its list");
+    j = good;
+    j["kernels"][0]["count"] = "3";
+    refused(j, "lacks count or total_ns");
+    j = good;
+    j["kernels"][0]["name"] = 7;
+    refused(j, "no usable name");
+    j = good;
+    j["launches"][0]["kernel"] = 1000;
+    refused(j, "names a kernel that is not in its list");
+    j = good;
+    j["kernels"] = "all of them";
+    refused(j, "no kernels list");
+    // Wrong types of optional fields are ignored, numbers clamped.
+    j = good;
+    j["exit"] = {{"code", 1e300}, {"signal", -5}};
+    j["devices"] = json::array({1, "x", {{"name", 3}}});
+    j["kernels"][0]["share"] = 17;
+    j["kernels"][0]["median_ns"] = -4;
+    ASSERT_TRUE(readCaptureDocument(j, s, error)) << error;
+    EXPECT_EQ(s.signal, 0);
+    EXPECT_EQ(s.kernels[0].share, 1.0);
+    EXPECT_EQ(s.kernels[0].medianNs, 0.0);
+}
+
+TEST(CaptureReader, ACubinOutsideTheCapturesFolderIsNeverOpened) {
+    TempDir dir, elsewhere;
+    // A file whose name and content agree, so that only the folder rule can refuse it.
+    const std::string bytes = "bytes of someone else's file";
+    const std::string hash = xxh3Hex(bytes.data(), bytes.size());
+    std::ofstream(elsewhere.path / (hash + ".cubin")) << bytes;
+    fs::create_directories(dir.path / "capture");
+    // A symlink named like the module, leading out of the capture's folder.
+    fs::create_symlink(elsewhere.path / (hash + ".cubin"), dir.path / "capture" / (hash + ".cubin"));
+    json doc = captureDocument(sampleLog(), {}, {}, {});
+    doc["modules"] = json::array({{{"file", hash + ".cubin"}, {"hash", hash}, {"kernels", {"_Z3addPf"}}}});
+    doc["kernels"][0]["modules"] = json::array({0});
+    const fs::path docPath = dir.path / "capture" / "c.json";
+    std::ofstream(docPath) << doc.dump();
+    CaptureSummary s;
+    std::string error, cubin;
+    size_t index = 0;
+    ASSERT_TRUE(readCaptureFile(docPath.string(), s, error)) << error;
+    EXPECT_FALSE(captureKernelCubin(docPath.string(), s, "add", cubin, index, error));
+    EXPECT_EQ(error.find("hash differs"), std::string::npos) << error;
+    EXPECT_NE(error.find(hash + ".cubin"), std::string::npos) << error;
+    EXPECT_TRUE(cubin.empty());
+    // The same file inside the folder opens (the refusal above is the folder rule's).
+    fs::remove(dir.path / "capture" / (hash + ".cubin"));
+    fs::copy_file(elsewhere.path / (hash + ".cubin"), dir.path / "capture" / (hash + ".cubin"));
+    EXPECT_TRUE(captureKernelCubin(docPath.string(), s, "add", cubin, index, error)) << error;
+}
+
+TEST(CaptureReader, OversizedAndSpecialFilesAreNotRead) {
+    TempDir dir;
+    CaptureSummary s;
+    std::string error;
+    const fs::path deep = dir.path / "deep.json";
+    std::ofstream(deep) << std::string(5000, '[') << std::string(5000, ']');
+    EXPECT_FALSE(readCaptureFile(deep.string(), s, error));
+    EXPECT_NE(error.find("too deep"), std::string::npos) << error;
+    EXPECT_FALSE(readCaptureFile(dir.path.string(), s, error));
+    EXPECT_FALSE(looksLikeCaptureDocument(dir.path.string()));
+    EXPECT_FALSE(looksLikeCaptureDocument((dir.path / "missing").string()));
+}
+
+TEST(CaptureReader, TheFuzzSeedsAreAValidDocumentAndEventLine) {
+    const std::string seeds = std::string(LOWERSCOPE_SOURCE_DIR) + "/tests/fuzz/seeds/documents/";
+    CaptureSummary s;
+    std::string error;
+    ASSERT_TRUE(readCaptureFile(seeds + "capture.json", s, error)) << error;
+    EXPECT_EQ(s.kernels.size(), 2u);
+    EXPECT_EQ(s.modules.size(), 1u);
+    std::ifstream in(seeds + "capture_event.jsonl");
+    std::string line;
+    std::getline(in, line);
+    CaptureLog log;
+    EXPECT_TRUE(log.addLine(line)) << log.firstSkipReason;
+}
