@@ -14,6 +14,8 @@ set(LOWERSCOPE_APP_ID io.github.lowerscope.Lowerscope)
 set(_res ${PROJECT_SOURCE_DIR}/resources)
 
 install(TARGETS lowerscope-cli lowerscope-runner RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The injection library of `lowerscope-cli capture`, found by the CLI in ../lib/lowerscope.
+install(TARGETS lowerscope_inject LIBRARY DESTINATION lib/lowerscope)
 install(FILES ${_res}/opcodes.json DESTINATION ${CMAKE_INSTALL_DATADIR}/lowerscope)
 install(DIRECTORY ${_res}/help DESTINATION ${CMAKE_INSTALL_DATADIR}/lowerscope)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/kernels/ DESTINATION ${CMAKE_INSTALL_DATADIR}/lowerscope/kernels

@@ -6,6 +6,7 @@
 #include "app/cli/commands.h"
 
 #include "core/analysis/inspect.h"
+#include "core/capture/capture_document.h"
 #include "core/analysis/lowering.h"
 #include "core/build/build.h"
 #include "core/build/toolchain.h"
@@ -33,7 +34,23 @@ struct InspectArgs {
     bool noCache = false;
 };
 
-int runInspect(const InspectArgs& a) {
+int runInspect(const InspectArgs& given) {
+    InspectArgs a = given;
+    // A capture document (lowerscope-cli capture): the kernel's cubin saved next to it is what opens.
+    if (capture::looksLikeCaptureDocument(a.file)) {
+        std::string error, cubin;
+        size_t index = 0;
+        capture::CaptureSummary summary;
+        if (!capture::readCaptureFile(a.file, summary, error) ||
+            !capture::captureKernelCubin(a.file, summary, a.kernel, cubin, index, error)) {
+            std::cerr << "lowerscope-cli inspect: error: " << escapeControl(error) << '\n';
+            return 2;
+        }
+        std::cerr << "lowerscope-cli inspect: note: " << escapeControl(summary.kernels[index].demangled)
+                  << " from the capture: its cubin " << escapeControl(cubin) << '\n';
+        a.file = cubin;
+        a.kernel = summary.kernels[index].name;
+    }
     if (a.jsonOut.empty() && a.line.empty()) {
         std::cerr << "lowerscope-cli inspect: error: nothing to do: give --json OUT and/or --line [FILE:]N\n";
         return 2;
@@ -121,7 +138,9 @@ void registerInspectCommand(CLI::App& app, int& exitCode) {
                    "JSON; --line [FILE:]N also prints that source line's PTX and SASS.\n"
                    "Exit: 0 ok, 1 compile error (or a tool failed), 2 usage error or missing tool.");
     args->cmd = cmd;
-    cmd->add_option("file", args->file, "what to open: .cu, .ptx, cubin, binary, Triton folder (docs/INPUTS.md)")
+    cmd->add_option("file", args->file,
+                    "what to open: .cu, .ptx, cubin, binary, Triton folder (docs/INPUTS.md), or a capture document "
+                    "(lowerscope-cli capture; --kernel picks the kernel whose saved cubin opens)")
         ->required()
         ->type_name("FILE");
     addBuildOptionFlags(*cmd, args->options);

@@ -17,4 +17,5 @@ void registerExperimentCommand(CLI::App& app, int& exitCode); // experiment
 void registerDiffCommand(CLI::App& app, int& exitCode);     // diff
 void registerProfileCommand(CLI::App& app, int& exitCode);  // profile
 void registerChartCommand(CLI::App& app, int& exitCode);    // chart
+void registerCaptureCommand(CLI::App& app, int& exitCode);  // capture
 } // namespace lowerscope::cli

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
     lowerscope::cli::registerDiffCommand(app, exitCode);
     lowerscope::cli::registerProfileCommand(app, exitCode);
     lowerscope::cli::registerChartCommand(app, exitCode);
+    lowerscope::cli::registerCaptureCommand(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

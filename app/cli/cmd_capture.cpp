@@ -1,0 +1,123 @@
+// `lowerscope-cli capture [--kernel REGEX] [--launch-skip N] [--launch-count N] -o OUT -- PROGRAM
+// ARGS...`: run a program unmodified under the injection library (app/inject; CUDA's
+// CUDA_INJECTION64_PATH), record every kernel launch and every loaded cubin, write the
+// lowerscope.capture/1 document OUT with the cubins next to it (HASH.cubin), and print the kernel
+// table (share of GPU time, total, launches, median with its 95 % interval, min, max), largest
+// total first. `inspect OUT --kernel NAME` opens a captured kernel's cubin.
+// Exit: 0 captured and the program exited 0; 1 captured but the program failed (exit status,
+// signal, cancelled or timed out: the document says which); 2 usage error, the program or the
+// injection library could not be started, or the document could not be written.
+#include "app/cli/commands.h"
+
+#include "core/capture/capture_run.h"
+#include "core/untrusted.h"
+
+#include <iostream>
+#include <memory>
+
+namespace lowerscope::cli {
+
+namespace {
+
+struct CaptureArgs {
+    std::string output;
+    std::string kernel;
+    uint64_t skip = 0;
+    int64_t count = -1;
+    std::string workingDir;
+    std::vector<std::string> env;
+    double timeoutS = 0;
+    std::vector<std::string> command;
+};
+
+int runCaptureCommand(const CaptureArgs& a) {
+    capture::CaptureSpec spec;
+    spec.argv = a.command;
+    spec.outputPath = a.output;
+    spec.workingDir = a.workingDir;
+    spec.filter.kernelRegex = a.kernel;
+    spec.filter.skip = a.skip;
+    if (a.count >= 0) spec.filter.count = static_cast<uint64_t>(a.count);
+    spec.timeout = std::chrono::milliseconds(static_cast<int64_t>(a.timeoutS * 1000));
+    for (const std::string& kv : a.env) {
+        const size_t eq = kv.find('=');
+        if (eq == 0 || eq == std::string::npos) {
+            std::cerr << "lowerscope-cli capture: error: --env takes NAME=VALUE, not '" << escapeControl(kv) << "'\n";
+            return 2;
+        }
+        spec.env[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    std::string error;
+    spec.injectionLibrary = capture::findInjectionLibrary(error);
+    if (spec.injectionLibrary.empty()) {
+        std::cerr << "lowerscope-cli capture: error: " << escapeControl(error) << '\n';
+        return 2;
+    }
+    const capture::CaptureOutcome o = capture::runCapture(spec);
+    if (!o.ok) {
+        std::cerr << "lowerscope-cli capture: error: " << escapeControl(o.error) << '\n';
+        return 2;
+    }
+    const capture::CaptureSummary& s = o.summary;
+    std::cout << "\nlowerscope-cli capture: " << s.launchTotal << " kernel launches of " << s.kernels.size()
+              << " kernels, " << s.modules.size() << " modules; written to " << escapeControl(a.output) << '\n';
+    for (const std::string& d : s.devices) std::cout << "device: " << escapeControl(d) << '\n';
+    if (!s.kernels.empty()) std::cout << '\n' << capture::kernelTableText(s);
+    uint64_t selected = 0;
+    for (const auto& k : s.kernels) selected += k.selected;
+    if (!a.kernel.empty() || a.skip > 0 || a.count >= 0)
+        std::cout << "\nthe filter selected " << selected << " launches (\"selected\" in the document)\n";
+    for (const std::string& n : s.notes) std::cerr << "lowerscope-cli capture: note: " << escapeControl(n) << '\n';
+    std::cout.flush();
+    if (o.run.cancelled || o.run.timedOut) {
+        std::cerr << "lowerscope-cli capture: the program was " << (o.run.timedOut ? "stopped at the timeout" : "cancelled")
+                  << "; what it had recorded is in the document\n";
+        return 1;
+    }
+    if (o.run.signal != 0) {
+        std::cerr << "lowerscope-cli capture: the program was killed by signal " << o.run.signal << '\n';
+        return 1;
+    }
+    if (o.run.exitCode != 0) {
+        std::cerr << "lowerscope-cli capture: the program exited with status " << o.run.exitCode << '\n';
+        return 1;
+    }
+    return 0;
+}
+
+} // namespace
+
+void registerCaptureCommand(CLI::App& app, int& exitCode) {
+    auto args = std::make_shared<CaptureArgs>();
+    CLI::App* cmd = app.add_subcommand(
+        "capture",
+        "Run a program unmodified (a CUDA binary, `python3 script.py`, ...) and record every kernel launch (name, "
+        "grid, block, cluster, shared memory, stream, GPU duration) and every loaded cubin, through CUDA's "
+        "injection mechanism and CUPTI; write the lowerscope.capture/1 document OUT with the cubins next to it and "
+        "print the kernel table. `inspect OUT --kernel NAME` opens a captured kernel.\n"
+        "Exit: 0 captured and the program exited 0, 1 captured but the program failed, 2 usage error or nothing "
+        "could be captured.");
+    cmd->add_option("-o,--output", args->output, "the capture document to write; cubins go into its folder")
+        ->required()
+        ->type_name("OUT");
+    cmd->add_option("--kernel", args->kernel,
+                    "select the launches of kernels whose demangled or mangled name matches this regular expression "
+                    "(ECMAScript; every kernel without it)")
+        ->type_name("REGEX");
+    cmd->add_option("--launch-skip", args->skip, "skip this many matching launches before selecting")->type_name("N");
+    cmd->add_option("--launch-count", args->count, "select at most this many matching launches")
+        ->type_name("N")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--working-dir", args->workingDir, "run the program in this folder")->type_name("DIR");
+    cmd->add_option("--env", args->env, "set NAME=VALUE in the program's environment (repeatable)")
+        ->type_name("NAME=VALUE");
+    cmd->add_option("--timeout", args->timeoutS, "stop the program (its whole process group) after S seconds")
+        ->type_name("S")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("command", args->command, "the program and its arguments, after --")
+        ->required()
+        ->type_name("-- PROGRAM ARGS...");
+    cmd->callback([args, &exitCode] { exitCode = runCaptureCommand(*args); });
+}
+
+} // namespace lowerscope::cli

@@ -1,0 +1,89 @@
+#pragma once
+// The CUPTI declarations the injection library needs beyond app/runner/cupti_api.h (which the
+// runner shares with it): the whole kernel activity record (cluster dimensions sit past the
+// prefix the runner reads), the resource domain's callback data (module loaded, context created)
+// and their ids. Mirrored from NVIDIA's cupti_activity.h and cupti_callbacks.h (CUDA 13) field by
+// field; tests/core/test_capture_cupti_layout.cpp compares them with those headers where the
+// toolkit has them.
+
+#include "app/runner/cupti_api.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace lowerscope::inject {
+
+using runner::CUcontext;
+using runner::CUptiResult;
+
+constexpr int CUPTI_CB_DOMAIN_RESOURCE = 3;
+constexpr uint32_t CUPTI_CBID_RESOURCE_CONTEXT_CREATED = 1;
+constexpr uint32_t CUPTI_CBID_RESOURCE_MODULE_LOADED = 6;
+
+#define LS_CUPTI_PACKED __attribute__((__packed__)) __attribute__((aligned(8)))
+
+// CUpti_ActivityKernel10 (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL records of CUDA 13).
+struct LS_CUPTI_PACKED CUpti_ActivityKernel10 {
+    int32_t kind;
+    uint8_t cacheConfig;
+    uint8_t sharedMemoryConfig;
+    uint16_t registersPerThread;
+    int32_t partitionedGlobalCacheRequested;
+    int32_t partitionedGlobalCacheExecuted;
+    uint64_t start;
+    uint64_t end;
+    uint64_t completed;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    int32_t gridX, gridY, gridZ;
+    int32_t blockX, blockY, blockZ;
+    int32_t staticSharedMemory;
+    int32_t dynamicSharedMemory;
+    uint32_t localMemoryPerThread;
+    uint32_t localMemoryTotal;
+    uint32_t correlationId;
+    int64_t gridId;
+    const char* name;
+    void* reserved0;
+    uint64_t queued;
+    uint64_t submitted;
+    uint8_t launchType;
+    uint8_t isSharedMemoryCarveoutRequested;
+    uint8_t sharedMemoryCarveoutRequested;
+    uint8_t padding;
+    uint32_t sharedMemoryExecuted;
+    uint64_t graphNodeId;
+    int32_t shmemLimitConfig;
+    uint32_t graphId;
+    void* pAccessPolicyWindow;
+    uint32_t channelID;
+    int32_t channelType;
+    uint32_t clusterX;
+    uint32_t clusterY;
+    uint32_t clusterZ;
+    uint32_t clusterSchedulingPolicy;
+    uint64_t localMemoryTotal_v2;
+    uint32_t maxPotentialClusterSize;
+    uint32_t maxActiveClusters;
+    uint8_t isDeviceLaunched;
+    uint8_t padding3[7];
+};
+
+#undef LS_CUPTI_PACKED
+
+// CUpti_ResourceData: what a resource-domain callback receives.
+struct CUpti_ResourceData {
+    CUcontext context;
+    void* resourceHandle; // a union of one CUstream
+    void* resourceDescriptor; // CUpti_ModuleResourceData* for MODULE_LOADED
+};
+
+// CUpti_ModuleResourceData: the module that was loaded, with its cubin.
+struct CUpti_ModuleResourceData {
+    uint32_t moduleId;
+    size_t cubinSize;
+    const char* pCubin;
+};
+
+} // namespace lowerscope::inject
