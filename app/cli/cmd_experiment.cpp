@@ -452,6 +452,7 @@ void registerExperimentCommand(CLI::App& app, int& exitCode) {
     CompareArgs& c = args->compare;
     addCompareSideFlags(*cmd, c, false);
     addLaunchFlagsTo(*cmd, c.launch, true);
+    addClusterFlags(*cmd, c.launch.cluster);
     cmd->add_option("--out,-o", args->out, "write OUT.lowerscope and OUT.md")->required()->type_name("OUT");
     cmd->add_option("--from-json", args->fromJson, "make the session and report from this compare document "
                                                    "instead of measuring")
@@ -499,6 +500,12 @@ void registerExperimentCommand(CLI::App& app, int& exitCode) {
         ->check(CLI::PositiveNumber)
         ->type_name("N");
     cmd->callback([args, graphTime, &exitCode] {
+        if (!args->compare.launch.cluster.cluster.empty() && args->vary.empty()) {
+            std::cerr << "lowerscope-cli experiment: --cluster measures a series (--vary); for A/B on a cluster use "
+                         "`compare --cluster slurm`\n";
+            exitCode = kUsage;
+            return;
+        }
         if (!args->graphPath.lengths.empty() || !args->graphPath.replays.empty() || graphTime->count() > 0) {
             const char* clash = !args->vary.empty()       ? "--vary"
                                 : !args->fromJson.empty() ? "--from-json"

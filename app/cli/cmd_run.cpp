@@ -9,6 +9,7 @@
 #include "core/analysis/diff.h"
 #include "core/experiment/series_job.h"
 #include "core/build/build.h"
+#include "core/build/lifetime.h"
 #include "core/build/demangle.h"
 #include "core/build/kernel_name.h"
 #include "core/parse/diagnostics.h"
@@ -377,6 +378,76 @@ json profileBothSides(Runner& runner, const BuiltLaunch& ba, const BuiltLaunch& 
                                               *sb.target.sass)}};
 }
 
+// compare --cluster slurm (cluster.h): A and B interleaved in one request per group (GPU type ×
+// repetition). One group: the same document as a local compare. Several: each group's document in
+// OUT.LABEL.json and, in OUT, a "lowerscope.cluster-compare/1" index of the groups (label, type,
+// repetition, job, node, attempts, and the document or the error). A failed group is listed as such;
+// the others land.
+CompareRun compareOnCluster(const CompareArgs& a, const BuiltLaunch& ba, const BuiltLaunch& bb) {
+    if (a.launch.profile || !a.launch.keepOutputs.empty()) {
+        throw Failure{kUsage, "--cluster does not take --profile or --keep-outputs (yet)"};
+    }
+    const std::vector<ClusterGroup> groups = clusterGroups(a.launch.cluster); // checks the flags first
+    const std::string stateDir = clusterStateDir(a.launch.cluster, a.launch.jsonOut);
+    std::vector<ClusterRecord> recs = measureOnCluster({ba.side, bb.side}, a.launch, stateDir);
+    if (interruptSignal()) {
+        throw Failure{130, "interrupted; the cluster jobs were cancelled (scancel)"};
+    }
+    auto docOf = [&](ClusterRecord& r) {
+        r.record.optionsA = a.optsA;
+        r.record.optionsB = a.optsB;
+        return writeMeasurement(r.record);
+    };
+    if (recs.size() == 1) {
+        if (recs[0].record.error) {
+            const LaunchBuildError f = measurementFailure(*recs[0].record.error);
+            throw Failure{f.code, f.what()};
+        }
+        json doc = docOf(recs[0]);
+        if (!a.launch.jsonOut.empty() && !writeJson(doc, a.launch.jsonOut)) {
+            throw Failure{kUsage, "cannot write " + a.launch.jsonOut};
+        }
+        return CompareRun{std::move(doc), ba.spec, bb.spec};
+    }
+    json index{{"schema", "lowerscope.cluster-compare/1"}, {"groups", json::array()}};
+    for (auto& r : recs) {
+        json g{{"label", r.group.label},         {"type", r.group.type},    {"repetition", r.group.repetition},
+               {"job", r.status.jobId},          {"node", r.status.node},   {"attempts", r.status.attempts},
+               {"resumed", r.status.resumed},    {"ok", !r.record.error}};
+        if (r.record.error) {
+            g["error"] = escapeControl(r.record.error->message.substr(0, 2000));
+        } else {
+            g["document"] = docOf(r);
+            if (!a.launch.jsonOut.empty() && a.launch.jsonOut != "-") {
+                const std::string path = a.launch.jsonOut + "." + r.group.label + ".json";
+                if (!writeJson(g["document"], path)) throw Failure{kUsage, "cannot write " + path};
+            }
+        }
+        index["groups"].push_back(std::move(g));
+    }
+    // The side-by-side table (device, clocks, driver, node per column; then the medians and B/A).
+    std::vector<std::vector<std::string>> rows(3);
+    for (const auto& r : recs) {
+        if (r.record.error) {
+            for (auto& row : rows) row.push_back("");
+            continue;
+        }
+        const auto& vs = r.record.result.variants;
+        const RatioStats ratio = compareSamples(vs.at(0).samplesMs, vs.at(1).samplesMs);
+        char buf[96];
+        rows[0].push_back(formatDuration(ratio.medianA));
+        rows[1].push_back(formatDuration(ratio.medianB));
+        std::snprintf(buf, sizeof buf, "%.4f [%.4f, %.4f]%s", ratio.ratio, ratio.ciLow, ratio.ciHigh,
+                      ratio.significant ? "" : " (n.s.)");
+        rows[2].push_back(buf);
+    }
+    index["markdown"] = clusterColumnsMarkdown(recs, {"A median", "B median", "B/A (95% CI)"}, rows);
+    if (!a.launch.jsonOut.empty() && !writeJson(index, a.launch.jsonOut)) {
+        throw Failure{kUsage, "cannot write " + a.launch.jsonOut};
+    }
+    return CompareRun{std::move(index), ba.spec, bb.spec};
+}
+
 CompareRun compareDocument(const CompareArgs& a) {
     BuildOptions optsA, optsB;
     try {
@@ -403,6 +474,7 @@ CompareRun compareDocument(const CompareArgs& a) {
     BuiltLaunch ba = buildLaunch(tc, a.file, optsA, a.launch.kernel, a.launch, "A");
     // With a different kernel or file, B takes its own sidecar entry (flags still override).
     BuiltLaunch bb = buildLaunch(tc, fileB, optsB, kernelB.empty() ? ba.spec.kernel : kernelB, a.launch, "B");
+    if (!a.launch.cluster.cluster.empty()) return compareOnCluster(a, ba, bb);
     auto runner = makeRunner(a.launch);
     MeasurementRecord rec = execute(*runner, {ba.side, bb.side}, a.launch);
     rec.optionsA = a.optsA;
@@ -485,6 +557,19 @@ void printCompare(const json& doc) {
 int runCompare(const CompareArgs& a) {
     try {
         CompareRun run = compareDocument(a);
+        if (run.doc.value("schema", std::string()) == "lowerscope.cluster-compare/1") {
+            int code = kOk;
+            for (const auto& g : run.doc["groups"]) {
+                if (a.launch.jsonOut != "-" && g.contains("document")) {
+                    std::printf("== %s\n", escapeControl(g["label"].get<std::string>()).c_str());
+                    printCompare(g["document"]);
+                }
+                if (!g["ok"].get<bool>()) code = 1;
+            }
+            if (a.launch.jsonOut != "-") std::printf("\n%s", run.doc["markdown"].get<std::string>().c_str());
+            if (code != kOk) std::cerr << "lowerscope-cli compare: a group failed on the cluster (see above); the others landed\n";
+            return code;
+        }
         if (a.launch.jsonOut != "-") {
             printCompare(run.doc);
         }
@@ -555,6 +640,8 @@ void addLaunchFlags(CLI::App& cmd, LaunchArgs& a, bool compare) {
 } // namespace
 
 CompareRun runCompareDocument(const CompareArgs& args) { return compareDocument(args); }
+
+MeasureSettings measureSettingsOf(const LaunchArgs& a) { return settingsOf(a); }
 
 MeasurementRecord measureSides(ProcessRunner& runner, const std::vector<PreparedSide>& sides, const LaunchArgs& a) {
     return execute(runner, sides, a);
@@ -628,6 +715,7 @@ void registerRunCommands(CLI::App& app, int& exitCode) {
     addCompareSideFlags(*cmp, *cmpArgs, true);
     addProjectBaseFlag(*cmp, cmpArgs->project);
     addLaunchFlags(*cmp, cmpArgs->launch, true);
+    addClusterFlags(*cmp, cmpArgs->launch.cluster);
     cmp->callback([cmpArgs, &exitCode] { exitCode = runCompare(*cmpArgs); });
 
     registerCompareOutputsCommand(app, exitCode);

@@ -9,6 +9,7 @@
 #include "core/build/build_options.h"
 #include "core/experiment/series.h"
 #include "core/experiment/series_job.h"
+#include "core/build/lifetime.h"
 #include "core/untrusted.h"
 
 #include <filesystem>
@@ -54,6 +55,126 @@ int experimentExitCode(const std::function<int()>& body) {
         return kUsage;
     }
 }
+
+namespace {
+
+// The reproduce command of a series (the output's own name only: the folder is wherever the reader
+// wants it, no paths of this machine).
+std::string seriesCommand(const CompareArgs& a, const std::string& vary, const std::string& out) {
+    std::string command = "lowerscope-cli experiment " + shellQuote({a.file}) + " --vary " + shellQuote({vary});
+    command += launchReproduceFlags(a);
+    if (a.launch.profile) command += " --profile --profile-metrics " + shellQuote({a.launch.profileCollect});
+    command += " -o " + shellQuote({std::filesystem::path(out).filename().string()});
+    return command;
+}
+
+// Writes OUT.series.json, OUT.md and OUT.svg and prints the points.
+void writeSeriesFiles(const nlohmann::json& doc, const std::string& out, const std::string& title,
+                      const std::string& hypothesis, const std::string& command, double pricePerHour,
+                      double launchesPerRequest) {
+    const std::string svgName = std::filesystem::path(out).filename().string() + ".svg";
+    if (!writeText(out + ".series.json", doc.dump(1) + "\n") || !writeText(out + ".svg", seriesSvg(doc)) ||
+        !writeText(out + ".md", seriesMarkdown(doc, title, hypothesis, svgName, command, pricePerHour,
+                                               launchesPerRequest)))
+        throw CliFailure{kUsage, "cannot write " + out + ".series.json / .md / .svg"};
+    for (const auto& p : doc["points"]) {
+        std::printf("%-24s median %-12s [%s, %s]", escapeControl(p["label"].get<std::string>()).c_str(),
+                    formatDuration(p["median_ms"].get<double>()).c_str(),
+                    formatDuration(p["ci_low_ms"].get<double>()).c_str(),
+                    formatDuration(p["ci_high_ms"].get<double>()).c_str());
+        if (p.contains("ratio_ci_low"))
+            std::printf("  x%.3f of the first [%.3f, %.3f]%s", p["ratio_to_first"].get<double>(),
+                        p["ratio_ci_low"].get<double>(), p["ratio_ci_high"].get<double>(),
+                        p["significant"].get<bool>() ? "" : " (not significant)");
+        if (p["registers"].is_number()) std::printf("  %d regs", p["registers"].get<int>());
+        std::printf("\n");
+    }
+    std::printf("wrote %s.series.json, %s.md, %s.svg\n", out.c_str(), out.c_str(), out.c_str());
+}
+
+// experiment --vary --cluster slurm: the whole series is one request per group (GPU type ×
+// repetition), so its points are always measured interleaved on one GPU. One group writes what a
+// local run writes. Several: OUT.LABEL.series.json / .md / .svg per group that landed, OUT.md with
+// the groups side by side (device, clocks, driver, node; the median of every point per group) and
+// OUT.svg with every group on one chart. A failed group is reported (stderr, OUT.md) and the others
+// still land; the exit code is then 1.
+int seriesOnCluster(const CompareArgs& a, const SeriesSpec& spec, SeriesJobHooks hooks, const std::string& out,
+                    const std::string& title, const std::string& hypothesis, const std::string& command,
+                    double pricePerHour, double launchesPerRequest) {
+    if (a.launch.profile) throw CliFailure{kUsage, "--cluster does not take --profile (yet)"};
+    const std::vector<ClusterGroup> groups = clusterGroups(a.launch.cluster);
+    const std::string stateDir = clusterStateDir(a.launch.cluster, out);
+    std::vector<ClusterRecord> recs;
+    bool measured = false;
+    size_t current = 0;
+    hooks.measure = [&](const std::vector<PreparedSide>& sides) {
+        if (!measured) {
+            recs = measureOnCluster(sides, a.launch, stateDir);
+            measured = true;
+        }
+        return recs.at(current).record;
+    };
+    std::vector<nlohmann::json> docs(groups.size());
+    const std::string fileName = std::filesystem::path(a.file).filename().string();
+    for (current = 0; current < groups.size(); ++current) {
+        try {
+            docs[current] = runSeriesJob(spec, fileName, hooks);
+        } catch (const LaunchBuildError& e) {
+            if (!measured) throw CliFailure{e.code, e.what()}; // a build failed: nothing was measured
+            if (interruptSignal()) throw CliFailure{130, "interrupted; the cluster jobs were cancelled (scancel)"};
+            std::cerr << "lowerscope-cli experiment: group " << (groups[current].label.empty() ? "all" : groups[current].label)
+                      << " failed on the cluster: " << e.what() << '\n';
+        }
+    }
+    if (groups.size() == 1) {
+        if (docs[0].is_null()) return 1;
+        writeSeriesFiles(docs[0], out, title, hypothesis, command, pricePerHour, launchesPerRequest);
+        return kOk;
+    }
+    std::vector<std::pair<std::string, nlohmann::json>> lines;
+    std::vector<std::string> rowNames;
+    std::vector<std::vector<std::string>> rows(spec.values.size());
+    for (size_t i = 0; i < spec.values.size(); ++i) rowNames.push_back(seriesPointLabel(spec, i) + " median");
+    bool allLanded = true;
+    for (size_t g = 0; g < groups.size(); ++g) {
+        for (size_t i = 0; i < spec.values.size(); ++i) {
+            const nlohmann::json& d = docs[g];
+            rows[i].push_back(d.is_object() && i < d["points"].size()
+                                  ? formatDuration(d["points"][i]["median_ms"].get<double>())
+                                  : "");
+        }
+        if (docs[g].is_null()) {
+            allLanded = false;
+            continue;
+        }
+        std::printf("== %s\n", groups[g].label.c_str());
+        writeSeriesFiles(docs[g], out + "." + groups[g].label, title, hypothesis, command, pricePerHour,
+                         launchesPerRequest);
+        lines.emplace_back(groups[g].label, docs[g]);
+    }
+    std::string md = "# " + (title.empty() ? "Series " + escapeControl(spec.name) + " on " +
+                                                  std::to_string(groups.size()) + " cluster groups"
+                                            : title) +
+                     "\n\n";
+    if (!hypothesis.empty()) md += "**Hypothesis.** " + hypothesis + "\n\n";
+    md += "Each column is one group (GPU type × repetition): the whole series measured interleaved in one "
+          "request on one GPU, so the points of a column are comparable with each other; columns come from "
+          "different GPUs. Each group's own report: `" +
+          std::filesystem::path(out).filename().string() + ".GROUP.md`.\n\n";
+    md += clusterColumnsMarkdown(recs, rowNames, rows);
+    const std::string svgName = std::filesystem::path(out).filename().string() + ".svg";
+    if (!lines.empty()) md += "\n![every group](" + svgName + ")\n";
+    md += "\nReproduce: `" + command + " --cluster slurm" +
+          (a.launch.cluster.on.empty() ? "" : " --on " + shellQuote({a.launch.cluster.on})) +
+          (a.launch.cluster.repeat > 1 ? " --repeat " + std::to_string(a.launch.cluster.repeat) : "") + "`\n";
+    if (!writeText(out + ".md", md) ||
+        (!lines.empty() && !writeText(out + ".svg", seriesOverlaySvg(lines, "median per point, per group", false))))
+        throw CliFailure{kUsage, "cannot write " + out + ".md / .svg"};
+    std::printf("wrote %s.md%s (the groups side by side)\n", out.c_str(), lines.empty() ? "" : (", " + out + ".svg").c_str());
+    return allLanded ? kOk : 1;
+}
+
+} // namespace
 
 int runSeries(const CompareArgs& a, const std::string& vary, const std::string& out, const std::string& title,
               const std::string& hypothesis, double pricePerHour, double launchesPerRequest) {
@@ -111,38 +232,16 @@ int runSeries(const CompareArgs& a, const std::string& vary, const std::string& 
                 return std::move(r.document);
             };
         }
+        const std::string command = seriesCommand(a, vary, out);
+        if (!a.launch.cluster.cluster.empty()) return seriesOnCluster(a, spec, hooks, out, title, hypothesis, command,
+                                                                      pricePerHour, launchesPerRequest);
         nlohmann::json doc;
         try {
             doc = runSeriesJob(spec, std::filesystem::path(a.file).filename().string(), hooks);
         } catch (const LaunchBuildError& e) {
             throw CliFailure{e.code, e.what()};
         }
-        const std::string svgName = std::filesystem::path(out).filename().string() + ".svg";
-        std::string command =
-            "lowerscope-cli experiment " + shellQuote({a.file}) + " --vary " + shellQuote({vary});
-        command += launchReproduceFlags(a);
-        if (a.launch.profile)
-            command += " --profile --profile-metrics " + shellQuote({a.launch.profileCollect});
-        // The output's own name only: the folder is wherever the reader wants it (no paths of this machine).
-        command += " -o " + shellQuote({std::filesystem::path(out).filename().string()});
-        if (!writeText(out + ".series.json", doc.dump(1) + "\n") ||
-            !writeText(out + ".svg", seriesSvg(doc)) ||
-            !writeText(out + ".md", seriesMarkdown(doc, title, hypothesis, svgName, command, pricePerHour,
-                                                   launchesPerRequest)))
-            throw CliFailure{kUsage, "cannot write " + out + ".series.json / .md / .svg"};
-        for (const auto& p : doc["points"]) {
-            std::printf("%-24s median %-12s [%s, %s]", escapeControl(p["label"].get<std::string>()).c_str(),
-                        formatDuration(p["median_ms"].get<double>()).c_str(),
-                        formatDuration(p["ci_low_ms"].get<double>()).c_str(),
-                        formatDuration(p["ci_high_ms"].get<double>()).c_str());
-            if (p.contains("ratio_ci_low"))
-                std::printf("  x%.3f of the first [%.3f, %.3f]%s", p["ratio_to_first"].get<double>(),
-                            p["ratio_ci_low"].get<double>(), p["ratio_ci_high"].get<double>(),
-                            p["significant"].get<bool>() ? "" : " (not significant)");
-            if (p["registers"].is_number()) std::printf("  %d regs", p["registers"].get<int>());
-            std::printf("\n");
-        }
-        std::printf("wrote %s.series.json, %s.md, %s.svg\n", out.c_str(), out.c_str(), out.c_str());
+        writeSeriesFiles(doc, out, title, hypothesis, command, pricePerHour, launchesPerRequest);
         return kOk;
     });
 }

@@ -2,6 +2,7 @@
 // The interleaved A/B comparison behind `compare`, shared with `experiment`, and the build-and-
 // resolve step of one launch shared by run, compare and profile (cmd_run.cpp defines them).
 
+#include "app/cli/cluster.h"
 #include "core/analysis/lowering.h"
 #include "core/build/build.h"
 #include "core/build/toolchain.h"
@@ -44,6 +45,7 @@ struct LaunchArgs {
     bool profile = false;         // compare/experiment --profile: counters on both sides after timing
     std::string profileCollect = "kernel,instructions,samples"; // --profile-metrics
     std::optional<GraphPathOptions> graphPath; // experiment --graph-break-even (no flag of its own here)
+    ClusterArgs cluster;          // --cluster slurm ... (compare, experiment --vary; cluster.h)
 };
 
 struct CompareArgs {
@@ -70,6 +72,9 @@ BuiltLaunch buildLaunch(const Toolchain& tc, const std::string& file, const Buil
 // Measures `sides` interleaved through `runner` with the flags' settings (progress on a terminal).
 // Throws CliFailure (1: kernel fault or timeout, 2: setup or protocol).
 MeasurementRecord measureSides(ProcessRunner& runner, const std::vector<PreparedSide>& sides, const LaunchArgs& a);
+
+// The measurement settings of the flags (--mode, stop rule, --graph, ...). Throws CliFailure.
+MeasureSettings measureSettingsOf(const LaunchArgs& a);
 
 // `experiment --vary SPEC`: one build and one variant per value, measured interleaved in one run;
 // writes OUT.series.json, OUT.md and OUT.svg. Returns the exit code (0, 1 build/kernel error, 2 usage).

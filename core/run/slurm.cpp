@@ -8,6 +8,7 @@
 #include "core/untrusted.h"
 
 #include <nlohmann/json.hpp>
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include <algorithm>
@@ -282,7 +283,7 @@ std::string uniqueToken() {
 std::string slurmTaskDigest(const SlurmTask& task) {
     RunRequest r = task.request;
     r.id.clear();
-    const std::string text = (task.probe ? std::string("probe") : toJson(r).dump()) + "\n" + task.constraint;
+    const std::string text = (task.probe ? std::string("probe") : toJson(r).dump()) + "\n" + task.constraint + "\n" + task.key;
     return hex16(XXH3_64bits(text.data(), text.size()));
 }
 

@@ -55,6 +55,7 @@ struct SlurmTask {
     RunRequest request;
     std::string constraint; // this task's --constraint (a GPU type); "" = SlurmOptions::constraint
     std::string label;      // for progress lines ("CHAINS=1..16", "gpu_a")
+    std::string key;        // tells apart tasks with the same request (a repetition: "r2"); part of the digest
     bool probe = false;     // no request: the runner only says hello (its device)
 };
 
@@ -79,7 +80,7 @@ std::vector<RunOutcome> runSlurmTasks(const std::vector<SlurmTask>& tasks, const
                                       std::vector<SlurmTaskStatus>* statuses = nullptr);
 
 // The digest that keys a task in the state folder: 16 hex digits of its request without its id,
-// its constraint and whether it is a probe.
+// its constraint, its key and whether it is a probe.
 std::string slurmTaskDigest(const SlurmTask& task);
 
 // The batch script of one submission (tests read it): `tasks[i]` is array element i.

@@ -15,6 +15,8 @@
 // busy-waits that long in every cuLaunchKernel of a user kernel outside a capture,
 // FAKE_HOST_INSTANTIATE_US in every cuGraphInstantiate. FAKE_GRAPH_LOG names a file that gets
 // "graphs created C destroyed D execs created E destroyed F" when the process exits.
+// FAKE_KERNEL_SLEEP_US sleeps that long in every cuLaunchKernel of a user kernel outside a capture
+// (wall time only; the virtual clock is unchanged).
 // FAKE_GRAPH_FAIL=instantiate:N or launch:N makes cuGraphInstantiate or cuGraphLaunch fail
 // (CUDA error 1, not sticky) for graphs of exactly N kernel nodes.
 //
@@ -30,6 +32,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace lowerscope::runner;
@@ -129,6 +132,17 @@ void hostCost(const char* name) {
     const auto end = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
     while (std::chrono::steady_clock::now() < end) {
     }
+}
+
+// FAKE_KERNEL_SLEEP_US: a user kernel also takes that long in wall time, sleeping (the host waits
+// for a GPU without using a CPU), so several fake GPUs on one host run side by side as real ones do
+// (the cluster benchmark's fixed kernel time).
+void gpuWallTime() {
+    static const long us = [] {
+        const char* env = std::getenv("FAKE_KERNEL_SLEEP_US");
+        return env ? std::atol(env) : 0L;
+    }();
+    if (us > 0) std::this_thread::sleep_for(std::chrono::microseconds(us));
 }
 
 int failCode(const char* area) {
@@ -414,6 +428,7 @@ int cuLaunchKernel(Func* f, unsigned, unsigned, unsigned, unsigned, unsigned, un
     }
     if (!isHelper(f->name)) {
         hostCost("FAKE_HOST_LAUNCH_US");
+        gpuWallTime();
     }
     const uint32_t corr = ++s.correlation;
     if (s.launchCallback && s.callback) {
