@@ -134,6 +134,8 @@ json sessionToJson(const ExperimentSession& s) {
                        {"outputs", s.launch.outputs},
                        {"bytes", s.launch.bytes},
                        {"flops", s.launch.flops}};
+    if (!s.launch.lets.empty()) j["launch"]["lets"] = s.launch.lets;
+    if (!s.launch.cluster.empty()) j["launch"]["cluster"] = s.launch.cluster;
     j["measurements"] = s.measurements;
     j["card"] = json{{"hypothesis", s.card.hypothesis},
                      {"implementation", s.card.implementation},
@@ -179,6 +181,8 @@ ExperimentSession sessionFromJson(const json& j) {
     s.launch.outputs = strings(launch, "outputs", "launch");
     s.launch.bytes = string(launch, "bytes", "launch");
     s.launch.flops = string(launch, "flops", "launch");
+    if (launch.contains("lets")) s.launch.lets = strings(launch, "lets", "launch");
+    if (launch.contains("cluster")) s.launch.cluster = strings(launch, "cluster", "launch");
     const json& measurements = member(j, "measurements", "");
     if (!measurements.is_array()) wrongType("measurements", "an array", measurements);
     s.measurements.assign(measurements.begin(), measurements.end());
@@ -313,6 +317,8 @@ SessionLaunch sessionLaunchFrom(const LaunchSpec& spec) {
     l.block = spec.block.empty() ? std::vector<std::string>{"1"} : spec.block;
     l.sharedBytes = spec.sharedBytes.empty() ? "0" : spec.sharedBytes;
     l.args = spec.args;
+    l.lets = spec.lets;
+    l.cluster = spec.cluster;
     l.outputs = spec.outputs;
     l.bytes = spec.bytes;
     l.flops = spec.flops;
@@ -326,6 +332,8 @@ LaunchSpec launchSpecFor(const SessionLaunch& launch, const std::string& kernel)
     spec.block = launch.block;
     spec.sharedBytes = launch.sharedBytes == "0" ? "" : launch.sharedBytes;
     spec.args = launch.args;
+    spec.lets = launch.lets;
+    spec.cluster = launch.cluster;
     spec.outputs = launch.outputs;
     spec.bytes = launch.bytes;
     spec.flops = launch.flops;

@@ -58,6 +58,8 @@ struct SessionLaunch {
     std::vector<std::string> block{"1"};  // 1 to 3 expressions
     std::string sharedBytes = "0";        // dynamic shared memory per block
     std::vector<std::string> args;        // argument specs, same language as the CLI / sidecars
+    std::vector<std::string> lets;        // scalars and buffers not passed to the kernel (saved when any)
+    std::vector<std::string> cluster;     // thread block cluster, 0 or 1..3 expressions (saved when set)
     std::vector<std::string> outputs;     // output buffer names; empty = every non-const buffer
     std::string bytes;                    // bytes moved per launch, expression; "" = not declared
     std::string flops;                    // FLOPs per launch, expression; "" = not declared

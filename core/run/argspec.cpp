@@ -200,6 +200,25 @@ ArgSpec parseArgSpec(const std::string& textIn) {
     if (value.empty()) {
         argFail(textIn, "missing value");
     }
+    // tensormap(...) and bytes(...): their contents are parsed in tensor_map.cpp.
+    for (const char* head : {"tensormap", "bytes"}) {
+        const std::string h = head;
+        if (value.rfind(h, 0) == 0 && trim(value.substr(h.size())).rfind('(', 0) == 0) {
+            const size_t open = value.find('(');
+            if (value.back() != ')') {
+                argFail(textIn, "expected ')' at the end of " + h + "(...)");
+            }
+            const std::string inner = value.substr(open + 1, value.size() - open - 2);
+            if (h == "tensormap") {
+                a.isTensorMap = true;
+                a.tensorMap = parseTensorMapArg(inner, textIn);
+            } else {
+                a.isBytes = true;
+                a.bytes = parseBytesArg(inner, textIn);
+            }
+            return a;
+        }
+    }
     // A buffer is `type[count]` optionally followed by `:init`.
     size_t bracket = value.find('[');
     if (bracket != std::string::npos && bracket > 0 && isIdentifier(trim(value.substr(0, bracket)))) {
@@ -330,6 +349,20 @@ std::vector<LaunchSpec> parseSidecar(const std::string& jsonText) {
                 }
                 s.args.push_back(a.get<std::string>());
             }
+        }
+        if (k.contains("lets")) {
+            if (!k["lets"].is_array()) {
+                throw ArgSpecError("sidecar kernel '" + s.kernel + "': \"lets\" must be an array of strings");
+            }
+            for (const auto& a : k["lets"]) {
+                if (!a.is_string()) {
+                    throw ArgSpecError("sidecar kernel '" + s.kernel + "': \"lets\" must be an array of strings");
+                }
+                s.lets.push_back(a.get<std::string>());
+            }
+        }
+        if (k.contains("cluster")) {
+            s.cluster = dimList(k["cluster"], "cluster", s.kernel);
         }
         if (k.contains("outputs")) {
             if (!k["outputs"].is_array()) {
@@ -504,7 +537,8 @@ std::string signatureText(const std::vector<PtxParam>& params) {
 std::vector<uint8_t> ResolvedLaunch::packedParams() const {
     std::vector<uint8_t> out(static_cast<size_t>(paramBytes), 0);
     for (const auto& p : params) {
-        if (p.buffer < 0 && static_cast<int>(p.scalar.size()) == p.size && p.offset + p.size <= paramBytes) {
+        if (p.buffer < 0 && p.tensorMap < 0 && static_cast<int>(p.scalar.size()) == p.size &&
+            p.offset + p.size <= paramBytes) {
             std::memcpy(out.data() + p.offset, p.scalar.data(), p.scalar.size());
         }
     }
@@ -514,20 +548,30 @@ std::vector<uint8_t> ResolvedLaunch::packedParams() const {
 ResolvedLaunch resolveLaunch(const LaunchSpec& spec, const std::vector<PtxParam>& params, const std::string& signature) {
     ResolvedLaunch r;
     r.kernel = spec.kernel;
-    std::vector<ArgSpec> args;
+    // args (passed by position) then lets (defined only); names are unique across both.
+    std::vector<ArgSpec> all;
     for (const auto& a : spec.args) {
-        args.push_back(parseArgSpec(a));
+        all.push_back(parseArgSpec(a));
     }
+    const size_t argCount = all.size();
+    for (const auto& l : spec.lets) {
+        ArgSpec a = parseArgSpec(l);
+        if (a.isTensorMap || a.isBytes) {
+            throw ArgSpecError("let '" + l + "': only scalars and buffers can be defined without passing them");
+        }
+        all.push_back(std::move(a));
+    }
+    const std::vector<ArgSpec>& args = all;
     std::map<std::string, size_t> byName;
     for (size_t i = 0; i < args.size(); ++i) {
         if (!byName.emplace(args[i].name, i).second) {
             throw ArgSpecError("argument '" + args[i].name + "' is given twice");
         }
     }
-    if (args.size() != params.size()) {
+    if (argCount != params.size()) {
         throw ArgSpecError("kernel " + spec.kernel + " takes " + std::to_string(params.size()) + " parameter" +
                            (params.size() == 1 ? "" : "s") + " " + signatureText(params) + " but " +
-                           std::to_string(args.size()) + " argument" + (args.size() == 1 ? " was" : "s were") +
+                           std::to_string(argCount) + " argument" + (argCount == 1 ? " was" : "s were") +
                            " given");
     }
     if (spec.grid.empty() || spec.grid.size() > 3 || spec.block.empty() || spec.block.size() > 3) {
@@ -597,6 +641,10 @@ ResolvedLaunch resolveLaunch(const LaunchSpec& spec, const std::vector<PtxParam>
             if (a.isBuffer) {
                 throw ArgSpecError("'" + name + "' is a buffer, not a number");
             }
+            if (a.isTensorMap || a.isBytes) {
+                throw ArgSpecError("'" + name + "' is a " + (a.isTensorMap ? "tensor map" : "byte aggregate") +
+                                   ", not a number");
+            }
             v = a.value.evaluate(lookup);
         }
         active.erase(name);
@@ -643,6 +691,38 @@ ResolvedLaunch resolveLaunch(const LaunchSpec& spec, const std::vector<PtxParam>
         r.sharedBytes = static_cast<uint32_t>(s);
     }
 
+    if (!spec.cluster.empty()) {
+        if (spec.cluster.size() > 3) {
+            throw ArgSpecError("cluster needs 1 to 3 dimensions");
+        }
+        int64_t blocks = 1;
+        for (size_t axis = 0; axis < 3; ++axis) {
+            int64_t c = 1;
+            if (axis < spec.cluster.size()) {
+                Expr e = parseDim(spec.cluster[axis], "cluster");
+                c = evalWith([&] { return ExprValue::integer(e.evaluate(lookup).asInt("cluster")); }, "cluster").i;
+            }
+            if (c < 1 || c > 16) {
+                throw ArgSpecError(std::string("cluster ") + axes[axis] + " = " + std::to_string(c) +
+                                   ": must be 1..16");
+            }
+            if (r.grid[axis] % c != 0) {
+                throw ArgSpecError(std::string("cluster ") + axes[axis] + " = " + std::to_string(c) +
+                                   " does not divide grid " + axes[axis] + " = " + std::to_string(r.grid[axis]));
+            }
+            blocks *= c;
+            r.cluster[axis] = static_cast<uint32_t>(c);
+        }
+        if (blocks > 16) {
+            throw ArgSpecError("a cluster of " + std::to_string(blocks) +
+                               " blocks is larger than any GPU allows (8 portable, 16 on Hopper with opt-in)");
+        }
+        if (blocks > 8) {
+            r.warnings.push_back("a cluster of " + std::to_string(blocks) +
+                                 " blocks is not portable (more than 8); the runner allows it on the kernel");
+        }
+    }
+
     auto defaultOutputs = nonConstPointerParams(signature);
     if (defaultOutputs && defaultOutputs->size() != params.size()) {
         defaultOutputs.reset();
@@ -651,12 +731,46 @@ ResolvedLaunch resolveLaunch(const LaunchSpec& spec, const std::vector<PtxParam>
     for (const auto& o : spec.outputs) {
         auto it = byName.find(o);
         if (it == byName.end() || !args[it->second].isBuffer) {
-            throw ArgSpecError("output '" + o + "' is not a buffer argument");
+            throw ArgSpecError("output '" + o + "' is not a buffer argument or let");
         }
     }
 
+    std::map<std::string, int> bufferIndex; // buffer name → index into r.buffers
+    auto resolveBuffer = [&](size_t i, const std::string& where) -> int {
+        const ArgSpec& a = args[i];
+        ResolvedBuffer b;
+        b.name = a.name;
+        b.type = a.type;
+        b.init = a.init;
+        if (b.init.kind == InitKind::Random && !a.seedGiven) {
+            b.init.seed = i + 1;  // distinct default seeds, stable across runs
+        }
+        int64_t count = evalWith([&] { return ExprValue::integer(a.count.evaluate(lookup).asInt("buffer size")); },
+                                 where)
+                            .i;
+        if (count < 1) {
+            throw ArgSpecError(where + ": buffer size " + std::to_string(count) + " must be at least 1");
+        }
+        if (count > (int64_t(1) << 40) / elemSize(b.type)) {
+            throw ArgSpecError(where + ": buffer of " + std::to_string(count) + " elements is too large");
+        }
+        b.count = count;
+        if (!spec.outputs.empty()) {
+            b.output = outputNames.count(a.name) > 0;
+        } else if (i < argCount) {
+            b.output = defaultOutputs ? (*defaultOutputs)[i] : true;
+        } else {
+            b.output = false;  // a let's buffer is an input unless listed in outputs
+        }
+        const int index = static_cast<int>(r.buffers.size());
+        bufferIndex[a.name] = index;
+        r.buffers.push_back(b);
+        return index;
+    };
+    std::vector<std::pair<size_t, size_t>> pendingMaps; // (param index, arg index)
+
     int offset = 0;
-    for (size_t i = 0; i < args.size(); ++i) {
+    for (size_t i = 0; i < argCount; ++i) {
         const ArgSpec& a = args[i];
         const PtxParam& p = params[i];
         ResolvedParam rp;
@@ -678,35 +792,37 @@ ResolvedLaunch resolveLaunch(const LaunchSpec& spec, const std::vector<PtxParam>
                 throw ArgSpecError(where + " is a buffer but parameter " + p.name + " is ." + p.type + " (" +
                                    std::to_string(p.size) + " bytes), not a 64-bit pointer");
             }
-            ResolvedBuffer b;
-            b.name = a.name;
-            b.type = a.type;
-            b.init = a.init;
-            if (b.init.kind == InitKind::Random && !a.seedGiven) {
-                b.init.seed = i + 1;  // distinct default seeds, stable across runs
+            rp.buffer = resolveBuffer(i, where);
+            const ResolvedBuffer& b = r.buffers[static_cast<size_t>(rp.buffer)];
+            rp.valueText = elemTypeName(b.type) + "[" + std::to_string(b.count) + "]";
+        } else if (a.isTensorMap) {
+            // By value: `const __grid_constant__ CUtensorMap` is `.param .align 64 .b8 p[128]`;
+            // by pointer: `const CUtensorMap*` is a 64-bit parameter (the runner passes a device copy).
+            if (p.size != 128 && !(p.size == 8 && p.arrayCount == 1)) {
+                throw ArgSpecError(where + " is a tensor map but parameter " + p.name + " has " +
+                                   std::to_string(p.size) +
+                                   " bytes: it goes to a const __grid_constant__ CUtensorMap (128 bytes) or a "
+                                   "const CUtensorMap* (8 bytes)");
             }
-            int64_t count = evalWith([&] { return ExprValue::integer(a.count.evaluate(lookup).asInt("buffer size")); },
-                                     where)
-                                .i;
-            if (count < 1) {
-                throw ArgSpecError(where + ": buffer size " + std::to_string(count) + " must be at least 1");
+            if (p.size == 128 && rp.align < 64) {
+                throw ArgSpecError(where + ": parameter " + p.name + " is 128 bytes but aligned to " +
+                                   std::to_string(rp.align) + ", not 64 as CUtensorMap is");
             }
-            if (count > (int64_t(1) << 40) / elemSize(b.type)) {
-                throw ArgSpecError(where + ": buffer of " + std::to_string(count) + " elements is too large");
+            pendingMaps.emplace_back(r.params.size(), i);
+        } else if (a.isBytes) {
+            rp.scalar = evaluateBytes(a.bytes, p.size, lookup, a.text);
+            std::string hex;
+            static const char* digits = "0123456789abcdef";
+            for (size_t k = 0; k < rp.scalar.size() && k < 16; ++k) {
+                hex += digits[rp.scalar[k] >> 4];
+                hex += digits[rp.scalar[k] & 15];
             }
-            b.count = count;
-            if (!spec.outputs.empty()) {
-                b.output = outputNames.count(a.name) > 0;
-            } else {
-                b.output = defaultOutputs ? (*defaultOutputs)[i] : true;
-            }
-            rp.buffer = static_cast<int>(r.buffers.size());
-            rp.valueText = elemTypeName(b.type) + "[" + std::to_string(count) + "]";
-            r.buffers.push_back(b);
+            rp.valueText = "bytes(hex:" + hex + (rp.scalar.size() > 16 ? "...)" : ")");
         } else {
             if (p.arrayCount != 1 || (p.size != 1 && p.size != 2 && p.size != 4 && p.size != 8)) {
                 throw ArgSpecError(where + ": parameter " + p.name + " is an aggregate of " + std::to_string(p.size) +
-                                   " bytes; only scalar and pointer parameters can be given");
+                                   " bytes: give it as tensormap(BUFFER, TYPE, dims=[...], box=[...]) if it is a "
+                                   "CUtensorMap, else as raw bytes, e.g. bytes(i32:1,2 f32:0.5) or bytes(hex:...)");
             }
             ExprValue v = evalWith([&] { return lookup(a.name); }, where);
             rp.scalar = packScalar(v, p, a.text, static_cast<int>(i));
@@ -717,6 +833,71 @@ ResolvedLaunch resolveLaunch(const LaunchSpec& spec, const std::vector<PtxParam>
             }
         }
         r.params.push_back(std::move(rp));
+    }
+    for (size_t i = argCount; i < args.size(); ++i) {
+        if (args[i].isBuffer) {
+            resolveBuffer(i, "let " + std::to_string(i - argCount + 1) + " '" + args[i].text + "'");
+        }
+    }
+    for (const auto& [paramIndex, argIndex] : pendingMaps) {
+        const ArgSpec& a = args[argIndex];
+        const TensorMapArg& t = a.tensorMap;
+        ResolvedParam& rp = r.params[paramIndex];
+        const std::string where = "argument " + std::to_string(argIndex + 1) + " '" + a.text + "'";
+        auto buf = bufferIndex.find(t.buffer);
+        if (buf == bufferIndex.end()) {
+            throw ArgSpecError(where + ": '" + t.buffer + "' is not a buffer argument or let");
+        }
+        TensorMapSpec m;
+        m.buffer = buf->second;
+        m.type = t.type;
+        m.rank = static_cast<int>(t.dims.size());
+        auto value = [&](const Expr& e, const char* key, int64_t lo, int64_t hi) -> int64_t {
+            const int64_t v = evalWith([&] { return ExprValue::integer(e.evaluate(lookup).asInt(key)); }, where).i;
+            if (v < lo || v > hi) {
+                throw ArgSpecError(where + ": " + key + " entry '" + e.text() + "' = " + std::to_string(v) +
+                                   " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+            }
+            return v;
+        };
+        for (const Expr& e : t.dims) m.dims.push_back(static_cast<uint64_t>(value(e, "dims", 1, int64_t(1) << 32)));
+        for (const Expr& e : t.box) m.box.push_back(static_cast<uint32_t>(value(e, "box", 1, 256)));
+        if (t.strides.empty()) {
+            uint64_t st = static_cast<uint64_t>(tensorMapTypeSize(m.type));
+            for (size_t k = 0; k + 1 < m.dims.size(); ++k) {
+                st *= m.dims[k];  // ≤ 2^(32·4 + 3) would overflow: bounded by the extent check below
+                if (st > (uint64_t(1) << 40)) {
+                    throw ArgSpecError(where + ": the packed stride of dimension " + std::to_string(k + 1) +
+                                       " exceeds 2^40 bytes");
+                }
+                m.strides.push_back(st);
+            }
+        } else {
+            for (const Expr& e : t.strides) {
+                m.strides.push_back(static_cast<uint64_t>(value(e, "strides", 1, (int64_t(1) << 40) - 1)));
+            }
+        }
+        if (t.elementStrides.empty()) {
+            m.elementStrides.assign(m.dims.size(), 1);
+        } else {
+            for (const Expr& e : t.elementStrides) m.elementStrides.push_back(static_cast<uint32_t>(value(e, "elem_strides", 1, 8)));
+        }
+        m.interleave = t.interleave;
+        m.swizzle = t.swizzle;
+        m.l2Promotion = t.l2Promotion;
+        m.oobFill = t.oobFill;
+        const ResolvedBuffer& b = r.buffers[static_cast<size_t>(m.buffer)];
+        const std::string why = checkTensorMap(m, b.bytes());
+        if (!why.empty()) {
+            throw ArgSpecError(where + ": " + why);
+        }
+        if (tensorMapTypeSize(m.type) != elemSize(b.type)) {
+            r.warnings.push_back(where + ": the tensor map's elements (" + tensorMapTypeName(m.type) +
+                                 ") differ in size from buffer " + b.name + "'s (" + elemTypeName(b.type) + ")");
+        }
+        rp.tensorMap = static_cast<int>(r.tensorMaps.size());
+        rp.valueText = tensorMapToString(m, b.name) + (rp.size == 8 ? " by pointer" : "");
+        r.tensorMaps.push_back(std::move(m));
     }
     r.paramBytes = offset;
     if (r.paramBytes > 32764) {

@@ -5,18 +5,23 @@
 //   buffers   x=f32[n]  x=f32[n]:random  y=f32[n]:zeros|ones|iota|const(3)|random(seed=7)
 //             |random(seed=7, run=32) (runs of 32 equal values)
 //             element types f16 bf16 f32 f64 i8 u8 i32 u32 i64 u64; the default init is seeded random
-//   sizes, grid, block and dynamic shared memory are expressions (expr.h) of the scalars and of
-//   `grid`/`block` (total blocks / threads per block) and grid_x.. block_z.
+//   tensor maps  tmA=tensormap(A, bf16, dims=[K,M], box=[64,128], swizzle=128B)   (tensor_map.h)
+//   raw bytes    p=bytes(i32:1,2 f32:0.5 pad:4)  p=bytes(hex:00ff..)  p=bytes(zeros) (tensor_map.h)
+//   sizes, grid, block, cluster and dynamic shared memory are expressions (expr.h) of the scalars
+//   and of `grid`/`block` (total blocks / threads per block) and grid_x.. block_z.
 //
-// Arguments match the kernel's parameters by position; names are for expressions and reports. The
-// kernels/*.json sidecar format (one object per kernel: name, grid, block, args, outputs, bytes,
-// flops, optional shared and description) is parsed here too.
+// Arguments match the kernel's parameters by position; names are for expressions and reports.
+// "Lets" define scalars and buffers that are not passed to the kernel (the buffer behind a tensor
+// map, sizes the kernel does not take). The kernels/*.json sidecar format (one object per kernel:
+// name, grid, block, args, outputs, bytes, flops, optional lets, cluster, shared and description)
+// is parsed here too.
 //
 // Every failure throws ArgSpecError with a message meant for the user (it names the argument,
 // the parameter and what was expected).
 
 #include "core/model.h"
 #include "core/run/expr.h"
+#include "core/run/tensor_map.h"
 
 #include <array>
 #include <cstdint>
@@ -63,6 +68,10 @@ struct ArgSpec {
     Expr count;           // buffer element count expression
     BufferInit init;      // buffer initialisation
     bool seedGiven = false; // random(seed=N) given explicitly
+    bool isTensorMap = false; // tensormap(...)
+    TensorMapArg tensorMap;
+    bool isBytes = false;   // bytes(...)
+    BytesArg bytes;
 };
 ArgSpec parseArgSpec(const std::string& text);
 
@@ -73,6 +82,8 @@ struct LaunchSpec {
     std::vector<std::string> block;    // 1..3 expressions
     std::string sharedBytes;           // dynamic shared memory expression; "" = 0
     std::vector<std::string> args;     // arg specs in parameter order
+    std::vector<std::string> lets;     // scalar and buffer specs not passed to the kernel
+    std::vector<std::string> cluster;  // 0 or 1..3 expressions: thread block cluster dims (x, y, z)
     std::vector<std::string> outputs;  // names of output buffers; empty = every non-const buffer
     std::string bytes;                 // bytes moved, expression; "" = not declared
     std::string flops;                 // floating-point operations, expression; "" = not declared
@@ -105,6 +116,8 @@ struct ResolvedParam {
     int size = 0;              // bytes
     int align = 0;             // bytes
     int buffer = -1;           // index into ResolvedLaunch::buffers, or -1 for a scalar
+    int tensorMap = -1;        // index into ResolvedLaunch::tensorMaps: by value (size 128) or by
+                               // pointer to a device copy (size 8)
     std::vector<uint8_t> scalar; // little-endian bytes of the scalar value (size bytes)
     std::string valueText;     // the evaluated value for reports ("16777216", "2.5", "f32[16777216]")
 };
@@ -114,8 +127,10 @@ struct ResolvedLaunch {
     std::array<uint32_t, 3> grid{1, 1, 1};
     std::array<uint32_t, 3> block{1, 1, 1};
     uint32_t sharedBytes = 0;
+    std::array<uint32_t, 3> cluster{0, 0, 0}; // thread block cluster; all 0 = launched without one
     std::vector<ResolvedParam> params;
-    std::vector<ResolvedBuffer> buffers;
+    std::vector<ResolvedBuffer> buffers;     // the args' buffers in order, then the lets'
+    std::vector<TensorMapSpec> tensorMaps;
     int paramBytes = 0;                 // size of the packed parameter buffer
     std::optional<double> bytes;        // declared bytes moved per launch
     std::optional<double> flops;        // declared FLOPs per launch
@@ -129,7 +144,10 @@ struct ResolvedLaunch {
 // the demangled kernel signature ("saxpy(int, float, float const*, float*)", "" if unknown); it
 // picks the default outputs (non-const pointers) when spec.outputs is empty — all buffers when
 // it is unknown. Checks: argument count, buffer ↔ 64-bit parameter, scalar size/range/type,
-// grid/block limits (block ≤ 1024 threads, grid y/z ≤ 65535), parameter buffer ≤ 32764 bytes.
+// grid/block limits (block ≤ 1024 threads, grid y/z ≤ 65535), parameter buffer ≤ 32764 bytes;
+// a tensor map fits its parameter (128 bytes by value, 8 by pointer), its buffer and the driver's
+// rules (checkTensorMap); raw bytes have the parameter's size; a cluster divides the grid and has
+// at most 16 blocks.
 ResolvedLaunch resolveLaunch(const LaunchSpec& spec, const std::vector<PtxParam>& params,
                              const std::string& signature = "");
 

@@ -44,6 +44,8 @@ LaunchText defaultLaunch(const std::string& sourcePath, const std::string& kerne
                     out.block = s.block.empty() ? std::vector<std::string>{"1"} : s.block;
                     out.sharedBytes = s.sharedBytes.empty() ? "0" : s.sharedBytes;
                     out.args = s.args;
+                    out.lets = s.lets;
+                    out.cluster = s.cluster;
                     out.outputs = s.outputs;
                     out.bytes = s.bytes;
                     out.flops = s.flops;
@@ -122,6 +124,8 @@ void applyLaunchText(const LaunchText& launch, LaunchSpec& spec) {
     spec.block = launch.block;
     spec.sharedBytes = launch.sharedBytes;
     spec.args = launch.args;
+    spec.lets = launch.lets;
+    spec.cluster = launch.cluster;
     spec.outputs = launch.outputs;
     spec.bytes = launch.bytes;
     spec.flops = launch.flops;

@@ -25,6 +25,8 @@ struct LaunchText {
     std::vector<std::string> block{"1"};
     std::string sharedBytes = "0";
     std::vector<std::string> args;
+    std::vector<std::string> lets;    // defined, not passed (the buffer behind a tensor map)
+    std::vector<std::string> cluster; // thread block cluster; empty = none
     std::vector<std::string> outputs; // empty = every non-const pointer
     std::string bytes;                // per launch, "" = not declared
     std::string flops;

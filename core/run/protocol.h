@@ -70,13 +70,16 @@ struct BufferSpec {
     bool operator==(const BufferSpec&) const = default;
 };
 
-// One parameter slot: scalar bytes, or the device address of buffers[buffer].
+// One parameter slot: scalar bytes, the device address of buffers[buffer], or tensorMaps[tensorMap]
+// encoded by the runner: its 128 bytes by value (size 128, offset a multiple of 64) or the address
+// of a device copy (size 8).
 struct ParamSlot {
     std::string name;
     int offset = 0;
     int size = 0;
     int buffer = -1;
     std::vector<uint8_t> scalar;
+    int tensorMap = -1;
     bool operator==(const ParamSlot&) const = default;
 };
 
@@ -87,10 +90,13 @@ struct LaunchVariant {
     std::string kernel;                    // mangled or plain name
     std::array<uint32_t, 3> grid{1, 1, 1};
     std::array<uint32_t, 3> block{1, 1, 1};
-    uint32_t sharedBytes = 0;              // dynamic shared memory
+    uint32_t sharedBytes = 0;              // dynamic shared memory (over 48 KiB: the runner opts in,
+                                           // checked against the device's per-block maximum)
+    std::array<uint32_t, 3> cluster{0, 0, 0}; // thread block cluster (cuLaunchKernelEx); 0s = none
     int paramBytes = 0;
     std::vector<ParamSlot> params;
     std::vector<BufferSpec> buffers;
+    std::vector<TensorMapSpec> tensorMaps; // encoded over their buffers with cuTensorMapEncodeTiled
     std::optional<double> bytes;           // declared bytes per launch
     std::optional<double> flops;           // declared FLOPs per launch
     bool operator==(const LaunchVariant&) const = default;
@@ -364,6 +370,7 @@ std::vector<uint8_t> fromBase64(const std::string& text);
 nlohmann::json toJson(const DeviceInfo& v);
 nlohmann::json toJson(const BufferSpec& v);
 nlohmann::json toJson(const ParamSlot& v);
+nlohmann::json toJson(const TensorMapSpec& v);
 nlohmann::json toJson(const LaunchVariant& v);
 nlohmann::json toJson(const StopOptions& v);
 nlohmann::json toJson(const RunRequest& v);     // includes "op": "run"
@@ -382,6 +389,7 @@ nlohmann::json toJson(const RunProgress& v);
 void fromJson(const nlohmann::json& j, DeviceInfo& v);
 void fromJson(const nlohmann::json& j, BufferSpec& v);
 void fromJson(const nlohmann::json& j, ParamSlot& v);
+void fromJson(const nlohmann::json& j, TensorMapSpec& v); // shape only; the buffer is checked by the variant
 void fromJson(const nlohmann::json& j, LaunchVariant& v);
 void fromJson(const nlohmann::json& j, StopOptions& v);
 void fromJson(const nlohmann::json& j, RunRequest& v);

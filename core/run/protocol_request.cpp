@@ -42,10 +42,12 @@ LaunchVariant makeVariant(const ResolvedLaunch& launch, std::vector<uint8_t> cub
     v.grid = launch.grid;
     v.block = launch.block;
     v.sharedBytes = launch.sharedBytes;
+    v.cluster = launch.cluster;
     v.paramBytes = launch.paramBytes;
     for (const auto& p : launch.params) {
-        v.params.push_back(ParamSlot{p.name, p.offset, p.size, p.buffer, p.scalar});
+        v.params.push_back(ParamSlot{p.name, p.offset, p.size, p.buffer, p.scalar, p.tensorMap});
     }
+    v.tensorMaps = launch.tensorMaps;
     for (const auto& b : launch.buffers) {
         v.buffers.push_back(BufferSpec{b.name, b.type, b.count, b.init, b.output});
     }
@@ -164,6 +166,8 @@ json toJson(const ParamSlot& v) {
     json j{{"name", v.name}, {"offset", v.offset}, {"size", v.size}};
     if (v.buffer >= 0) {
         j["buffer"] = v.buffer;
+    } else if (v.tensorMap >= 0) {
+        j["tensor_map"] = v.tensorMap;
     } else {
         j["scalar_hex"] = hexOf(v.scalar);
     }
@@ -180,14 +184,93 @@ void fromJson(const json& j, ParamSlot& v) {
     if (v.offset < 0 || v.size <= 0 || v.offset + v.size > 32764) {
         bad("offset", "parameter slot out of range");
     }
-    v.buffer = static_cast<int>(getI(j, "buffer", -1));
+    v.buffer = static_cast<int>(std::clamp<int64_t>(getI(j, "buffer", -1), -1, 1 << 20));
+    v.tensorMap = static_cast<int>(std::clamp<int64_t>(getI(j, "tensor_map", -1), -1, 1 << 20));
+    if (v.buffer >= 0 && v.tensorMap >= 0) {
+        bad("tensor_map", "a slot is a buffer or a tensor map, not both");
+    }
+    if (v.tensorMap >= 0 && v.size != 128 && v.size != 8) {
+        bad("tensor_map", "a tensor map slot has 128 bytes (by value) or 8 (by pointer)");
+    }
+    if (v.tensorMap >= 0 && v.size == 128 && v.offset % 64 != 0) {
+        bad("tensor_map", "a tensor map passed by value needs an offset that is a multiple of 64");
+    }
     v.scalar.clear();
-    if (v.buffer < 0) {
+    if (v.buffer < 0 && v.tensorMap < 0) {
         v.scalar = unhex(getS(j, "scalar_hex"), "scalar_hex");
         if (static_cast<int>(v.scalar.size()) != v.size) {
             bad("scalar_hex", "has " + std::to_string(v.scalar.size()) + " bytes, the slot " + std::to_string(v.size));
         }
     }
+}
+
+json toJson(const TensorMapSpec& v) {
+    return json{{"buffer", v.buffer},
+                {"type", tensorMapTypeName(v.type)},
+                {"dims", v.dims},
+                {"strides", v.strides},
+                {"box", v.box},
+                {"element_strides", v.elementStrides},
+                {"interleave", interleaveName(v.interleave)},
+                {"swizzle", swizzleName(v.swizzle)},
+                {"l2_promotion", l2PromotionName(v.l2Promotion)},
+                {"oob_fill", oobFillName(v.oobFill)}};
+}
+
+void fromJson(const json& j, TensorMapSpec& v) {
+    if (!j.is_object()) {
+        throw ProtocolError("tensor map: expected an object");
+    }
+    v.buffer = static_cast<int>(asInt(need(j, "buffer"), "buffer"));
+    if (v.buffer < 0 || v.buffer > (1 << 20)) {
+        bad("buffer", "out of range");
+    }
+    const std::string type = getS(j, "type");
+    auto t = parseTensorMapType(type);
+    if (!t) {
+        bad("type", "unknown tensor map element type");
+    }
+    v.type = *t;
+    auto list = [&](const char* key, size_t lo, size_t hi) {
+        const json& a = need(j, key);
+        if (!a.is_array() || a.size() < lo || a.size() > hi) {
+            bad(key, "expected an array of " + std::to_string(lo) + ".." + std::to_string(hi) + " numbers");
+        }
+        std::vector<uint64_t> out;
+        for (const auto& x : a) {
+            if (!x.is_number_unsigned() && !(x.is_number_integer() && x.get<int64_t>() >= 0)) {
+                bad(key, "expected non-negative integers");
+            }
+            out.push_back(x.get<uint64_t>());
+        }
+        return out;
+    };
+    v.dims = list("dims", 1, 5);
+    v.rank = static_cast<int>(v.dims.size());
+    v.strides = list("strides", 0, 4);
+    auto small = [&](const char* key) {
+        std::vector<uint32_t> out;
+        for (uint64_t x : list(key, 1, 5)) {
+            if (x > 0xffffffffULL) {
+                bad(key, "out of range");
+            }
+            out.push_back(static_cast<uint32_t>(x));
+        }
+        return out;
+    };
+    v.box = small("box");
+    v.elementStrides = small("element_strides");
+    auto il = parseInterleave(getS(j, "interleave", "none"));
+    auto sw = parseSwizzle(getS(j, "swizzle", "none"));
+    auto l2 = parseL2Promotion(getS(j, "l2_promotion", "none"));
+    auto oob = parseOobFill(getS(j, "oob_fill", "zeros"));
+    if (!il || !sw || !l2 || !oob) {
+        bad("tensor map", "unknown interleave, swizzle, l2_promotion or oob_fill");
+    }
+    v.interleave = *il;
+    v.swizzle = *sw;
+    v.l2Promotion = *l2;
+    v.oobFill = *oob;
 }
 
 json toJson(const LaunchVariant& v) {
@@ -198,7 +281,7 @@ json toJson(const LaunchVariant& v) {
     for (const auto& b : v.buffers) {
         buffers.push_back(toJson(b));
     }
-    return json{{"label", v.label},
+    json j{{"label", v.label},
                 {"cubin_b64", toBase64(v.cubin)},
                 {"kernel", v.kernel},
                 {"grid", v.grid},
@@ -209,6 +292,17 @@ json toJson(const LaunchVariant& v) {
                 {"buffers", buffers},
                 {"bytes", optD(v.bytes)},
                 {"flops", optD(v.flops)}};
+    if (v.cluster != std::array<uint32_t, 3>{0, 0, 0}) {
+        j["cluster"] = v.cluster;
+    }
+    if (!v.tensorMaps.empty()) {
+        json maps = json::array();
+        for (const auto& m : v.tensorMaps) {
+            maps.push_back(toJson(m));
+        }
+        j["tensor_maps"] = maps;
+    }
+    return j;
 }
 
 void fromJson(const json& j, LaunchVariant& v) {
@@ -229,14 +323,44 @@ void fromJson(const json& j, LaunchVariant& v) {
     if (v.paramBytes < 0 || v.paramBytes > 32764) {
         bad("param_bytes", "out of range");
     }
+    v.cluster = {0, 0, 0};
+    if (j.contains("cluster") && !j["cluster"].is_null()) {
+        v.cluster = getDim(j, "cluster");
+        if (uint64_t(v.cluster[0]) * v.cluster[1] * v.cluster[2] > 16) {
+            bad("cluster", "more than 16 blocks");
+        }
+        for (size_t a = 0; a < 3; ++a) {
+            if (v.grid[a] % v.cluster[a] != 0) {
+                bad("cluster", "does not divide the grid");
+            }
+        }
+    }
     v.params = getObjects<ParamSlot>(j, "params");
     v.buffers = getObjects<BufferSpec>(j, "buffers");
+    v.tensorMaps.clear();
+    if (j.contains("tensor_maps")) {
+        v.tensorMaps = getObjects<TensorMapSpec>(j, "tensor_maps");
+    }
+    for (const auto& m : v.tensorMaps) {
+        if (m.buffer >= static_cast<int>(v.buffers.size())) {
+            bad("tensor_maps", "a tensor map names a missing buffer");
+        }
+        const BufferSpec& b = v.buffers[static_cast<size_t>(m.buffer)];
+        // The runner encodes what it is given: the map must stay inside its buffer.
+        const std::string why = checkTensorMap(m, b.count * elemSize(b.type));
+        if (!why.empty()) {
+            bad("tensor_maps", why);
+        }
+    }
     for (const auto& p : v.params) {
         if (p.offset + p.size > v.paramBytes) {
             bad("params", "slot '" + p.name + "' lies outside param_bytes");
         }
         if (p.buffer >= static_cast<int>(v.buffers.size()) || (p.buffer >= 0 && p.size != 8)) {
             bad("params", "slot '" + p.name + "' names a missing buffer or is not 8 bytes");
+        }
+        if (p.tensorMap >= static_cast<int>(v.tensorMaps.size())) {
+            bad("params", "slot '" + p.name + "' names a missing tensor map");
         }
     }
     v.bytes = getOptD(j, "bytes");

@@ -4,6 +4,7 @@
 #include "core/parse/ptx_parser.h"
 #include "core/run/argspec.h"
 #include "core/run/buffer_data.h"
+#include "core/run/protocol.h"
 #include "core/build/toolchain.h"
 
 #include <gtest/gtest.h>
@@ -496,4 +497,357 @@ TEST(BufferData, PoisonDigestAndCompare) {
     EXPECT_TRUE(compareBuffers(ElemType::F32, x, y, 2e-3, 0).agree());
     y.pop_back();
     EXPECT_TRUE(compareBuffers(ElemType::F32, x, y, 1, 1).sizeMismatch);
+}
+
+// ------------------------------------------------------------ Hopper launch specs (issue 29, item 3)
+
+namespace {
+
+// `k(const __grid_constant__ CUtensorMap a, const CUtensorMap* b, float* c, int n)` as nvcc writes
+// its parameters (CUDA 13: the map by value is `.align 128 .b8 [128]`).
+std::vector<PtxParam> tmaParams() {
+    return {PtxParam{"p0", "b8", 128, 128, 128, false}, PtxParam{"p1", "u64", 8, 8, 1, false},
+            PtxParam{"p2", "u64", 8, 8, 1, false}, PtxParam{"p3", "u32", 4, 4, 1, false}};
+}
+
+LaunchSpec tmaSpec() {
+    LaunchSpec s;
+    s.kernel = "k";
+    s.grid = {"N/64", "M/64"};
+    s.block = {"128"};
+    s.lets = {"A=bf16[M*K]:random(seed=3)", "B=bf16[N*K]", "M=128", "N=256", "K=512"};
+    s.args = {"tmA=tensormap(A, bf16, dims=[K,M], box=[64,64], swizzle=128B)",
+              "tmB=tensormap(B, bf16, dims=[K,N], box=[64,128/2], swizzle=128b, l2promotion=256B)", "C=f32[M*N]",
+              "n=M*N"};
+    return s;
+}
+
+std::string resolveError(const LaunchSpec& s, const std::vector<PtxParam>& params) {
+    try {
+        resolveLaunch(s, params);
+    } catch (const ArgSpecError& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+} // namespace
+
+TEST(TensorMapSpec, ParsesEveryField) {
+    ArgSpec a = parseArgSpec("tm = tensormap(A, f16, dims=[K, M, 4], strides=[2*K, 2*K*M], box=[32, 8, 1], "
+                             "elem_strides=[1,2,1], interleave=none, swizzle=64B, l2promotion=128B, oobfill=nan)");
+    ASSERT_TRUE(a.isTensorMap);
+    EXPECT_FALSE(a.isBuffer);
+    EXPECT_EQ(a.name, "tm");
+    EXPECT_EQ(a.tensorMap.buffer, "A");
+    EXPECT_EQ(a.tensorMap.type, TensorMapType::F16);
+    ASSERT_EQ(a.tensorMap.dims.size(), 3u);
+    EXPECT_EQ(a.tensorMap.dims[1].text(), "M");
+    EXPECT_EQ(a.tensorMap.strides.size(), 2u);
+    EXPECT_EQ(a.tensorMap.elementStrides.size(), 3u);
+    EXPECT_EQ(a.tensorMap.swizzle, TensorMapSwizzle::B64);
+    EXPECT_EQ(a.tensorMap.l2Promotion, TensorMapL2Promotion::B128);
+    EXPECT_EQ(a.tensorMap.oobFill, TensorMapOobFill::NanRequestZeroFma);
+    // Defaults: no strides (packed), unit element strides, none everywhere, zero fill.
+    ArgSpec d = parseArgSpec("t=tensormap(X, u8, dims=[64], box=[16])");
+    EXPECT_TRUE(d.tensorMap.strides.empty());
+    EXPECT_EQ(d.tensorMap.swizzle, TensorMapSwizzle::None);
+    EXPECT_EQ(d.tensorMap.interleave, TensorMapInterleave::None);
+    EXPECT_EQ(d.tensorMap.oobFill, TensorMapOobFill::Zeros);
+    for (const char* t : {"u8", "u16", "u32", "i32", "u64", "i64", "f16", "f32", "f64", "bf16", "f32ftz", "tf32",
+                          "tf32ftz"}) {
+        auto type = parseTensorMapType(t);
+        ASSERT_TRUE(type) << t;
+        EXPECT_EQ(tensorMapTypeName(*type), t);
+    }
+}
+
+TEST(TensorMapSpec, MalformedTextIsRefusedClearly) {
+    auto err = [](const std::string& text) {
+        try {
+            parseArgSpec(text);
+        } catch (const ArgSpecError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_NE(err("t=tensormap(A)").find("expected tensormap(BUFFER, TYPE"), std::string::npos);
+    EXPECT_NE(err("t=tensormap(A, bf17, dims=[1], box=[1])").find("unknown tensor map element type 'bf17'"),
+              std::string::npos);
+    EXPECT_NE(err("t=tensormap(A, bf16, box=[8])").find("needs dims=[...] and box=[...]"), std::string::npos);
+    EXPECT_NE(err("t=tensormap(A, bf16, dims=[8,8], box=[8])").find("box has 1 entries but dims 2"), std::string::npos);
+    EXPECT_NE(err("t=tensormap(A, bf16, dims=[8,8], box=[8,8], strides=[16,16])").find("strides gives"),
+              std::string::npos);
+    EXPECT_NE(err("t=tensormap(A, bf16, dims=[1,2,3,4,5,6], box=[1])").find("1 to 5 entries"), std::string::npos);
+    EXPECT_NE(err("t=tensormap(A, bf16, dims=8, box=[8])").find("list in brackets"), std::string::npos);
+    EXPECT_NE(err("t=tensormap(A, bf16, dims=[8], box=[8], swizzle=256B)").find("swizzle must be"), std::string::npos);
+    EXPECT_NE(err("t=tensormap(A, bf16, dims=[8], box=[8], colour=red)").find("unknown tensormap key 'colour'"),
+              std::string::npos);
+    EXPECT_NE(err("t=tensormap(A, bf16, dims=[8], box=[8], dims=[8])").find("dims given twice"), std::string::npos);
+    EXPECT_NE(err("t=tensormap(A, bf16, dims=[8, box=[8])").find("unbalanced"), std::string::npos);
+    EXPECT_NE(err("t=tensormap(A, bf16, dims=[8], box=[8]").find("expected ')'"), std::string::npos);
+    EXPECT_NE(err("t=tensormap(1+2, bf16, dims=[8], box=[8])").find("must name a buffer"), std::string::npos);
+    EXPECT_NE(err("t=tensormap(A, bf16, dims=[8+], box=[8])").find("dims"), std::string::npos);
+    // Long untrusted text is quoted only in part.
+    const std::string longText = "t=tensormap(A, bf16, dims=[" + std::string(100000, '1') + "], box=[8])";
+    EXPECT_LT(err(longText).size(), 400u);
+}
+
+TEST(TensorMapSpec, ResolvesByValueAndByPointer) {
+    ResolvedLaunch r = resolveLaunch(tmaSpec(), tmaParams());
+    ASSERT_EQ(r.tensorMaps.size(), 2u);
+    ASSERT_EQ(r.buffers.size(), 3u);  // C (an argument) first, then the lets' A and B
+    EXPECT_EQ(r.buffers[0].name, "C");
+    EXPECT_EQ(r.buffers[1].name, "A");
+    EXPECT_FALSE(r.buffers[1].output);  // a let's buffer is an input
+    EXPECT_TRUE(r.buffers[0].output);   // unknown signature: argument buffers are outputs
+    EXPECT_EQ(r.buffers[1].init.seed, 3u);
+    EXPECT_EQ(r.buffers[2].count, 256 * 512);
+    const TensorMapSpec& a = r.tensorMaps[0];
+    EXPECT_EQ(a.buffer, 1);
+    EXPECT_EQ(a.type, TensorMapType::BF16);
+    EXPECT_EQ(a.rank, 2);
+    EXPECT_EQ(a.dims, (std::vector<uint64_t>{512, 128}));
+    EXPECT_EQ(a.strides, (std::vector<uint64_t>{1024}));  // packed: K × 2 bytes
+    EXPECT_EQ(a.box, (std::vector<uint32_t>{64, 64}));
+    EXPECT_EQ(a.elementStrides, (std::vector<uint32_t>{1, 1}));
+    EXPECT_EQ(a.swizzle, TensorMapSwizzle::B128);
+    EXPECT_EQ(r.tensorMaps[1].buffer, 2);
+    EXPECT_EQ(r.tensorMaps[1].l2Promotion, TensorMapL2Promotion::B256);
+    // Slots: the map by value at 0 (128 bytes), the map by pointer at 128, C at 136, n at 144.
+    EXPECT_EQ(r.params[0].tensorMap, 0);
+    EXPECT_EQ(r.params[0].size, 128);
+    EXPECT_EQ(r.params[0].offset, 0);
+    EXPECT_EQ(r.params[1].tensorMap, 1);
+    EXPECT_EQ(r.params[1].size, 8);
+    EXPECT_EQ(r.params[1].offset, 128);
+    EXPECT_EQ(r.params[2].buffer, 0);
+    EXPECT_EQ(r.params[3].offset, 144);
+    EXPECT_EQ(r.paramBytes, 148);
+    EXPECT_EQ(r.params[0].valueText, "tensormap(A, bf16, dims=[512,128], box=[64,64], swizzle=128B)");
+    EXPECT_EQ(r.params[1].valueText,
+              "tensormap(B, bf16, dims=[512,256], box=[64,64], swizzle=128B, l2promotion=256B) by pointer");
+    EXPECT_EQ(r.grid, (std::array<uint32_t, 3>{4, 2, 1}));
+    // The request carries the maps and the slots, and reads back the same.
+    LaunchVariant v = makeVariant(r, {1, 2, 3}, "k");
+    EXPECT_EQ(v.tensorMaps, r.tensorMaps);
+    EXPECT_EQ(v.params[0].tensorMap, 0);
+    EXPECT_EQ(v.params[1].tensorMap, 1);
+    EXPECT_EQ(v.buffers.size(), 3u);
+}
+
+TEST(TensorMapSpec, ResolveErrorsNameTheProblem) {
+    auto with = [](int arg, const std::string& text) {
+        LaunchSpec s = tmaSpec();
+        s.args[static_cast<size_t>(arg)] = text;
+        return resolveError(s, tmaParams());
+    };
+    EXPECT_EQ(resolveError(tmaSpec(), tmaParams()), "no error");
+    // A tensor map for a 4-byte parameter, a buffer for the 128-byte map.
+    EXPECT_NE(with(3, "t=tensormap(A, bf16, dims=[K,M], box=[64,64])").find("goes to a const __grid_constant__ CUtensorMap"),
+              std::string::npos);
+    EXPECT_NE(with(0, "x=f32[4]").find("not a 64-bit pointer"), std::string::npos);
+    // The aggregate without a map says what to write.
+    EXPECT_NE(with(0, "x=3").find("give it as tensormap("), std::string::npos);
+    // The named buffer must exist and be a buffer.
+    EXPECT_NE(with(0, "t=tensormap(Z, bf16, dims=[K,M], box=[64,64])").find("'Z' is not a buffer argument or let"),
+              std::string::npos);
+    EXPECT_NE(with(0, "t=tensormap(M, bf16, dims=[K,M], box=[64,64])").find("'M' is not a buffer"), std::string::npos);
+    // More than the buffer holds.
+    EXPECT_NE(with(0, "t=tensormap(A, bf16, dims=[K,2*M], box=[64,64])").find("addresses 262144 bytes but its buffer has 131072"),
+              std::string::npos);
+    // The driver's rules, checked before the runner sees them.
+    EXPECT_NE(with(0, "t=tensormap(A, bf16, dims=[K,M], box=[4,64])").find("not a multiple of 16"), std::string::npos);
+    EXPECT_NE(with(0, "t=tensormap(A, bf16, dims=[K,M], box=[128,64], swizzle=128B)").find("exceeds the 128B swizzle span"),
+              std::string::npos);
+    EXPECT_NE(with(0, "t=tensormap(A, bf16, dims=[K,M], box=[257,64])").find("box entry '257' = 257 is out of range"),
+              std::string::npos);
+    EXPECT_NE(with(0, "t=tensormap(A, bf16, dims=[K,M], strides=[1000], box=[64,64])").find("multiples of 16"),
+              std::string::npos);
+    EXPECT_NE(with(0, "t=tensormap(A, bf16, dims=[K-1,M], box=[64,64])").find("give strides=[...]"), std::string::npos);
+    EXPECT_NE(with(0, "t=tensormap(A, bf16, dims=[K,M], box=[64,64], elem_strides=[9,1])").find("out of range"),
+              std::string::npos);
+    EXPECT_NE(with(0, "t=tensormap(A, u8, dims=[K,M], box=[64,64], oobfill=nan)").find("floating-point"),
+              std::string::npos);
+    EXPECT_NE(with(0, "t=tensormap(A, bf16, dims=[K,M], box=[64,64], interleave=32B)").find("rank 3..5"),
+              std::string::npos);
+    EXPECT_NE(with(0, "t=tensormap(A, bf16, dims=[0,M], box=[64,64])").find("out of range"), std::string::npos);
+    // A map is not a number, and a let cannot be a map.
+    EXPECT_NE(with(3, "n=tmA").find("'tmA' is a tensor map, not a number"), std::string::npos);
+    LaunchSpec s = tmaSpec();
+    s.lets.push_back("t=tensormap(A, bf16, dims=[K,M], box=[64,64])");
+    EXPECT_NE(resolveError(s, tmaParams()).find("only scalars and buffers"), std::string::npos);
+    s = tmaSpec();
+    s.lets.push_back("M=1");
+    EXPECT_NE(resolveError(s, tmaParams()).find("'M' is given twice"), std::string::npos);
+    // A by-value parameter aligned below 64 is not a CUtensorMap.
+    auto params = tmaParams();
+    params[0].align = 16;
+    EXPECT_NE(resolveError(tmaSpec(), params).find("aligned to 16, not 64"), std::string::npos);
+    // Element sizes that differ from the buffer's are allowed, with a warning.
+    ResolvedLaunch r = resolveLaunch([&] {
+        LaunchSpec t = tmaSpec();
+        t.args[0] = "t=tensormap(A, u8, dims=[2*K,M], box=[64,64])";
+        return t;
+    }(), tmaParams());
+    ASSERT_EQ(r.warnings.size(), 1u);
+    EXPECT_NE(r.warnings[0].find("differ in size"), std::string::npos);
+}
+
+TEST(TensorMapSpec, CheckAndExtent) {
+    TensorMapSpec m;
+    m.type = TensorMapType::F32;
+    m.rank = 3;
+    m.dims = {16, 4, 2};
+    m.strides = {64, 512};  // row padding in the outer dimension
+    m.box = {16, 4, 1};
+    m.elementStrides = {1, 1, 1};
+    EXPECT_EQ(tensorMapExtentBytes(m), 4 + 15 * 4 + 3 * 64 + 1 * 512u);
+    EXPECT_EQ(checkTensorMap(m, 1024), "");
+    EXPECT_NE(checkTensorMap(m, 700), "");
+    m.interleave = TensorMapInterleave::B32;
+    EXPECT_NE(checkTensorMap(m, 1024).find("swizzle=32B"), std::string::npos);
+    m.swizzle = TensorMapSwizzle::B32;
+    m.strides = {64, 512};
+    EXPECT_EQ(checkTensorMap(m, 1024), "");
+    m.strides = {48, 512};
+    EXPECT_NE(checkTensorMap(m, 1024).find("multiples of 32"), std::string::npos);
+    TensorMapSpec bad;
+    EXPECT_NE(checkTensorMap(bad, 1 << 20), "");  // rank 0
+    bad.rank = 2;
+    bad.dims = {4};
+    EXPECT_NE(checkTensorMap(bad, 1 << 20).find("entries"), std::string::npos);
+    // Huge dims saturate instead of wrapping around.
+    TensorMapSpec huge;
+    huge.type = TensorMapType::F64;
+    huge.rank = 5;
+    huge.dims = {uint64_t(1) << 32, uint64_t(1) << 32, uint64_t(1) << 32, uint64_t(1) << 32, uint64_t(1) << 32};
+    huge.strides = {(uint64_t(1) << 40) - 16, (uint64_t(1) << 40) - 16, (uint64_t(1) << 40) - 16, (uint64_t(1) << 40) - 16};
+    huge.box = {2, 1, 1, 1, 1};
+    huge.elementStrides = {1, 1, 1, 1, 1};
+    EXPECT_EQ(tensorMapExtentBytes(huge), UINT64_MAX);
+    EXPECT_NE(checkTensorMap(huge, int64_t(1) << 40).find("addresses"), std::string::npos);
+}
+
+TEST(ByteAggregate, ParsesAndPacksAsWritten) {
+    std::vector<PtxParam> params = {PtxParam{"p0", "b8", 24, 8, 24, false}, PtxParam{"p1", "u32", 4, 4, 1, false}};
+    LaunchSpec s;
+    s.kernel = "k";
+    s.grid = {"1"};
+    s.block = {"1"};
+    s.args = {"p=bytes(i32:n,-2 f32:0.5, u8:255 pad:3 hex:dead_beef f16:1 bf16:-2)", "n=7"};
+    ResolvedLaunch r = resolveLaunch(s, params);
+    const std::vector<uint8_t> want = {7, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff, 0, 0, 0, 0x3f, 255, 0, 0, 0,
+                                       0xde, 0xad, 0xbe, 0xef, 0x00, 0x3c, 0x00, 0xc0};
+    EXPECT_EQ(r.params[0].scalar, want);
+    EXPECT_EQ(r.params[0].valueText, "bytes(hex:07000000feffffff0000003fff000000...)");
+    EXPECT_EQ(r.packedParams().size(), 28u);
+    EXPECT_TRUE(std::equal(want.begin(), want.end(), r.packedParams().begin()));
+    // bytes(zeros) takes the parameter's size; bytes() works for a scalar slot too.
+    s.args = {"p=bytes(zeros)", "n=bytes(u16:1,2)"};
+    r = resolveLaunch(s, params);
+    EXPECT_EQ(r.params[0].scalar, std::vector<uint8_t>(24, 0));
+    EXPECT_EQ(r.params[1].scalar, (std::vector<uint8_t>{1, 0, 2, 0}));
+    auto err = [&](const std::string& p0) {
+        LaunchSpec t = s;
+        t.args[0] = p0;
+        return resolveError(t, params);
+    };
+    EXPECT_NE(err("p=bytes(i32:1)").find("gives 4 bytes but the parameter has 24"), std::string::npos);
+    EXPECT_NE(err("p=bytes(u8:256 pad:23)").find("out of range [0, 255]"), std::string::npos);
+    EXPECT_NE(err("p=bytes(i8:-129 pad:23)").find("out of range [-128, 127]"), std::string::npos);
+    EXPECT_NE(err("p=bytes(i32:0.5 pad:20)").find("i32 value"), std::string::npos);
+    EXPECT_NE(err("p=bytes(hex:abc pad:22)").find("even"), std::string::npos);
+    EXPECT_NE(err("p=bytes(hex:zz)").find("hex digits only"), std::string::npos);
+    EXPECT_NE(err("p=bytes(pad:0)").find("1 <= N"), std::string::npos);
+    EXPECT_NE(err("p=bytes(1,2,3)").find("items are TYPE:values"), std::string::npos);
+    EXPECT_NE(err("p=bytes(junk i32:1)").find("items are TYPE:values"), std::string::npos);
+    EXPECT_NE(err("p=bytes()").find("needs items"), std::string::npos);
+    EXPECT_NE(err("p=bytes(i32:)").find("at least one value"), std::string::npos);
+    EXPECT_NE(err("p=bytes(pad:40000)").find("1 <= N <= 32764"), std::string::npos);
+    EXPECT_NE(err("p=bytes(hex:" + std::string(70000, '0') + ")").find("64 KiB"), std::string::npos);
+    EXPECT_NE(err("p=bytes(u16:" + [] {
+                  std::string v;
+                  for (int i = 0; i < 16400; ++i) v += "1,";
+                  return v + "1";
+              }() + ")")
+                  .find("larger than 32764 bytes"),
+              std::string::npos);
+}
+
+TEST(Cluster, ResolvesAndChecksAgainstTheGrid) {
+    LaunchSpec s = tmaSpec();
+    s.cluster = {"2", "1", "1"};
+    ResolvedLaunch r = resolveLaunch(s, tmaParams());
+    EXPECT_EQ(r.cluster, (std::array<uint32_t, 3>{2, 1, 1}));
+    s.cluster = {"grid_x"};  // expressions of the grid, y and z default to 1
+    r = resolveLaunch(s, tmaParams());
+    EXPECT_EQ(r.cluster, (std::array<uint32_t, 3>{4, 1, 1}));
+    EXPECT_TRUE(r.warnings.empty());
+    s.cluster = {};
+    EXPECT_EQ(resolveLaunch(s, tmaParams()).cluster, (std::array<uint32_t, 3>{0, 0, 0}));
+    s.cluster = {"3"};
+    EXPECT_NE(resolveError(s, tmaParams()).find("cluster x = 3 does not divide grid x = 4"), std::string::npos);
+    s.cluster = {"0"};
+    EXPECT_NE(resolveError(s, tmaParams()).find("must be 1..16"), std::string::npos);
+    s.cluster = {"4", "2", "2"};
+    s.grid = {"4", "2", "2"};
+    EXPECT_EQ(resolveError(s, tmaParams()), "no error");
+    r = resolveLaunch(s, tmaParams());
+    ASSERT_EQ(r.warnings.size(), 1u);
+    EXPECT_NE(r.warnings[0].find("not portable"), std::string::npos);
+    s.cluster = {"4", "2", "4"};
+    s.grid = {"4", "2", "4"};
+    EXPECT_NE(resolveError(s, tmaParams()).find("larger than any GPU allows"), std::string::npos);
+    s.cluster = {"1", "1", "1", "1"};
+    EXPECT_NE(resolveError(s, tmaParams()).find("1 to 3"), std::string::npos);
+}
+
+TEST(Sidecar, LetsAndClusterAndTheTmaGemmSidecar) {
+    auto specs = parseSidecar(R"({"kernels": [{"name": "k", "grid": [4, 2], "block": 128, "cluster": [2, 1, 1],
+        "lets": ["A=bf16[64]"], "args": ["x=1"]}]})");
+    ASSERT_EQ(specs.size(), 1u);
+    EXPECT_EQ(specs[0].cluster, (std::vector<std::string>{"2", "1", "1"}));
+    EXPECT_EQ(specs[0].lets, (std::vector<std::string>{"A=bf16[64]"}));
+    for (const char* bad : {R"({"kernels": [{"name": "k", "grid": 1, "block": 1, "lets": "A=f32[1]"}]})",
+                            R"({"kernels": [{"name": "k", "grid": 1, "block": 1, "lets": [1]}]})",
+                            R"({"kernels": [{"name": "k", "grid": 1, "block": 1, "cluster": [1,1,1,1]}]})",
+                            R"({"kernels": [{"name": "k", "grid": 1, "block": 1, "cluster": {}}]})"}) {
+        EXPECT_THROW(parseSidecar(bad), ArgSpecError) << bad;
+    }
+    const std::string cu = std::string(LOWERSCOPE_SOURCE_DIR) + "/tests/gpu/kernels/tma_gemm.cu";
+    auto tma = loadSidecar(sidecarPathFor(cu));
+    ASSERT_EQ(tma.size(), 1u);
+    EXPECT_EQ(tma[0].cluster.size(), 3u);
+    EXPECT_EQ(tma[0].lets.size(), 2u);
+    // Against the PTX nvcc writes for it (sm_90a), when the toolkit is here.
+    Toolchain tc = discoverToolchain();
+    if (!tc.problems().empty()) {
+        GTEST_SKIP() << "toolchain incomplete: " << tc.problems().front();
+    }
+    BuildOptions o;
+    o.arch = "sm_90a";
+    BuildResult b = buildFile(tc, cu, o);
+    ASSERT_FALSE(b.ptx.empty()) << b.error;
+    PtxListing ptx = parsePtx(b.ptx);
+    const PtxFunction* fn = nullptr;
+    for (const auto& f : ptx.functions) {
+        if (f.isEntry && f.name == "tma_gemm") fn = &f;
+    }
+    ASSERT_NE(fn, nullptr);
+    ASSERT_EQ(fn->params.size(), 7u);
+    EXPECT_EQ(fn->params[0].size, 128);
+    EXPECT_GE(fn->params[0].align, 64);
+    ResolvedLaunch r = resolveLaunch(tma[0], fn->params);
+    EXPECT_EQ(r.params[0].tensorMap, 0);  // by value
+    EXPECT_EQ(r.params[0].size, 128);
+    EXPECT_EQ(r.params[1].tensorMap, 1);  // by pointer
+    EXPECT_EQ(r.params[1].size, 8);
+    EXPECT_EQ(r.cluster, (std::array<uint32_t, 3>{2, 1, 1}));
+    EXPECT_EQ(r.sharedBytes, 4u * 16384 + 1024);
+    EXPECT_EQ(r.grid, (std::array<uint32_t, 3>{4, 2, 1}));
+    ASSERT_EQ(r.buffers.size(), 4u);  // C, info, then A and B
+    EXPECT_TRUE(r.buffers[0].output && r.buffers[1].output);
+    EXPECT_FALSE(r.buffers[2].output || r.buffers[3].output);
+    EXPECT_TRUE(r.warnings.empty());
 }

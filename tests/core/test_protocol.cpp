@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <random>
 #include <set>
 
@@ -250,4 +251,72 @@ TEST(Protocol, ModeNames) {
     EXPECT_EQ(parseMode("auto"), MeasureMode::Auto);
     EXPECT_FALSE(parseMode("lukewarm"));
     EXPECT_EQ(modeName(MeasureMode::Hot), "hot");
+}
+
+// Tensor maps and clusters (issue 29 item 3): they travel to the runner and are checked there.
+TEST(Protocol, TensorMapsAndClusterRoundTrip) {
+    LaunchVariant v = sampleVariant();
+    v.paramBytes = 264;  // scalars and buffers up to 24, tmA at 128 (128 bytes), tmB at 256 (8)
+    v.params.push_back(ParamSlot{"tmA", 128, 128, -1, {}, 0});
+    v.params.push_back(ParamSlot{"tmB", 256, 8, -1, {}, 1});
+    TensorMapSpec m;
+    m.buffer = 1;
+    m.type = TensorMapType::BF16;
+    m.rank = 2;
+    m.dims = {4096, 4096};
+    m.strides = {8192};
+    m.box = {64, 128};
+    m.elementStrides = {1, 1};
+    m.swizzle = TensorMapSwizzle::B128;
+    m.l2Promotion = TensorMapL2Promotion::B256;
+    m.oobFill = TensorMapOobFill::NanRequestZeroFma;
+    v.tensorMaps = {m, m};
+    v.tensorMaps[1].swizzle = TensorMapSwizzle::None;
+    v.grid = {64, 2, 1};
+    v.cluster = {2, 2, 1};
+    json j = toJson(v);
+    EXPECT_EQ(j["cluster"], json::array({2, 2, 1}));
+    EXPECT_EQ(j["params"][4]["tensor_map"], 0);
+    EXPECT_FALSE(j["params"][4].contains("scalar_hex"));
+    EXPECT_EQ(j["tensor_maps"][0]["type"], "bf16");
+    EXPECT_EQ(j["tensor_maps"][0]["swizzle"], "128B");
+    EXPECT_EQ(j["tensor_maps"][0]["dims"], json::array({4096, 4096}));
+    EXPECT_EQ(roundTrip(v), v);
+    // Without maps or a cluster the variant is written as before.
+    json plain = toJson(sampleVariant());
+    EXPECT_FALSE(plain.contains("cluster"));
+    EXPECT_FALSE(plain.contains("tensor_maps"));
+    EXPECT_EQ(roundTrip(sampleVariant()), sampleVariant());
+
+    // What the runner refuses: each edit below breaks one rule.
+    auto refused = [&](const std::function<void(json&)>& edit) {
+        json bad = toJson(v);
+        edit(bad);
+        LaunchVariant back;
+        try {
+            fromJson(json::parse(bad.dump()), back);
+        } catch (const ProtocolError& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    EXPECT_EQ(refused([](json&) {}), "accepted");
+    EXPECT_NE(refused([](json& b) { b["tensor_maps"][0]["buffer"] = 5; }), "accepted");
+    EXPECT_NE(refused([](json& b) { b["tensor_maps"][0]["dims"] = json::array({4096, 1 << 20}); }).find("bytes but its buffer"),
+              std::string::npos);
+    EXPECT_NE(refused([](json& b) { b["tensor_maps"][0]["box"] = json::array({300, 1}); }).find("1..256"),
+              std::string::npos);
+    EXPECT_NE(refused([](json& b) { b["tensor_maps"][0]["strides"] = json::array({8190}); }), "accepted");
+    EXPECT_NE(refused([](json& b) { b["tensor_maps"][0]["dims"] = json::array({1, 2, 3, 4, 5, 6}); }), "accepted");
+    EXPECT_NE(refused([](json& b) { b["tensor_maps"][0]["dims"] = json::array({-1, 2}); }), "accepted");
+    EXPECT_NE(refused([](json& b) { b["tensor_maps"][0]["type"] = "bf17"; }), "accepted");
+    EXPECT_NE(refused([](json& b) { b["tensor_maps"][0]["swizzle"] = "256B"; }), "accepted");
+    EXPECT_NE(refused([](json& b) { b["tensor_maps"] = json::object(); }), "accepted");
+    EXPECT_NE(refused([](json& b) { b["params"][4]["tensor_map"] = 7; }).find("missing tensor map"), std::string::npos);
+    EXPECT_NE(refused([](json& b) { b["params"][4]["offset"] = 136; }).find("multiple of 64"), std::string::npos);
+    EXPECT_NE(refused([](json& b) { b["params"][5]["size"] = 16; }).find("128 bytes"), std::string::npos);
+    EXPECT_NE(refused([](json& b) { b["params"][5]["buffer"] = 0; }).find("not both"), std::string::npos);
+    EXPECT_NE(refused([](json& b) { b["cluster"] = json::array({3, 1, 1}); }).find("divide"), std::string::npos);
+    EXPECT_NE(refused([](json& b) { b["cluster"] = json::array({4, 2, 4}); }).find("16 blocks"), std::string::npos);
+    EXPECT_NE(refused([](json& b) { b["cluster"] = json::array({0, 1, 1}); }), "accepted");
 }
