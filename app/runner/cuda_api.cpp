@@ -88,6 +88,8 @@ DriverLoad loadDriver(Driver& d) {
     resolve(lib, d.cuEventQuery, "cuEventQuery", nullptr, missing);
     resolve(lib, d.cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime", missing);
     resolve(lib, d.cuLaunchKernel, "cuLaunchKernel", nullptr, missing);
+    resolveOptional(lib, d.cuLaunchKernelEx, "cuLaunchKernelEx");
+    resolveOptional(lib, d.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
     resolve(lib, d.cuStreamBeginCapture, "cuStreamBeginCapture_v2", nullptr, missing);
     resolve(lib, d.cuStreamEndCapture, "cuStreamEndCapture", nullptr, missing);
     resolve(lib, d.cuGraphCreate, "cuGraphCreate", nullptr, missing);

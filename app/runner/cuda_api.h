@@ -70,6 +70,35 @@ enum : int {
     FUNC_LOCAL_SIZE_BYTES = 3,
     FUNC_NUM_REGS = 4,
     FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+    FUNC_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14,
+};
+
+// Tensor maps (cuda.h's CUtensorMap: 128 opaque bytes, aligned to 64 bytes in CUDA 12.0, 128 later).
+struct alignas(128) CUtensorMap {
+    unsigned long long opaque[16];
+};
+static_assert(sizeof(CUtensorMap) == 128, "CUtensorMap is 128 bytes");
+
+// Extensible launches (cuda.h's CUlaunchAttribute and CUlaunchConfig, same layout).
+constexpr int LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4;
+struct CUlaunchAttribute {
+    int id = 0;
+    char pad[4] = {};
+    union Value {
+        char bytes[64];
+        struct {
+            unsigned x, y, z;
+        } clusterDim;
+    } value{};
+};
+static_assert(sizeof(CUlaunchAttribute) == 72, "CUlaunchAttribute is 8 + 64 bytes");
+struct CUlaunchConfig {
+    unsigned gridDimX = 1, gridDimY = 1, gridDimZ = 1;
+    unsigned blockDimX = 1, blockDimY = 1, blockDimZ = 1;
+    unsigned sharedMemBytes = 0;
+    CUstream hStream = nullptr;
+    CUlaunchAttribute* attrs = nullptr;
+    unsigned numAttrs = 0;
 };
 
 constexpr int JIT_ERROR_LOG_BUFFER = 5;
@@ -123,6 +152,12 @@ struct Driver {
     CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent) = nullptr;
     CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                                CUstream, void**, void**) = nullptr;
+    CUresult (*cuLaunchKernelEx)(const CUlaunchConfig*, CUfunction, void**, void**) = nullptr; // optional (12.0+)
+    // optional (12.0+): tensor map, data type, rank, global address, dims, strides, box, element
+    // strides, interleave, swizzle, L2 promotion, OOB fill (the enums as ints, cuda.h's values)
+    CUresult (*cuTensorMapEncodeTiled)(CUtensorMap*, int, unsigned, void*, const unsigned long long*,
+                                       const unsigned long long*, const unsigned*, const unsigned*, int, int, int,
+                                       int) = nullptr;
     CUresult (*cuStreamBeginCapture)(CUstream, int) = nullptr;     // _v2
     CUresult (*cuStreamEndCapture)(CUstream, CUgraph*) = nullptr;
     CUresult (*cuGraphCreate)(CUgraph*, unsigned) = nullptr;

@@ -59,6 +59,8 @@ constexpr int CUPTI_API_ENTER = 0;
 constexpr int CUPTI_CB_DOMAIN_DRIVER_API = 1;
 constexpr uint32_t CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel = 307;
 constexpr uint32_t CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz = 442;
+constexpr uint32_t CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx = 652;
+constexpr uint32_t CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz = 653;
 
 // Activity records are packed and 8-byte aligned (PACKED_ALIGNMENT in cupti_common.h).
 #define LS_CUPTI_PACKED __attribute__((__packed__)) __attribute__((aligned(8)))

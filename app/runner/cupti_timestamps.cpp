@@ -109,7 +109,8 @@ CuptiFailure KernelTimestamps::enable(std::string& detail, bool records) {
         return fail(r, "cuptiSubscribe");
     }
     for (uint32_t cbid :
-         {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz}) {
+         {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+          CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz}) {
         r = m_cupti.cuptiEnableCallback(1, m_subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
         if (r != CUPTI_SUCCESS) {
             return fail(r, "cuptiEnableCallback");

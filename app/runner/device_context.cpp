@@ -170,7 +170,8 @@ void DeviceContext::check(CUresult r, const char* call, const std::string& stage
     } else if (r == CUDA_ERROR_OUT_OF_MEMORY) {
         e.kind = RunErrorKind::OutOfMemory;
         e.message = std::string(call) + ": out of device memory during " + stage;
-    } else if (r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES || std::string(call) == "cuLaunchKernel") {
+    } else if (r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES || std::string(call) == "cuLaunchKernel" ||
+               std::string(call) == "cuLaunchKernelEx") {
         e.kind = RunErrorKind::LaunchError;
         e.message = std::string(call) + " failed: " + errorString(m_d, r) + " (" + e.cudaError + ")";
     } else {

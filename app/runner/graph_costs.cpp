@@ -52,14 +52,12 @@ ReplayGraph::ReplayGraph(DeviceContext& ctx, LoadedVariant& v, int launches, boo
     Driver& d = ctx.driver();
     const CUstream stream = ctx.stream();
     const std::string& label = v.label();
-    const LaunchVariant& s = v.spec();
     try {
         auto t0 = Clock::now();
         ctx.check(d.cuStreamBeginCapture(stream, STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture",
                   stage, label);
         for (int i = 0; i < launches; ++i) {
-            CUresult r = d.cuLaunchKernel(v.function(), s.grid[0], s.grid[1], s.grid[2], s.block[0],
-                                          s.block[1], s.block[2], s.sharedBytes, stream, v.params(), nullptr);
+            CUresult r = v.launchAsync(stream);
             if (r != CUDA_SUCCESS) {
                 CUgraph g = nullptr;
                 d.cuStreamEndCapture(stream, &g);

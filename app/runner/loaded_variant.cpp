@@ -54,6 +54,11 @@ LoadedVariant::~LoadedVariant() {
     // holds launches of this module over these buffers.
     graph.reset();
     Driver& d = m_ctx.driver();
+    for (CUdeviceptr p : m_mapCopies) {
+        if (p) {
+            d.cuMemFree(p);
+        }
+    }
     for (CUdeviceptr p : m_buffers) {
         if (p) {
             d.cuMemFree(p);
@@ -175,10 +180,49 @@ void LoadedVariant::load(RequestProgress& progress) {
                                       "", 0, "setup", label, false},
                              0);
     }
+    // Dynamic shared memory above the default 48 KiB needs the kernel's opt-in, up to what the
+    // device gives one block (static shared memory included).
+    const int64_t optin = m_ctx.device().maxSharedPerBlockOptin;
+    const int64_t sharedTotal = int64_t(s.sharedBytes) + result.resources.staticSharedBytes;
+    if (s.sharedBytes > 48 * 1024 && optin > 0 && sharedTotal > optin) {
+        throw RequestFailure(
+            RunError{RunErrorKind::LaunchError,
+                     "dynamic shared memory of " + std::to_string(s.sharedBytes) + " bytes (+ " +
+                         std::to_string(result.resources.staticSharedBytes) + " static) exceeds this device's " +
+                         std::to_string(optin) + " bytes per block (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)",
+                     "", 0, "setup", label, false},
+            0);
+    }
     if (s.sharedBytes > 48 * 1024) {
-        m_ctx.check(
-            d.cuFuncSetAttribute(m_fn, FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(s.sharedBytes)),
-            "cuFuncSetAttribute(max dynamic shared)", "setup", label);
+        const int dynamicMax = static_cast<int>(s.sharedBytes);
+        m_ctx.check(d.cuFuncSetAttribute(m_fn, FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, dynamicMax),
+                    "cuFuncSetAttribute(max dynamic shared)", "setup", label);
+    }
+    const bool hasCluster = s.cluster[0] && s.cluster[1] && s.cluster[2];
+    if (hasCluster) {
+        if (!d.cuLaunchKernelEx) {
+            throw RequestFailure(RunError{RunErrorKind::LaunchError,
+                                          "a cluster launch needs cuLaunchKernelEx (CUDA 12 driver or newer)", "", 0,
+                                          "setup", label, false},
+                                 0);
+        }
+        if (m_ctx.device().ccMajor > 0 && m_ctx.device().ccMajor < 9) {
+            throw RequestFailure(RunError{RunErrorKind::LaunchError,
+                                          "thread block clusters need compute capability 9.0 or newer (this device is " +
+                                              std::to_string(m_ctx.device().ccMajor) + "." +
+                                              std::to_string(m_ctx.device().ccMinor) + ")",
+                                          "", 0, "setup", label, false},
+                                 0);
+        }
+        if (uint64_t(s.cluster[0]) * s.cluster[1] * s.cluster[2] > 8) {
+            m_ctx.check(d.cuFuncSetAttribute(m_fn, FUNC_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+                        "cuFuncSetAttribute(non-portable cluster size)", "setup", label);
+        }
+        m_clusterAttr = CUlaunchAttribute{};
+        m_clusterAttr.id = LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        m_clusterAttr.value.clusterDim.x = s.cluster[0];
+        m_clusterAttr.value.clusterDim.y = s.cluster[1];
+        m_clusterAttr.value.clusterDim.z = s.cluster[2];
     }
     int blocks = 0;
     m_ctx.check(d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, m_fn, static_cast<int>(threads),
@@ -224,18 +268,98 @@ void LoadedVariant::load(RequestProgress& progress) {
         if (p.buffer >= 0) {
             CUdeviceptr addr = m_buffers[static_cast<size_t>(p.buffer)];
             std::memcpy(m_paramBuf.data() + p.offset, &addr, 8);
-        } else {
+        } else if (p.tensorMap < 0) {
             std::memcpy(m_paramBuf.data() + p.offset, p.scalar.data(), p.scalar.size());
         }
         m_paramPtrs.push_back(m_paramBuf.data() + p.offset);
     }
+    // Tensor maps: a device copy for each one passed by pointer, then every map encoded over the
+    // buffers just allocated.
+    m_mapCopies.assign(s.tensorMaps.size(), 0);
+    for (const ParamSlot& p : s.params) {
+        if (p.tensorMap >= 0 && p.size == 8 && !m_mapCopies[static_cast<size_t>(p.tensorMap)]) {
+            m_ctx.check(d.cuMemAlloc(&m_mapCopies[static_cast<size_t>(p.tensorMap)], sizeof(CUtensorMap)),
+                        "cuMemAlloc", "allocate tensor map " + p.name, label);
+        }
+    }
+    encodeTensorMaps(m_buffers);
+}
+
+void LoadedVariant::encodeTensorMaps(const std::vector<CUdeviceptr>& buffers) {
+    const LaunchVariant& s = m_spec;
+    if (s.tensorMaps.empty()) {
+        return;
+    }
+    Driver& d = m_ctx.driver();
+    const std::string& label = s.label;
+    if (!d.cuTensorMapEncodeTiled) {
+        throw RequestFailure(RunError{RunErrorKind::LaunchError,
+                                      "tensor map arguments need cuTensorMapEncodeTiled (CUDA 12 driver or newer)",
+                                      "", 0, "setup", label, false},
+                             0);
+    }
+    std::vector<CUtensorMap> maps(s.tensorMaps.size());
+    for (size_t i = 0; i < s.tensorMaps.size(); ++i) {
+        const TensorMapSpec& m = s.tensorMaps[i];
+        const BufferSpec& b = s.buffers.at(static_cast<size_t>(m.buffer));
+        std::vector<unsigned long long> dims(m.dims.begin(), m.dims.end());
+        std::vector<unsigned long long> strides(m.strides.begin(), m.strides.end());
+        std::vector<unsigned> box(m.box.begin(), m.box.end()), elementStrides(m.elementStrides.begin(),
+                                                                              m.elementStrides.end());
+        void* address = reinterpret_cast<void*>(static_cast<uintptr_t>(buffers.at(static_cast<size_t>(m.buffer))));
+        CUresult r = d.cuTensorMapEncodeTiled(&maps[i], static_cast<int>(m.type), static_cast<unsigned>(m.rank),
+                                              address, dims.data(), strides.empty() ? nullptr : strides.data(),
+                                              box.data(), elementStrides.data(), static_cast<int>(m.interleave),
+                                              static_cast<int>(m.swizzle), static_cast<int>(m.l2Promotion),
+                                              static_cast<int>(m.oobFill));
+        if (r != CUDA_SUCCESS) {
+            throw RequestFailure(RunError{RunErrorKind::LaunchError,
+                                          "cuTensorMapEncodeTiled refused " + tensorMapToString(m, b.name) + ": " +
+                                              errorString(d, r),
+                                          errorName(d, r), r, "setup", label, false},
+                                 0);
+        }
+    }
+    for (const ParamSlot& p : s.params) {
+        if (p.tensorMap < 0) {
+            continue;
+        }
+        const CUtensorMap& map = maps.at(static_cast<size_t>(p.tensorMap));
+        if (p.size == static_cast<int>(sizeof(CUtensorMap))) {
+            std::memcpy(m_paramBuf.data() + p.offset, &map, sizeof(CUtensorMap));
+        } else {
+            const CUdeviceptr copy = m_mapCopies.at(static_cast<size_t>(p.tensorMap));
+            m_ctx.check(d.cuMemcpyHtoD(copy, &map, sizeof(CUtensorMap)), "cuMemcpyHtoD", "tensor map " + p.name,
+                        label);
+            std::memcpy(m_paramBuf.data() + p.offset, &copy, 8);
+        }
+    }
+}
+
+CUresult LoadedVariant::launchAsync(CUstream stream) {
+    const LaunchVariant& s = m_spec;
+    Driver& d = m_ctx.driver();
+    if (s.cluster[0] && s.cluster[1] && s.cluster[2]) {
+        CUlaunchConfig c;
+        c.gridDimX = s.grid[0];
+        c.gridDimY = s.grid[1];
+        c.gridDimZ = s.grid[2];
+        c.blockDimX = s.block[0];
+        c.blockDimY = s.block[1];
+        c.blockDimZ = s.block[2];
+        c.sharedMemBytes = s.sharedBytes;
+        c.hStream = stream;
+        c.attrs = &m_clusterAttr;
+        c.numAttrs = 1;
+        return d.cuLaunchKernelEx(&c, m_fn, m_paramPtrs.data(), nullptr);
+    }
+    return d.cuLaunchKernel(m_fn, s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2], s.sharedBytes,
+                            stream, m_paramPtrs.data(), nullptr);
 }
 
 void LoadedVariant::launch(CUstream stream) {
-    const LaunchVariant& s = m_spec;
-    m_ctx.check(m_ctx.driver().cuLaunchKernel(m_fn, s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1],
-                                              s.block[2], s.sharedBytes, stream, m_paramPtrs.data(), nullptr),
-                "cuLaunchKernel", "launch", label());
+    const bool cluster = m_spec.cluster[0] && m_spec.cluster[1] && m_spec.cluster[2];
+    m_ctx.check(launchAsync(stream), cluster ? "cuLaunchKernelEx" : "cuLaunchKernel", "launch", label());
 }
 
 void LoadedVariant::restoreInputs() {
@@ -342,6 +466,8 @@ void LoadedVariant::useBuffersOf(const LoadedVariant& other) {
             std::memcpy(m_paramBuf.data() + p.offset, &addr, 8);
         }
     }
+    // Tensor maps hold their buffer's address: encode them again over the shared buffers.
+    encodeTensorMaps(other.m_buffers);
 }
 
 std::vector<OutputBytes> LoadedVariant::outputs() const {

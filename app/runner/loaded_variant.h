@@ -32,8 +32,10 @@ public:
     // functions), checks the block against the kernel's limits, computes the occupancy, allocates
     // and fills the buffers and packs the parameters. Throws RequestFailure.
     void load(RequestProgress& progress);
-    // Queues one launch on `stream`.
+    // Queues one launch on `stream` (cuLaunchKernelEx with the cluster attribute when the variant
+    // has a cluster); launchAsync returns the driver's answer unchecked (for graph capture).
     void launch(CUstream stream);
+    CUresult launchAsync(CUstream stream);
     // Times the first launch, reads the outputs (digests; the bytes too, kept for comparisons and
     // returned when `returnOutputs`), finds unwritten elements with two poison launches, and
     // restores the inputs. Throws RequestFailure.
@@ -65,8 +67,14 @@ private:
     CUfunction m_fn = nullptr;
     std::vector<CUdeviceptr> m_buffers;
     std::vector<std::vector<uint8_t>> m_initData;
+    // Encodes every tensor map over `buffers` (this variant's or the shared ones) and writes it
+    // into its parameter slot (by value) or into its device copy (by pointer). Throws RequestFailure.
+    void encodeTensorMaps(const std::vector<CUdeviceptr>& buffers);
+
     std::vector<uint8_t> m_paramBuf;
     std::vector<void*> m_paramPtrs;
+    std::vector<CUdeviceptr> m_mapCopies;   // per tensor map: its device copy (by pointer), or 0
+    CUlaunchAttribute m_clusterAttr;
     std::vector<std::vector<uint8_t>> m_firstOutputs; // per buffer index (outputs only)
 };
 

@@ -20,11 +20,22 @@
 // FAKE_GRAPH_FAIL=instantiate:N or launch:N makes cuGraphInstantiate or cuGraphLaunch fail
 // (CUDA error 1, not sticky) for graphs of exactly N kernel nodes.
 //
+// Launch specs for Hopper kernels (issue 29 item 3): cuTensorMapEncodeTiled writes a text
+// description of its arguments into the map ("t9 r2 d512,128 s1024 b64,64 e1,1 i0 w3 l0 o0
+// a=<first 4 bytes at the global address, hex>"); cuLaunchKernelEx launches like cuLaunchKernel;
+// FAKE_LAUNCH_LOG names a file that gets one line per cuFuncSetAttribute ("attr A V"),
+// cuTensorMapEncodeTiled ("encode ...", the text above) and cuLaunchKernelEx of a user kernel
+// ("launch_ex NAME shared=N cluster=X,Y,Z"). The kernel "fake_tensormap_probe" copies the 128
+// bytes of its first parameter (a tensor map by value) and the 128 bytes its second parameter
+// points to (a tensor map by pointer) into the buffer its third parameter points to.
+//
 // FAKE_CUPTI_FAIL selects failures: a comma list of area=code, area one of activity, range,
 // sass, pcsampling, support (code ignored: the device is reported unsupported), e.g.
 // "range=35" (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES from cuptiRangeProfilerEnable).
+#include "app/runner/cuda_api.h"
 #include "app/runner/cupti_api.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -134,6 +145,18 @@ void hostCost(const char* name) {
     }
 }
 
+// Appends one line to $FAKE_LAUNCH_LOG (nothing when unset).
+void launchLog(const std::string& line) {
+    const char* path = std::getenv("FAKE_LAUNCH_LOG");
+    if (!path) {
+        return;
+    }
+    if (FILE* f = std::fopen(path, "a")) {
+        std::fprintf(f, "%s\n", line.c_str());
+        std::fclose(f);
+    }
+}
+
 // FAKE_KERNEL_SLEEP_US: a user kernel also takes that long in wall time, sleeping (the host waits
 // for a GPU without using a CPU), so several fake GPUs on one host run side by side as real ones do
 // (the cluster benchmark's fixed kernel time).
@@ -190,6 +213,13 @@ void execute(Func* f, void** params, uint32_t corr, uint32_t graphId, uint64_t n
     const uint64_t start = s.clock;
     const uint64_t span = spanOf(f);
     s.clock += span;
+    if (f->name == "fake_tensormap_probe" && params) {
+        const auto* byValue = static_cast<const uint8_t*>(params[0]);
+        const auto* byPointer = reinterpret_cast<const uint8_t*>(*static_cast<const uint64_t*>(params[1]));
+        auto* out = reinterpret_cast<uint8_t*>(*static_cast<const uint64_t*>(params[2]));
+        std::memcpy(out, byValue, 128);
+        std::memcpy(out + 128, byPointer, 128);
+    }
     if (f->name == "ls_clock" && params) {
         auto* slot = *static_cast<uint64_t**>(params[0]);
         uint64_t dur = *static_cast<uint64_t*>(params[1]);
@@ -328,7 +358,32 @@ int cuFuncGetAttribute(int* v, int attr, void*) {
     *v = attr == 0 ? 1024 : attr == 4 ? 32 : 0;
     return 0;
 }
-int cuFuncSetAttribute(void*, int, int) {
+int cuFuncSetAttribute(void*, int attr, int value) {
+    launchLog("attr " + std::to_string(attr) + " " + std::to_string(value));
+    return 0;
+}
+int cuTensorMapEncodeTiled(CUtensorMap* map, int type, unsigned rank, void* address, const unsigned long long* dims,
+                           const unsigned long long* strides, const unsigned* box, const unsigned* elementStrides,
+                           int interleave, int swizzle, int l2, int oob) {
+    if (rank < 1 || rank > 5 || !address || reinterpret_cast<uintptr_t>(address) % 16 != 0) {
+        return 1; // CUDA_ERROR_INVALID_VALUE
+    }
+    auto list = [&](auto* v, unsigned n) {
+        std::string s;
+        for (unsigned i = 0; i < n; ++i) s += (i ? "," : "") + std::to_string(v[i]);
+        return s;
+    };
+    char first[16];
+    const auto* a = static_cast<const uint8_t*>(address);
+    std::snprintf(first, sizeof first, "%02x%02x%02x%02x", a[0], a[1], a[2], a[3]);
+    const std::string text = "t" + std::to_string(type) + " r" + std::to_string(rank) + " d" + list(dims, rank) +
+                             " s" + (rank > 1 ? list(strides, rank - 1) : std::string()) + " b" + list(box, rank) +
+                             " e" + list(elementStrides, rank) + " i" + std::to_string(interleave) + " w" +
+                             std::to_string(swizzle) + " l" + std::to_string(l2) + " o" + std::to_string(oob) +
+                             " a=" + first;
+    std::memset(map, 0, sizeof(CUtensorMap));
+    std::memcpy(map, text.data(), std::min(text.size(), sizeof(CUtensorMap) - 1));
+    launchLog("encode " + text);
     return 0;
 }
 int cuOccupancyMaxActiveBlocksPerMultiprocessor(int* n, void*, int, size_t) {
@@ -438,6 +493,38 @@ int cuLaunchKernel(Func* f, unsigned, unsigned, unsigned, unsigned, unsigned, un
         d.symbolName = f->name.c_str();
         d.correlationId = corr;
         s.callback(s.callbackUser, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &d);
+    }
+    execute(f, params, corr, 0, 0);
+    return 0;
+}
+int cuLaunchKernelEx(const CUlaunchConfig* c, Func* f, void** params, void**) {
+    State& s = st();
+    std::string cluster = "none";
+    for (unsigned i = 0; i < c->numAttrs; ++i) {
+        if (c->attrs[i].id == LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+            const auto& d = c->attrs[i].value.clusterDim;
+            cluster = std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z);
+            if (d.x == 0 || c->gridDimX % d.x || c->gridDimY % d.y || c->gridDimZ % d.z) {
+                return 1; // CUDA_ERROR_INVALID_VALUE, as the driver answers
+            }
+        }
+    }
+    if (!isHelper(f->name)) {
+        launchLog("launch_ex " + f->name + " shared=" + std::to_string(c->sharedMemBytes) + " cluster=" + cluster +
+                  (s.capturing ? " captured" : ""));
+    }
+    if (s.capturing) {
+        s.captured.push_back(f);
+        return 0;
+    }
+    const uint32_t corr = ++s.correlation;
+    if (s.launchCallback && s.callback) {
+        CUpti_CallbackData d{};
+        d.callbackSite = CUPTI_API_ENTER;
+        d.functionName = "cuLaunchKernelEx";
+        d.symbolName = f->name.c_str();
+        d.correlationId = corr;
+        s.callback(s.callbackUser, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, &d);
     }
     execute(f, params, corr, 0, 0);
     return 0;
