@@ -16,6 +16,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <optional>
 
 namespace lowerscope::cli {
 
@@ -107,6 +108,12 @@ int seriesOnCluster(const CompareArgs& a, const SeriesSpec& spec, SeriesJobHooks
     std::vector<ClusterRecord> recs;
     bool measured = false;
     size_t current = 0;
+    // Every group's document is made from the same builds: each point is built once.
+    std::vector<std::optional<BuiltLaunch>> built(spec.values.size());
+    hooks.build = [&built, build = hooks.build](size_t i, const BuildOptions& o, const std::string& label) {
+        if (!built.at(i)) built[i] = build(i, o, label);
+        return *built[i];
+    };
     hooks.measure = [&](const std::vector<PreparedSide>& sides) {
         if (!measured) {
             recs = measureOnCluster(sides, a.launch, stateDir);

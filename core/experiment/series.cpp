@@ -133,7 +133,8 @@ SeriesSpec parseSeriesSpec(const std::string& textIn) {
                 throw std::invalid_argument("'" + s.name + "' is a flag: vary it as " + s.name + "=off,on");
     if (s.values.size() < 2)
         throw std::invalid_argument("'" + textIn + "': a series needs at least two values");
-    if (s.values.size() > 16) throw std::invalid_argument("'" + textIn + "': at most 16 values");
+    if (s.values.size() > kMaxSeriesPoints)
+        throw std::invalid_argument("'" + textIn + "': at most " + std::to_string(kMaxSeriesPoints) + " values");
     return s;
 }
 

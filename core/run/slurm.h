@@ -2,7 +2,7 @@
 // Measurements fanned out over a Slurm cluster (issue 32). Each task is one runner request (one
 // group: every variant that is compared with another is in the same request, so it is measured
 // interleaved on one GPU, as locally). The tasks of a call become one job array
-// (`sbatch --array=0-N%max`), whose batch script carries every task's request (base64, so no
+// (`sbatch --array=0-N%max`), whose batch script carries every task's request (gzip + base64, so no
 // shared file system is needed for the inputs) and pipes it into `srun lowerscope-runner` on the
 // node; the runner's answer is the array element's output file in the state folder.
 //

@@ -41,6 +41,15 @@ TEST(Series, SpecForms) {
     EXPECT_EQ(b.values, (std::vector<std::string>{"32", "64,2", "128"}));
 }
 
+TEST(Series, AtMostSixtyFourValues) {
+    // 64 points: the series document's own limit (kMaxSeriesPoints), e.g. one request fanned out
+    // over a cluster's groups (issue 32); one more is refused.
+    std::string v = "1";
+    for (int i = 2; i <= 64; ++i) v += "," + std::to_string(i);
+    EXPECT_EQ(parseSeriesSpec("--arg iters=" + v).values.size(), 64u);
+    EXPECT_THROW(parseSeriesSpec("--arg iters=" + v + ",65"), std::invalid_argument);
+}
+
 TEST(Series, ValuesThatAreNotPlainTokensAreRefused) {
     for (const char* bad : {"-D X=$(id),1", "-D X=1,`id`", "-D X=1;2", "-D X=a b,c",
                             "--maxrregcount=32,$HOME", "--arg n=1<<20,2", "-D 1X=1,2", "-D X=1", "-D X=1,1",
