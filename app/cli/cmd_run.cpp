@@ -119,6 +119,23 @@ LaunchSpec launchSpecFor(const std::string& file, const std::string& kernelFlag,
     if (!a.shared.empty()) {
         spec.sharedBytes = a.shared;
     }
+    if (!a.clusterDims.empty()) {
+        spec.cluster = splitDims(a.clusterDims);
+    }
+    for (const auto& text : a.lets) {
+        // --let replaces the sidecar's let of that name, else adds one.
+        const std::string name = parseArgSpec(text).name;
+        bool replaced = false;
+        for (auto& l : spec.lets) {
+            if (parseArgSpec(l).name == name) {
+                l = text;
+                replaced = true;
+            }
+        }
+        if (!replaced) {
+            spec.lets.push_back(text);
+        }
+    }
     if (!a.bytes.empty()) {
         spec.bytes = a.bytes;
     }
@@ -135,6 +152,12 @@ LaunchSpec launchSpecFor(const std::string& file, const std::string& kernelFlag,
                 ArgSpec given = parseArgSpec(text);
                 bool found = false;
                 for (auto& s : spec.args) {
+                    if (parseArgSpec(s).name == given.name) {
+                        s = text;
+                        found = true;
+                    }
+                }
+                for (auto& s : spec.lets) {  // a sidecar's let (e.g. a size) may be set the same way
                     if (parseArgSpec(s).name == given.name) {
                         s = text;
                         found = true;
@@ -658,9 +681,17 @@ void addLaunchSpecFlags(CLI::App& cmd, LaunchArgs& a) {
     cmd.add_option("--block", a.block, "block: an expression or x,y,z expressions")->type_name("B");
     cmd.add_option("--shared", a.shared, "dynamic shared memory, bytes (expression)")->type_name("BYTES");
     cmd.add_option("--arg", a.args,
-                   "argument in parameter order: n=1<<20, a=2.5, x=f32[n]:random(seed=7)|random(seed=7, run=32)|zeros|ones|iota|const(V) "
-                   "(repeatable; with a sidecar, overrides its argument of that name)")
+                   "argument in parameter order: n=1<<20, a=2.5, x=f32[n]:random(seed=7)|random(seed=7, run=32)|zeros|ones|iota|const(V), "
+                   "tm=tensormap(A, bf16, dims=[K,M], box=[64,128], swizzle=128B), s=bytes(i32:1,2 f32:0.5)|bytes(hex:..) "
+                   "(repeatable; with a sidecar, overrides its argument or let of that name)")
         ->type_name("SPEC");
+    cmd.add_option("--let", a.lets,
+                   "a scalar or buffer defined but not passed to the kernel, e.g. the buffer behind a tensor map: "
+                   "A=bf16[M*K]:random(seed=1) (repeatable; replaces the sidecar's let of that name)")
+        ->type_name("SPEC");
+    cmd.add_option("--cluster-dims", a.clusterDims,
+                   "thread block cluster: x,y,z expressions, e.g. 2,1,1 (launched with cuLaunchKernelEx)")
+        ->type_name("X,Y,Z");
 }
 
 void addCompareSideFlags(CLI::App& cmd, CompareArgs& c, bool fileRequired) {

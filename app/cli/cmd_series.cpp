@@ -41,6 +41,8 @@ std::string launchReproduceFlags(const CompareArgs& a) {
     if (!a.launch.grid.empty()) command += " --grid " + shellQuote({a.launch.grid});
     if (!a.launch.block.empty()) command += " --block " + shellQuote({a.launch.block});
     if (!a.launch.shared.empty()) command += " --shared " + shellQuote({a.launch.shared});
+    for (const auto& let : a.launch.lets) command += " --let " + shellQuote({let});
+    if (!a.launch.clusterDims.empty()) command += " --cluster-dims " + shellQuote({a.launch.clusterDims});
     if (a.launch.mode != "auto") command += " --mode " + shellQuote({a.launch.mode});
     return command;
 }

@@ -26,7 +26,9 @@ namespace lowerscope::cli {
 struct LaunchArgs {
     std::string kernel;
     std::string grid, block, shared;
+    std::string clusterDims;             // --cluster-dims x,y,z
     std::vector<std::string> args;
+    std::vector<std::string> lets;       // --let: defined, not passed to the kernel
     std::vector<std::string> outputs;
     std::string bytes, flops;
     std::string mode = "auto";

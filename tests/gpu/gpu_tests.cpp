@@ -21,6 +21,11 @@
 //   graph_break_even_job  the gallery's rerun of experiment 4 (core job, no Qt) with the options of
 //             the recorded H200 document: positive costs for every N, the recorded replay counts;
 //             and a job cancelled while measuring ends cancelled
+//   tma_gemm  tests/gpu/kernels/tma_gemm.cu (TMA + wgmma, sm_90a) from its sidecar through
+//             `lowerscope-cli run`: tensor maps by value and by pointer, a 2x1x1 cluster and 65 KiB
+//             of opt-in dynamic shared memory; C equals a CPU GEMM of the same seeded bf16 inputs,
+//             the kernel saw the cluster and the shared memory; more shared memory than the device
+//             has is refused before launch with a clear error (issue 29 item 3; skips below cc 9.0)
 #include "core/analysis/lowering.h"
 #include "core/build/build.h"
 #include "core/build/process.h"
@@ -613,12 +618,113 @@ int testGraphBreakEvenJob() {
     return g_failures ? 1 : 0;
 }
 
+// Reads a whole binary file; empty when missing.
+std::vector<uint8_t> readBinary(const std::filesystem::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+int testTmaGemm() {
+    // Hopper only: the runner's hello names the compute capability.
+    ProcessSpec probe;
+    probe.argv = {RUNNER_BIN, "--info"};
+    probe.timeout = std::chrono::milliseconds(60000);
+    const ProcessResult info = runProcess(probe);
+    int ccMajor = 0;
+    try {
+        const auto j = nlohmann::json::parse(info.stdoutText);
+        ccMajor = j.at("info").at("device").at("cc_major").get<int>();
+    } catch (const std::exception& e) {
+        std::printf("runner --info: %s\n%s\n", e.what(), info.stdoutText.c_str());
+        return 1;
+    }
+    if (ccMajor != 9) {
+        std::printf("SKIP: tma_gemm needs an sm_90 device (wgmma, TMA built for sm_90a); this is cc %d.x\n", ccMajor);
+        return kSkip;
+    }
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("lowerscope-gpu-tma-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    auto cli = [&](std::vector<std::string> args) {
+        ProcessSpec spec;
+        spec.argv = {LOWERSCOPE_CLI, "run", src("tests/gpu/kernels/tma_gemm.cu"), "--arch", "sm_90a"};
+        spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+        spec.argv.insert(spec.argv.end(), {"--runner", RUNNER_BIN, "--max-time", "3"});
+        spec.env = {{"LOWERSCOPE_CACHE_DIR", (dir / "cache").string()}};
+        spec.timeout = std::chrono::seconds(240);
+        ProcessResult r = runProcess(spec);
+        std::printf("$ lowerscope-cli run ... -> %d\n%s%s", r.exitCode, r.stdoutText.c_str(), r.stderrText.c_str());
+        return r;
+    };
+    const ProcessResult run = cli({"--keep-outputs", (dir / "out").string(), "--json", (dir / "run.json").string()});
+    CHECK(run.exitCode == 0, "run exited %d", run.exitCode);
+    if (run.exitCode != 0) return 1;
+
+    constexpr int M = 128, N = 256, K = 512;  // the sidecar's
+    const auto c = readBinary(dir / "out" / "C.bin");
+    const auto inf = readBinary(dir / "out" / "info.bin");
+    CHECK(c.size() == size_t(4) * M * N, "C.bin has %zu bytes", c.size());
+    CHECK(inf.size() == 16, "info.bin has %zu bytes", inf.size());
+    if (c.size() != size_t(4) * M * N || inf.size() != 16) return 1;
+    int got[4];
+    std::memcpy(got, inf.data(), 16);
+    std::printf("inside the kernel: cluster of %d blocks (x %d), dynamic shared %d bytes, %d blocks\n", got[0], got[3],
+                got[1], got[2]);
+    CHECK(got[0] == 2, "cluster_nctarank %d, expected 2 (cluster=[2,1,1])", got[0]);
+    CHECK(got[3] == 2, "cluster_nctaid.x %d, expected 2", got[3]);
+    CHECK(got[1] == 4 * 16384 + 1024, "dynamic_smem_size %d, expected %d", got[1], 4 * 16384 + 1024);
+    CHECK(got[2] == (N / 64) * (M / 64), "%d blocks", got[2]);
+
+    // The runner's generators on the host: A, B as the sidecar's lets declare them.
+    const auto a = makeBufferData(ElemType::BF16, int64_t(M) * K, BufferInit{InitKind::Random, 11, 0});
+    const auto b = makeBufferData(ElemType::BF16, int64_t(N) * K, BufferInit{InitKind::Random, 12, 0});
+    int64_t bad = 0, firstBad = -1;
+    double maxErr = 0;
+    for (int m = 0; m < M; ++m) {
+        for (int n = 0; n < N; ++n) {
+            double want = 0;
+            for (int k = 0; k < K; ++k) {
+                want += elementAsDouble(ElemType::BF16, a.data(), int64_t(m) * K + k) *
+                        elementAsDouble(ElemType::BF16, b.data(), int64_t(n) * K + k);
+            }
+            float have;
+            std::memcpy(&have, c.data() + 4 * (size_t(m) * N + n), 4);
+            const double err = std::abs(double(have) - want);
+            maxErr = std::max(maxErr, err);
+            if (!(err <= 1e-3 + 1e-3 * std::abs(want))) {
+                if (firstBad < 0) firstBad = int64_t(m) * N + n;
+                ++bad;
+            }
+        }
+    }
+    std::printf("C vs CPU reference: max abs error %.3g, %lld of %d elements off\n", maxErr,
+                static_cast<long long>(bad), M * N);
+    CHECK(bad == 0, "%lld elements differ from the CPU GEMM (first at row %lld, column %lld)",
+          static_cast<long long>(bad), static_cast<long long>(firstBad / N), static_cast<long long>(firstBad % N));
+
+    // The document records the tensor maps as evaluated.
+    std::ifstream doc(dir / "run.json");
+    const std::string text((std::istreambuf_iterator<char>(doc)), std::istreambuf_iterator<char>());
+    CHECK(text.find("tensormap(A, bf16, dims=[512,128], box=[64,64], swizzle=128B)") != std::string::npos,
+          "run.json does not record tmA as evaluated");
+
+    // More dynamic shared memory than any Hopper block gets: refused before the launch, clearly.
+    const ProcessResult tooBig = cli({"--shared", "300000"});
+    CHECK(tooBig.exitCode != 0, "a 300000-byte shared memory launch was not refused");
+    CHECK(tooBig.stdoutText.find("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN") != std::string::npos ||
+              tooBig.stderrText.find("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN") != std::string::npos,
+          "the refusal does not name the device limit");
+    std::filesystem::remove_all(dir);
+    return g_failures ? 1 : 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     if (argc != 2) {
         std::fprintf(
-            stderr, "usage: %s saxpy|unwritten|faults|deadline|ffma|compare|short|profile|graph_break_even|graph_break_even_job\n",
+            stderr, "usage: %s saxpy|unwritten|faults|deadline|ffma|compare|short|profile|graph_break_even|graph_break_even_job|tma_gemm\n",
             argv[0]);
         return 2;
     }
@@ -639,7 +745,7 @@ int main(int argc, char** argv) {
         {"saxpy", testSaxpy},       {"unwritten", testUnwritten}, {"faults", testFaults},
         {"deadline", testDeadline}, {"ffma", testFfma},           {"compare", testCompare},
         {"short", testShort},       {"profile", testProfile},     {"graph_break_even", testGraphBreakEven},
-        {"graph_break_even_job", testGraphBreakEvenJob}};
+        {"graph_break_even_job", testGraphBreakEvenJob}, {"tma_gemm", testTmaGemm}};
     auto it = cases.find(argv[1]);
     if (it == cases.end()) {
         std::fprintf(stderr, "unknown case %s\n", argv[1]);
