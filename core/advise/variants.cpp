@@ -1,0 +1,328 @@
+#include "core/advise/variants.h"
+
+#include "core/analysis/occupancy.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+namespace lowerscope {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr size_t kMaxTunables = 16, kMaxTunableValues = 64;
+
+bool isIdentifier(const std::string& s) {
+    if (s.empty() || s.size() > 64 || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+    return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+std::string fmt(const char* format, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, v);
+    return buf;
+}
+
+// The tunable's value in build `a` (its -D NAME=V), else its default.
+long long currentValue(const Tunable& t, const BuildOptions& a) {
+    for (const auto& d : a.defines) {
+        const size_t eq = d.find('=');
+        if (d.substr(0, eq) == t.name && eq != std::string::npos) {
+            try {
+                return std::stoll(d.substr(eq + 1));
+            } catch (const std::exception&) {
+                return t.defaultValue;
+            }
+        }
+    }
+    return t.defaultValue;
+}
+
+const Tunable* tunableWithRole(const std::vector<Tunable>& tunables, const std::string& role) {
+    for (const auto& t : tunables) {
+        if (t.role == role) return &t;
+    }
+    return nullptr;
+}
+
+std::string define(const Tunable& t, long long v) { return "-D " + t.name + "=" + std::to_string(v); }
+
+Prediction withConfidence(Prediction p, Confidence c, const std::string& why) {
+    if (static_cast<int>(c) < static_cast<int>(p.confidence)) {
+        p.confidence = c;
+        p.confidenceReason = why + "; " + p.confidenceReason;
+    }
+    return p;
+}
+
+TheoreticalOccupancy occupancyAt(const AdviseEvidence& e, int registers, int threads) {
+    const ArchLimits limits = archLimits(e.arch.empty() ? "sm_90" : e.arch);
+    const int shared = std::max(0, e.resources ? e.resources->sharedBytes : 0) + e.dynamicSharedBytes;
+    return computeOccupancy(limits, std::max(0, registers), shared, threads, &e.bounds);
+}
+
+bool oneDimensional(const AdviseEvidence& e) {
+    return e.block[1] == 1 && e.block[2] == 1 && e.grid[1] == 1 && e.grid[2] == 1 && e.block[0] > 0 && e.grid[0] > 0;
+}
+
+// A 1-D launch with blocks of `threads` covering the same threads as the original one.
+Variant blockVariant(const AdviseEvidence& e, uint32_t threads) {
+    Variant v;
+    const uint64_t total = uint64_t{e.grid[0]} * e.block[0];
+    v.block = std::array<uint32_t, 3>{threads, 1, 1};
+    v.grid = std::array<uint32_t, 3>{static_cast<uint32_t>((total + threads - 1) / threads), 1, 1};
+    v.change = "block " + std::to_string(e.block[0]) + " → " + std::to_string(threads) + ", grid " +
+               std::to_string(e.grid[0]) + " → " + std::to_string((*v.grid)[0]) + " (same threads)";
+    return v;
+}
+
+bool blockAllowed(const AdviseEvidence& e, uint32_t threads) {
+    return threads >= 32 && threads <= 1024 && checkBlockSize(e.bounds, static_cast<int>(threads)).empty();
+}
+
+void occupancyVariants(const Finding& f, const AdviseEvidence& e, const std::vector<Tunable>& tunables,
+                       const BuildOptions& a, std::vector<Variant>& out) {
+    const int blocks = static_cast<int>(f.values.at("blocks_per_sm"));
+    const int threads = static_cast<int>(e.blockThreads());
+    if (f.id == "occupancy.registers" && e.resources) {
+        const int regs = e.resources->registers;
+        for (int r = regs - 1; r >= 16; --r) {
+            const TheoreticalOccupancy o = occupancyAt(e, r, threads);
+            if (o.blocksPerSm > blocks) {
+                Variant v;
+                v.optionFlags = "--maxrregcount " + std::to_string(r);
+                v.change = "--maxrregcount " + std::to_string(r) + " (" + std::to_string(regs) + " registers → at most " +
+                           std::to_string(r) + "; " + std::to_string(blocks) + " → " + std::to_string(o.blocksPerSm) +
+                           " blocks per SM)";
+                v.prediction = r < regs * 3 / 4 ? withConfidence(f.prediction, Confidence::Low,
+                                                                   "a cap this far below the registers it needs is likely to spill")
+                                                 : f.prediction;
+                out.push_back(std::move(v));
+                break;
+            }
+        }
+    }
+    if (f.id == "occupancy.block_size" && oneDimensional(e)) {
+        const uint32_t twice = e.block[0] * 2;
+        if (blockAllowed(e, twice)) {
+            Variant v = blockVariant(e, twice);
+            v.prediction = withConfidence(f.prediction, Confidence::Low, "the kernel may assume its block size (outputs are compared)");
+            out.push_back(std::move(v));
+        }
+    }
+    if (f.id == "occupancy.shared_memory") {
+        if (const Tunable* t = tunableWithRole(tunables, "tile")) {
+            const long long now = currentValue(*t, a);
+            long long best = 0;
+            for (long long x : t->values) {
+                if (x < now && x > best) best = x;
+            }
+            if (best > 0) {
+                Variant v;
+                v.optionFlags = define(*t, best);
+                v.change = "tile " + t->name + " " + std::to_string(now) + " → " + std::to_string(best) +
+                           " (less shared memory per block)";
+                v.prediction = withConfidence(f.prediction, Confidence::Low, "a smaller tile also changes the work per block");
+                out.push_back(std::move(v));
+            }
+        }
+    }
+    if (const Tunable* t = tunableWithRole(tunables, "min_blocks");
+        t && (f.id == "occupancy.registers" || f.id == "occupancy.shared_memory")) {
+        const long long want = blocks + 1;
+        if (std::find(t->values.begin(), t->values.end(), want) != t->values.end() && currentValue(*t, a) != want) {
+            Variant v;
+            v.optionFlags = define(*t, want);
+            v.change = t->name + " = " + std::to_string(want) + " (__launch_bounds__ asks for " + std::to_string(want) +
+                       " blocks per SM)";
+            v.prediction = f.prediction;
+            out.push_back(std::move(v));
+        }
+    }
+}
+
+void tailVariants(const Finding& f, const AdviseEvidence& e, std::vector<Variant>& out) {
+    if (!oneDimensional(e) || !e.device || !e.resources) return;
+    const double w = f.values.at("waves");
+    const double k = f.values.at("blocks_per_sm");
+    const double before = std::ceil(w) * k * e.block[0];
+    std::optional<Variant> best;
+    for (uint32_t threads : {e.block[0] / 2, e.block[0] * 2}) {
+        if (!blockAllowed(e, threads) || threads % 32 != 0) continue;
+        Variant v = blockVariant(e, threads);
+        const TheoreticalOccupancy o = occupancyAt(e, e.resources->registers, static_cast<int>(threads));
+        if (o.blocksPerSm <= 0) continue;
+        const double w2 = static_cast<double>((*v.grid)[0]) / (static_cast<double>(o.blocksPerSm) * e.device->smCount);
+        const double ratio = std::ceil(w2) * o.blocksPerSm * threads / before;
+        Prediction& p = v.prediction;
+        p.ratio = ratio;
+        p.formula = "B/A = ⌈w′⌉·k′·B′ / (⌈w⌉·k·B) = " + fmt("%.0f", std::ceil(w2)) + "·" + std::to_string(o.blocksPerSm) +
+                    "·" + std::to_string(threads) + " / (" + fmt("%.0f", std::ceil(w)) + "·" + fmt("%.0f", k) + "·" +
+                    std::to_string(e.block[0]) + ") = " + ratioText(ratio) + " (w′ = " + fmt("%.2f", w2) +
+                    " waves; a wave's time ∝ the threads it holds per SM)";
+        p.confidence = Confidence::Low;
+        p.confidenceReason = f.prediction.confidenceReason + "; the kernel may assume its block size (outputs are compared)";
+        if (ratio < 0.97 && (!best || ratio < best->prediction.ratio)) best = std::move(v);
+    }
+    if (best) out.push_back(std::move(*best));
+}
+
+} // namespace
+
+std::vector<Tunable> tunablesFromSidecar(const json& sidecar, const std::string& kernel) {
+    std::vector<Tunable> out;
+    if (!sidecar.is_object()) return out;
+    auto ks = sidecar.find("kernels");
+    if (ks == sidecar.end() || !ks->is_array()) return out;
+    for (const auto& k : *ks) {
+        if (!k.is_object() || !k.contains("name") || !k["name"].is_string() || k["name"].get<std::string>() != kernel) {
+            continue;
+        }
+        auto t = k.find("tunables");
+        if (t == k.end()) return out;
+        if (!t->is_object()) throw std::invalid_argument("tunables: must be an object of define name → {values, default, role}");
+        if (t->size() > kMaxTunables) throw std::invalid_argument("tunables: more than 16");
+        for (const auto& [name, spec] : t->items()) {
+            const std::string where = "tunables." + name;
+            if (!isIdentifier(name)) throw std::invalid_argument(where + ": not a C identifier");
+            if (!spec.is_object()) throw std::invalid_argument(where + ": must be an object");
+            Tunable tu;
+            tu.name = name;
+            auto vals = spec.find("values");
+            if (vals == spec.end() || !vals->is_array() || vals->empty() || vals->size() > kMaxTunableValues) {
+                throw std::invalid_argument(where + ".values: an array of 1 to 64 integers");
+            }
+            for (const auto& v : *vals) {
+                if (!v.is_number_integer()) throw std::invalid_argument(where + ".values: integers only");
+                tu.values.push_back(v.get<long long>());
+            }
+            auto def = spec.find("default");
+            if (def == spec.end() || !def->is_number_integer()) throw std::invalid_argument(where + ".default: an integer");
+            tu.defaultValue = def->get<long long>();
+            if (std::find(tu.values.begin(), tu.values.end(), tu.defaultValue) == tu.values.end()) {
+                throw std::invalid_argument(where + ".default: not one of the values");
+            }
+            auto role = spec.find("role");
+            static const std::set<std::string> roles = {"unroll", "tile", "pad", "min_blocks"};
+            if (role == spec.end() || !role->is_string() || !roles.count(role->get<std::string>())) {
+                throw std::invalid_argument(where + ".role: one of unroll, tile, pad, min_blocks");
+            }
+            tu.role = role->get<std::string>();
+            out.push_back(std::move(tu));
+        }
+        return out;
+    }
+    return out;
+}
+
+std::vector<Variant> proposeVariants(const std::vector<Finding>& findings, const AdviseEvidence& e,
+                                     const std::vector<Tunable>& tunables, const BuildOptions& a) {
+    std::vector<Variant> out;
+    for (const Finding& f : findings) {
+        std::vector<Variant> mine;
+        if (f.rule == "occupancy") {
+            occupancyVariants(f, e, tunables, a, mine);
+        } else if (f.rule == "latency") {
+            if (const Tunable* t = tunableWithRole(tunables, "unroll")) {
+                const long long now = currentValue(*t, a);
+                long long next = 0;
+                for (long long x : t->values) {
+                    if (x > now && (next == 0 || x < next)) next = x;
+                }
+                if (next > 0) {
+                    Variant v;
+                    v.optionFlags = define(*t, next);
+                    v.change = "unroll " + t->name + " " + std::to_string(now) + " → " + std::to_string(next) +
+                               " (more independent loads in flight per warp)";
+                    v.prediction = f.prediction;
+                    mine.push_back(std::move(v));
+                }
+            }
+        } else if (f.rule == "bank_conflicts") {
+            if (const Tunable* t = tunableWithRole(tunables, "pad")) {
+                const long long now = currentValue(*t, a);
+                for (long long x : t->values) {
+                    if (x == now) continue;
+                    Variant v;
+                    v.optionFlags = define(*t, x);
+                    v.change = "padding " + t->name + " " + std::to_string(now) + " → " + std::to_string(x);
+                    v.prediction = f.prediction;
+                    mine.push_back(std::move(v));
+                }
+            }
+        } else if (f.rule == "spills") {
+            if (a.maxRegCount > 0 && a.maxRegCount < 255) {
+                const int r = std::min(255, a.maxRegCount * 2);
+                Variant v;
+                v.optionFlags = "--maxrregcount " + std::to_string(r);
+                v.change = "--maxrregcount " + std::to_string(a.maxRegCount) + " → " + std::to_string(r) +
+                           " (room for the spilled values)";
+                v.prediction = f.prediction;
+                mine.push_back(std::move(v));
+            }
+            if (const Tunable* t = tunableWithRole(tunables, "min_blocks")) {
+                const long long now = currentValue(*t, a);
+                long long lower = 0;
+                for (long long x : t->values) {
+                    if (x < now && x > lower) lower = x;
+                }
+                if (lower > 0) {
+                    Variant v;
+                    v.optionFlags = define(*t, lower);
+                    v.change = t->name + " " + std::to_string(now) + " → " + std::to_string(lower) +
+                               " (__launch_bounds__ asks for fewer blocks per SM, so more registers)";
+                    v.prediction = f.prediction;
+                    mine.push_back(std::move(v));
+                }
+            }
+        } else if (f.rule == "tail") {
+            tailVariants(f, e, mine);
+        } else if (f.rule == "math_precision" && !a.fastMath) {
+            Variant v;
+            v.optionFlags = "--fast-math";
+            v.change = "--fast-math (approximate division, sqrt and transcendentals; flush denormals)";
+            v.prediction = f.prediction;
+            mine.push_back(std::move(v));
+        } else if (f.rule == "launch_overhead") {
+            Variant v;
+            v.graph = true;
+            v.change = "replay the launches as a CUDA Graph";
+            v.notTestable = "an A/B of one launch cannot show launch overhead; measure the path with "
+                            "`lowerscope-cli experiment FILE --graph-break-even 1,4,16,64 -o OUT`";
+            v.prediction = f.prediction;
+            mine.push_back(std::move(v));
+        }
+        for (Variant& v : mine) {
+            v.findingId = f.id;
+            std::string key = v.graph ? "graph" : v.optionFlags;
+            if (v.block) key += (key.empty() ? "" : " ") + std::string("block=") + std::to_string((*v.block)[0]);
+            v.id = f.id + "/" + key;
+            // One variant per change: the first finding that proposes it keeps it.
+            bool seen = false;
+            for (const Variant& o : out) {
+                seen = seen || (o.optionFlags == v.optionFlags && o.block == v.block && o.grid == v.grid && o.graph == v.graph);
+            }
+            if (!seen) out.push_back(std::move(v));
+        }
+    }
+    return out;
+}
+
+json toJson(const Variant& v) {
+    json j{{"id", v.id},
+           {"finding", v.findingId},
+           {"change", v.change},
+           {"option_flags", v.optionFlags},
+           {"graph", v.graph},
+           {"prediction", toJson(v.prediction)}};
+    if (v.block) j["block"] = *v.block;
+    if (v.grid) j["grid"] = *v.grid;
+    if (!v.notTestable.empty()) j["not_testable"] = v.notTestable;
+    return j;
+}
+
+} // namespace lowerscope
