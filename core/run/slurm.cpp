@@ -291,7 +291,8 @@ namespace {
 
 // `text` compressed by gzip (every node has it to decompress); "" when gzip is not there or fails.
 // A request repeats its cubin once per variant, and Slurm refuses batch scripts over its
-// max_script_size (4 MB by default): a 64-point series is ~20x smaller compressed.
+// max_script_size (4 MB by default): a 64-point series of docs/examples/ffma_chains.cu, 1.0 MB of
+// request, becomes a 20 KB script.
 std::string gzipText(const std::string& text) {
     ProcessSpec spec;
     spec.argv = {"gzip", "-c", "-n", "-6"};
