@@ -371,6 +371,9 @@ private:
     bool m_inSourceBlock = false;          // last significant line was a source comment
     SourceLoc m_source;                    // current location (applies until the next block)
     int m_ptxLine = 0;
+    bool m_ptxLineRead = false;            // a PTX-line comment since the last instruction
+    std::vector<uint8_t> m_own;            // per instruction: kOwnSource | kOwnPtxLine
+    static constexpr uint8_t kOwnSource = 1, kOwnPtxLine = 2; // a line comment right before it
     bool m_awaitHi = false;                // the last instruction printed its low word
     std::vector<std::string_view> m_columns; // -lrm column names, in order
     std::vector<std::string_view> m_scratch;
@@ -385,6 +388,8 @@ private:
         m_chain.clear();
         m_inSourceBlock = false;
         m_ptxLine = 0;
+        m_ptxLineRead = false;
+        m_own.clear();
         m_awaitHi = false;
     }
 
@@ -409,7 +414,27 @@ private:
                 }
             }
         }
+        clearPadding();
         m_fn = nullptr;
+    }
+
+    // nvdisasm's line info holds until the next line comment, so the function's final self-branch
+    // (`BRA` to itself after the last EXIT) and the NOPs that pad the section inherited the last
+    // line, often a toolkit header's. They are no line's code: padding carries no source and no PTX
+    // line, unless nvdisasm printed one for it (issue 35 item 11).
+    void clearPadding() {
+        auto& ins = m_fn->instructions;
+        auto own = [this](size_t i, uint8_t what) { return i < m_own.size() && (m_own[i] & what); };
+        auto clear = [&](size_t i) {
+            if (!own(i, kOwnSource)) ins[i].source = SourceLoc{};
+            if (!own(i, kOwnPtxLine)) ins[i].ptxLine = 0;
+        };
+        size_t i = ins.size();
+        while (i > 0 && ins[i - 1].mnemonic == "NOP" && ins[i - 1].predicate.empty()) clear(--i);
+        if (i > 0) {
+            const SassInstruction& last = ins[i - 1];
+            if (last.mnemonic == "BRA" && last.predicate.empty() && last.branchTarget == last.address) clear(i - 1);
+        }
     }
 
     void section(std::string_view name, bool isText) {
@@ -485,6 +510,7 @@ private:
             if (!parseFileComment(s.substr(kFile.size()), src)) return;
             if (src.file == ".nv_debug_ptx_txt") {
                 m_ptxLine = src.line;
+                m_ptxLineRead = true;
                 m_inSourceBlock = false;
                 return;
             }
@@ -532,6 +558,8 @@ private:
         if (i == 0) return;
         ensureFunction();
         m_inSourceBlock = false;
+        const uint8_t own = uint8_t((m_chain.empty() ? 0 : kOwnSource) | (m_ptxLineRead ? kOwnPtxLine : 0));
+        m_ptxLineRead = false;
         applyChain();
 
         std::string_view rest = s.substr(i);
@@ -559,6 +587,8 @@ private:
         ins.text = std::string(stmt);
         ins.source = m_source;
         ins.ptxLine = m_ptxLine;
+        m_own.resize(m_fn->instructions.size() - 1, 0);
+        m_own.push_back(own);
         for (auto l : m_pendingLabels) m_fn->labels.emplace(std::string(l), ins.address);
         m_pendingLabels.clear();
 

@@ -316,3 +316,52 @@ TEST(SassParser, ApplyLiveCountsMatchesFunctionsAndAddresses) {
         for (size_t k = 0; k < merged.functions[fi].instructions.size(); ++k)
             EXPECT_EQ(merged.functions[fi].instructions[k].live, l.functions[fi].instructions[k].live) << fi << ":" << k;
 }
+
+// The final self-branch and the NOPs after it pad the function: nvdisasm prints no line for them,
+// and they inherited the last one (header_family's is its header's line 22, a toolkit header's in
+// others). Over every recorded listing: padding has no source and no PTX line, the EXIT before it
+// keeps its own (issue 35 item 11).
+TEST(SassParser, TrailingPaddingHasNoLine) {
+    namespace fs = std::filesystem;
+    auto slurp = [](const fs::path& p) {
+        std::ifstream in(p, std::ios::binary);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        return ss.str();
+    };
+    int functions = 0, padded = 0;
+    for (const auto& archDir : fs::directory_iterator(fs::path(LOWERSCOPE_SOURCE_DIR) / "tests/data")) {
+        if (!archDir.is_directory() || archDir.path().filename().string().rfind("sm_", 0) != 0) continue;
+        for (const auto& f : fs::directory_iterator(archDir.path())) {
+            const std::string name = f.path().filename().string();
+            if (name.size() < 9 || name.substr(name.size() - 8) != ".gp.sass") continue;
+            const SassListing listing = parseSass(slurp(f.path()));
+            for (const SassFunction& fn : listing.functions) {
+                SCOPED_TRACE(f.path().string() + " " + fn.name);
+                const auto& ins = fn.instructions;
+                size_t first = ins.size(); // the first padding instruction
+                while (first > 0 && ins[first - 1].mnemonic == "NOP") --first;
+                ASSERT_GT(first, 0u);
+                const SassInstruction& loop = ins[first - 1];
+                ASSERT_EQ(loop.mnemonic, "BRA");
+                ASSERT_EQ(loop.branchTarget, std::optional<uint32_t>(loop.address));
+                --first;
+                ++functions;
+                for (size_t i = first; i < ins.size(); ++i) {
+                    EXPECT_FALSE(ins[i].source.valid()) << ins[i].text << " @" << ins[i].address << " "
+                                                        << ins[i].source.file << ":" << ins[i].source.line;
+                    EXPECT_EQ(ins[i].ptxLine, 0) << ins[i].text << " @" << ins[i].address;
+                }
+                padded += int(ins.size() - first);
+                // The code before the padding keeps its lines (an EXIT, a RET, a branch to the
+                // exit).
+                ASSERT_GT(first, 0u);
+                const SassInstruction& exit = ins[first - 1];
+                EXPECT_TRUE(exit.source.valid()) << exit.text;
+                EXPECT_GT(exit.ptxLine, 0) << exit.text;
+            }
+        }
+    }
+    EXPECT_GE(functions, 27);
+    EXPECT_GT(padded, functions);
+}
