@@ -18,4 +18,5 @@ void registerDiffCommand(CLI::App& app, int& exitCode);     // diff
 void registerProfileCommand(CLI::App& app, int& exitCode);  // profile
 void registerChartCommand(CLI::App& app, int& exitCode);    // chart
 void registerCaptureCommand(CLI::App& app, int& exitCode);  // capture
+void registerAdviseCommand(CLI::App& app, int& exitCode);   // advise
 } // namespace lowerscope::cli

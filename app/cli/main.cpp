@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
     lowerscope::cli::registerProfileCommand(app, exitCode);
     lowerscope::cli::registerChartCommand(app, exitCode);
     lowerscope::cli::registerCaptureCommand(app, exitCode);
+    lowerscope::cli::registerAdviseCommand(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -15,6 +15,8 @@
 // busy-waits that long in every cuLaunchKernel of a user kernel outside a capture,
 // FAKE_HOST_INSTANTIATE_US in every cuGraphInstantiate. FAKE_GRAPH_LOG names a file that gets
 // "graphs created C destroyed D execs created E destroyed F" when the process exits.
+// FAKE_KERNEL_NS_BLOCK=B:NS makes a user kernel launched with blocks of B threads (x) take NS ns
+// instead (the advisor's block-size variants, measured against the original).
 // FAKE_KERNEL_SLEEP_US sleeps that long in every cuLaunchKernel of a user kernel outside a capture
 // (wall time only; the virtual clock is unchanged).
 // FAKE_GRAPH_FAIL=instantiate:N or launch:N makes cuGraphInstantiate or cuGraphLaunch fail
@@ -58,6 +60,7 @@ constexpr uint32_t kFakeCrc = 0x5eed1234;
 
 struct Func {
     std::string name;
+    unsigned blockX = 0; // of the latest launch (FAKE_KERNEL_NS_BLOCK)
 };
 struct Event {
     uint64_t t = 0;
@@ -189,6 +192,16 @@ bool isHelper(const std::string& name) {
 uint64_t spanOf(const Func* f) {
     if (isHelper(f->name)) {
         return kFakeHelperNs;
+    }
+    // FAKE_KERNEL_NS_BLOCK=B:NS: a user kernel launched with blocks of B threads (x) takes NS ns.
+    static const std::pair<unsigned long, unsigned long> byBlock = [] {
+        const char* env = std::getenv("FAKE_KERNEL_NS_BLOCK");
+        unsigned long b = 0, ns = 0;
+        if (env && std::sscanf(env, "%lu:%lu", &b, &ns) != 2) b = 0;
+        return std::make_pair(b, ns);
+    }();
+    if (byBlock.first != 0 && f->blockX == byBlock.first) {
+        return byBlock.second;
     }
     return f->name.find("slow") != std::string::npos ? 3 * kFakeKernelNs : kFakeKernelNs;
 }
@@ -474,9 +487,10 @@ int cuEventElapsedTime_v2(float* ms, Event* a, Event* b) {
     *ms = static_cast<float>(static_cast<double>(b->t - a->t) * 1e-6);
     return 0;
 }
-int cuLaunchKernel(Func* f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*,
+int cuLaunchKernel(Func* f, unsigned, unsigned, unsigned, unsigned blockX, unsigned, unsigned, unsigned, void*,
                    void** params, void**) {
     State& s = st();
+    f->blockX = blockX;
     if (s.capturing) {
         s.captured.push_back(f);
         return 0;
@@ -499,6 +513,7 @@ int cuLaunchKernel(Func* f, unsigned, unsigned, unsigned, unsigned, unsigned, un
 }
 int cuLaunchKernelEx(const CUlaunchConfig* c, Func* f, void** params, void**) {
     State& s = st();
+    f->blockX = c->blockDimX;
     std::string cluster = "none";
     for (unsigned i = 0; i < c->numAttrs; ++i) {
         if (c->attrs[i].id == LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {

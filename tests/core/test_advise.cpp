@@ -1,0 +1,513 @@
+// The advisor's rules, variants and verdicts (issue 34, core/advise/): every rule has a case where
+// it fires (synthetic evidence with the numbers that should make it speak) and one where it must
+// stay silent; recorded H200 profiles go in and the findings they must (and must not) give come
+// out; the verdict of a tested suggestion follows its documented definition.
+#include "core/advise/advice_record.h"
+#include "core/advise/findings.h"
+#include "core/advise/variants.h"
+#include "core/analysis/occupancy.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+
+using namespace lowerscope;
+using nlohmann::json;
+
+namespace {
+
+const char* kInst = "smsp__sass_inst_executed";
+const char* kThreadInst = "smsp__sass_thread_inst_executed";
+
+// A launch of 256-thread blocks over 1056 blocks (exactly one wave at 8 blocks per SM on 132 SMs),
+// 32 registers, no shared memory: nothing to find.
+AdviseEvidence base() {
+    AdviseEvidence e;
+    e.kernel = "_Z1kPf";
+    e.arch = "sm_90";
+    DeviceInfo d;
+    d.name = "test GPU";
+    d.smCount = 132;
+    d.ccMajor = 9;
+    e.device = d;
+    e.block = {256, 1, 1};
+    e.grid = {1056, 1, 1};
+    Resources r;
+    r.registers = 32;
+    r.sharedBytes = 0;
+    r.spillStores = 0;
+    r.spillLoads = 0;
+    e.resources = r;
+    return e;
+}
+
+AdviseRow row(uint32_t address, const std::string& opcode, int line, std::map<std::string, uint64_t> counts,
+              std::map<std::string, uint64_t> samples = {}) {
+    AdviseRow r;
+    r.address = address;
+    r.opcode = opcode;
+    r.file = "k.cu";
+    r.line = line;
+    r.counts = std::move(counts);
+    r.samples = std::move(samples);
+    return r;
+}
+
+void metric(AdviseEvidence& e, const std::string& name, double value) {
+    e.metrics.push_back(ProfileMetric{name, value, name.find("pct") != std::string::npos ? "percent" : ""});
+}
+
+const Finding* find(const std::vector<Finding>& fs, const std::string& id) {
+    for (const auto& f : fs) {
+        if (f.id == id) return &f;
+    }
+    return nullptr;
+}
+
+std::vector<std::string> ids(const std::vector<Finding>& fs) {
+    std::vector<std::string> out;
+    for (const auto& f : fs) out.push_back(f.id);
+    return out;
+}
+
+std::string join(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += x + " ";
+    return s;
+}
+
+} // namespace
+
+TEST(AdviseRules, NothingToFindInABalancedLaunch) {
+    EXPECT_TRUE(adviseFindings(base()).empty()) << join(ids(adviseFindings(base())));
+}
+
+TEST(AdviseRules, OccupancyLimitedByRegistersFiresAndProposesTheCapThatFitsOneMoreBlock) {
+    AdviseEvidence e = base();
+    e.resources->registers = 128; // 2 blocks of 256 threads per SM: 25 %
+    metric(e, "smsp__issue_active.avg.pct_of_peak_sustained_active", 30);
+    const auto fs = adviseFindings(e);
+    const Finding* f = find(fs, "occupancy.registers");
+    ASSERT_NE(f, nullptr) << join(ids(fs));
+    EXPECT_DOUBLE_EQ(f->values.at("occupancy"), 0.25);
+    // s = 1 − 30 % issue active; T/T′ = 25 % / 37.5 %.
+    EXPECT_NEAR(f->prediction.ratio, 1 - 0.7 * (1 - 0.25 / 0.375), 1e-9);
+    EXPECT_NE(f->prediction.formula.find("1 − s × (1 − T/T′)"), std::string::npos) << f->prediction.formula;
+    EXPECT_EQ(f->prediction.confidence, Confidence::Medium);
+
+    const auto vs = proposeVariants(fs, e, {}, BuildOptions{});
+    ASSERT_FALSE(vs.empty());
+    const Variant& v = vs.front();
+    ASSERT_EQ(v.optionFlags.rfind("--maxrregcount ", 0), 0u) << v.optionFlags;
+    const int cap = std::stoi(v.optionFlags.substr(15));
+    const ArchLimits lim = archLimits("sm_90");
+    EXPECT_GT(computeOccupancy(lim, cap, 0, 256).blocksPerSm, 2);      // the cap fits one more block
+    EXPECT_EQ(computeOccupancy(lim, cap + 1, 0, 256).blocksPerSm, 2); // and is the largest that does
+    EXPECT_EQ(v.findingId, "occupancy.registers");
+}
+
+TEST(AdviseRules, OccupancyIsSilentAtFullOccupancyOrWhenIssueIsSaturated) {
+    AdviseEvidence e = base(); // 32 registers: 100 %
+    EXPECT_EQ(find(adviseFindings(e), "occupancy.registers"), nullptr);
+    e.resources->registers = 128;
+    metric(e, "smsp__issue_active.avg.pct_of_peak_sustained_active", 85);
+    EXPECT_TRUE(adviseFindings(e).empty()) << join(ids(adviseFindings(e)));
+}
+
+TEST(AdviseRules, SmallBlocksRunOutOfBlockSlotsAndTheVariantDoublesTheBlock) {
+    AdviseEvidence e = base();
+    e.block = {32, 1, 1}; // 32 slots × 1 warp = 50 %
+    e.grid = {132 * 32 * 3, 1, 1};
+    const auto fs = adviseFindings(e);
+    const Finding* f = find(fs, "occupancy.block_size");
+    ASSERT_NE(f, nullptr) << join(ids(fs));
+    EXPECT_DOUBLE_EQ(f->values.at("occupancy"), 0.5);
+    EXPECT_EQ(f->prediction.confidence, Confidence::Low); // no samples, no issue metric: a bound
+    const auto vs = proposeVariants(fs, e, {}, BuildOptions{});
+    ASSERT_FALSE(vs.empty());
+    ASSERT_TRUE(vs.front().block.has_value());
+    EXPECT_EQ((*vs.front().block)[0], 64u);
+    EXPECT_EQ((*vs.front().grid)[0], 132u * 32 * 3 / 2); // the same threads
+
+    AdviseEvidence ok = base();
+    ok.block = {128, 1, 1};
+    ok.grid = {132 * 16, 1, 1};
+    EXPECT_EQ(find(adviseFindings(ok), "occupancy.block_size"), nullptr);
+}
+
+TEST(AdviseRules, UncoalescedRowsAreNamedWithTheirSectorsPerRequest) {
+    AdviseEvidence e = base();
+    e.rows = {row(0x80, "LDG.E", 12,
+                  {{kInst, 1000}, {"smsp__sass_inst_executed_op_global_ld", 1000},
+                   {"smsp__sass_sectors_mem_global", 32000}, {"smsp__sass_sectors_mem_global_ideal", 4000}}),
+              row(0x90, "STG.E", 13,
+                  {{kInst, 1000}, {"smsp__sass_inst_executed_op_global_st", 1000},
+                   {"smsp__sass_sectors_mem_global", 4000}, {"smsp__sass_sectors_mem_global_ideal", 4000}})};
+    metric(e, "dram__throughput.avg.pct_of_peak_sustained_elapsed", 75);
+    const auto fs = adviseFindings(e);
+    const Finding* f = find(fs, "uncoalesced");
+    ASSERT_NE(f, nullptr) << join(ids(fs));
+    ASSERT_EQ(f->rows.size(), 1u);
+    EXPECT_EQ(f->rows[0].address, 0x80u);
+    EXPECT_EQ(f->rows[0].line, 12);
+    EXPECT_NE(f->rows[0].detail.find("32.0 sectors/request (ideal 4.0)"), std::string::npos) << f->rows[0].detail;
+    EXPECT_NEAR(f->prediction.ratio, (36000.0 - 28000) / 36000, 1e-9);
+    EXPECT_EQ(f->prediction.confidence, Confidence::Medium);
+    EXPECT_TRUE(proposeVariants(fs, e, {}, BuildOptions{}).empty()); // a code change: no variant
+
+    for (auto& r : e.rows) r.counts["smsp__sass_sectors_mem_global"] = r.counts["smsp__sass_sectors_mem_global_ideal"];
+    EXPECT_EQ(find(adviseFindings(e), "uncoalesced"), nullptr);
+}
+
+TEST(AdviseRules, UncoalescedIsSilentWithoutSectorCounts) {
+    AdviseEvidence e = base();
+    e.rows = {row(0x80, "LDG.E", 12, {{kInst, 1000}})};
+    EXPECT_TRUE(adviseFindings(e).empty());
+}
+
+TEST(AdviseRules, BankConflictsUseTheStallShareOfTheConflictingRows) {
+    AdviseEvidence e = base();
+    const char* w = "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared";
+    const char* wi = "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal";
+    e.rows = {row(0x100, "LDS", 20, {{kInst, 100}, {w, 800}, {wi, 100}}, {{"short_scoreboard", 40}}),
+              row(0x110, "FFMA", 21, {{kInst, 100}}, {{"wait", 60}})};
+    const auto fs = adviseFindings(e);
+    const Finding* f = find(fs, "bank_conflicts");
+    ASSERT_NE(f, nullptr) << join(ids(fs));
+    EXPECT_EQ(f->rows.at(0).address, 0x100u);
+    EXPECT_NEAR(f->prediction.ratio, 1 - 0.4 * (1 - 100.0 / 800), 1e-9);
+    // A "pad" tunable gives one variant per other value.
+    const std::vector<Tunable> t = {Tunable{"PAD", {0, 1}, 0, "pad"}};
+    const auto vs = proposeVariants(fs, e, t, BuildOptions{});
+    ASSERT_EQ(vs.size(), 1u);
+    EXPECT_EQ(vs[0].optionFlags, "-D PAD=1");
+
+    e.rows[0].counts[w] = 100;
+    EXPECT_EQ(find(adviseFindings(e), "bank_conflicts"), nullptr);
+}
+
+TEST(AdviseRules, LongScoreboardWithFewWarpsIsLatency) {
+    AdviseEvidence e = base();
+    e.rows = {row(0x40, "LDG.E", 7, {{kInst, 10}}, {{"long_scoreboard", 600}, {"long_scoreboard_not_issued", 500}}),
+              row(0x50, "FFMA", 8, {{kInst, 10}}, {{"selected", 400}})};
+    metric(e, "sm__warps_active.avg.pct_of_peak_sustained_active", 20);
+    const auto fs = adviseFindings(e);
+    const Finding* f = find(fs, "latency");
+    ASSERT_NE(f, nullptr) << join(ids(fs));
+    // The _not_issued subset is not counted twice: s = 600 / 1000. W′ = 2W = 40 %.
+    EXPECT_NEAR(f->values.at("long_scoreboard_share"), 0.6, 1e-9);
+    EXPECT_NEAR(f->prediction.ratio, 1 - 0.6 * (1 - 20.0 / 40), 1e-9);
+    const auto vs = proposeVariants(fs, e, {Tunable{"UNROLL", {1, 2, 4, 8}, 2, "unroll"}}, BuildOptions{});
+    ASSERT_EQ(vs.size(), 1u);
+    EXPECT_EQ(vs[0].optionFlags, "-D UNROLL=4");
+    BuildOptions a;
+    a.defines = {"UNROLL=8"}; // already at the largest value
+    EXPECT_TRUE(proposeVariants(fs, e, {Tunable{"UNROLL", {1, 2, 4, 8}, 2, "unroll"}}, a).empty());
+
+    AdviseEvidence busy = e;
+    busy.metrics.clear();
+    metric(busy, "sm__warps_active.avg.pct_of_peak_sustained_active", 70);
+    EXPECT_EQ(find(adviseFindings(busy), "latency"), nullptr);
+}
+
+TEST(AdviseRules, DivergentBranchesWithIdleLanes) {
+    AdviseEvidence e = base();
+    const char* div = "smsp__sass_branch_targets_threads_divergent";
+    e.rows = {row(0x20, "BRA", 5, {{kInst, 1000}, {kThreadInst, 32000}, {div, 500}}),
+              row(0x30, "FADD", 6, {{kInst, 1000}, {kThreadInst, 8000}, {div, 0}})};
+    metric(e, "smsp__issue_active.avg.pct_of_peak_sustained_active", 50);
+    const auto fs = adviseFindings(e);
+    const Finding* f = find(fs, "divergence");
+    ASSERT_NE(f, nullptr) << join(ids(fs));
+    EXPECT_EQ(f->rows.size(), 1u);
+    EXPECT_EQ(f->rows[0].address, 0x20u);
+    const double idle = 1 - 40000.0 / (32 * 2000);
+    EXPECT_NEAR(f->prediction.ratio, 1 - idle * 0.5, 1e-9);
+
+    e.rows[1].counts[kThreadInst] = 32000; // every lane busy
+    EXPECT_EQ(find(adviseFindings(e), "divergence"), nullptr);
+}
+
+TEST(AdviseRules, SpillsFromTheBuildAndTheLocalMemoryRows) {
+    AdviseEvidence e = base();
+    e.resources->spillStores = 64;
+    e.resources->spillLoads = 64;
+    e.maxRegCount = 32;
+    e.rows = {row(0x60, "STL", 9, {{kInst, 100}}, {{"lg_throttle", 30}}),
+              row(0x70, "LDL", 10, {{kInst, 100}}, {{"long_scoreboard", 20}}),
+              row(0x80, "FFMA", 11, {{kInst, 800}}, {{"selected", 50}})};
+    const auto fs = adviseFindings(e);
+    const Finding* f = find(fs, "spills");
+    ASSERT_NE(f, nullptr) << join(ids(fs));
+    EXPECT_EQ(f->rows.size(), 2u);
+    EXPECT_NEAR(f->prediction.ratio, 1 - 50.0 / 100, 1e-9);
+    BuildOptions a;
+    a.maxRegCount = 32;
+    const auto vs = proposeVariants(fs, e, {}, a);
+    ASSERT_EQ(vs.size(), 1u);
+    EXPECT_EQ(vs[0].optionFlags, "--maxrregcount 64");
+
+    AdviseEvidence clean = base();
+    clean.rows = {row(0x80, "FFMA", 11, {{kInst, 800}})};
+    EXPECT_EQ(find(adviseFindings(clean), "spills"), nullptr);
+}
+
+TEST(AdviseRules, ShortKernelsAreGraphCandidatesNotTestableAsAnAB) {
+    AdviseEvidence e = base();
+    metric(e, "gpu__time_duration.sum", 3000);
+    const auto fs = adviseFindings(e);
+    const Finding* f = find(fs, "launch_overhead");
+    ASSERT_NE(f, nullptr) << join(ids(fs));
+    EXPECT_NEAR(f->prediction.ratio, (3 + 0.55) / 4.7, 1e-9);
+    const auto vs = proposeVariants(fs, e, {}, BuildOptions{});
+    ASSERT_EQ(vs.size(), 1u);
+    EXPECT_TRUE(vs[0].graph);
+    EXPECT_NE(vs[0].notTestable.find("--graph-break-even"), std::string::npos);
+
+    AdviseEvidence slow = base();
+    metric(slow, "gpu__time_duration.sum", 50000);
+    EXPECT_EQ(find(adviseFindings(slow), "launch_overhead"), nullptr);
+}
+
+TEST(AdviseRules, APartlyFilledLastWaveIsATail) {
+    AdviseEvidence e = base();
+    e.grid = {1056 + 132, 1, 1}; // 1.125 waves at 8 blocks per SM
+    const auto fs = adviseFindings(e);
+    const Finding* f = find(fs, "tail");
+    ASSERT_NE(f, nullptr) << join(ids(fs));
+    EXPECT_NEAR(f->values.at("waves"), 1.125, 1e-9);
+    EXPECT_NEAR(f->prediction.ratio, 1.125 / 2, 1e-9);
+    // Blocks of 512 (4 per SM, 594 blocks: 1.125 waves again) do not help; blocks of 128 (16 per
+    // SM, 2376 blocks: 1.125 waves) neither: no variant beats the original.
+    const auto vs = proposeVariants(fs, e, {}, BuildOptions{});
+    EXPECT_TRUE(vs.empty()) << vs.front().change;
+
+    // The wave is counted at the occupancy the registers allow: 64 registers hold 4 blocks of 256
+    // per SM, so 594 blocks are 1.125 waves of 528.
+    AdviseEvidence r = base();
+    r.resources->registers = 64;
+    r.grid = {594, 1, 1};
+    const auto fr = adviseFindings(r);
+    ASSERT_NE(find(fr, "tail"), nullptr) << join(ids(fr));
+
+    EXPECT_EQ(find(adviseFindings(base()), "tail"), nullptr); // exactly one wave
+}
+
+TEST(AdviseRules, BusyKernelsWithSpecialFunctionMathGetAFastMathVariant) {
+    AdviseEvidence e = base();
+    e.rows = {row(0x10, "MUFU.RCP", 30, {{kInst, 100}}), row(0x20, "FFMA", 30, {{kInst, 300}}),
+              row(0x30, "FADD", 31, {{kInst, 600}})};
+    metric(e, "smsp__issue_active.avg.pct_of_peak_sustained_active", 70);
+    const auto fs = adviseFindings(e);
+    const Finding* f = find(fs, "math_precision");
+    ASSERT_NE(f, nullptr) << join(ids(fs));
+    EXPECT_NEAR(f->values.at("math_share"), 0.4, 1e-9);
+    EXPECT_NEAR(f->prediction.ratio, 0.8, 1e-9);
+    const auto vs = proposeVariants(fs, e, {}, BuildOptions{});
+    ASSERT_EQ(vs.size(), 1u);
+    EXPECT_EQ(vs[0].optionFlags, "--fast-math");
+
+    e.fastMath = true;
+    EXPECT_EQ(find(adviseFindings(e), "math_precision"), nullptr);
+}
+
+TEST(AdviseRules, AMetricOutsideItsRangeIsNoEvidence) {
+    AdviseEvidence e = base();
+    e.resources->registers = 128;
+    metric(e, "smsp__issue_active.avg.pct_of_peak_sustained_active", 297); // not a fact
+    const Finding* f = find(adviseFindings(e), "occupancy.registers");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->prediction.confidence, Confidence::Low); // the bound, not the issue-based estimate
+}
+
+// ------------------------------------------------------------------------------------ recorded
+
+namespace {
+
+json readJson(const std::string& relative) {
+    std::ifstream in(std::string(LOWERSCOPE_SOURCE_DIR) + "/" + relative);
+    return json::parse(in);
+}
+
+// A recorded runner profile (tests/data/profile/h200_*.runner.json): its kernel metrics and the
+// per-instruction counts and samples, merged by offset; no opcodes (the recording has none).
+AdviseEvidence fromRunnerRecording(const std::string& name) {
+    const json d = readJson("tests/data/profile/" + name);
+    AdviseEvidence e;
+    e.arch = "sm_90";
+    DeviceInfo dev;
+    fromJson(d["device"], dev);
+    e.device = dev;
+    for (int k = 0; k < 3; ++k) {
+        e.grid[k] = d["grid"][k].get<uint32_t>();
+        e.block[k] = d["block"][k].get<uint32_t>();
+    }
+    std::map<uint64_t, AdviseRow> rows;
+    for (const char* c : {"kernel", "instructions", "samples"}) {
+        if (!d["collections"][c].contains("profile")) continue;
+        ProfileData p;
+        fromJson(d["collections"][c]["profile"], p);
+        if (p.collection == ProfileCollection::Kernel) e.metrics = p.metrics;
+        for (const auto& ip : p.instructions) {
+            AdviseRow& r = rows[ip.pcOffset];
+            r.address = static_cast<uint32_t>(ip.pcOffset);
+            for (const auto& [k, v] : ip.counts) r.counts[k] = v;
+            for (const auto& [k, v] : ip.samples) r.samples[k] = v;
+        }
+    }
+    for (auto& [off, r] : rows) e.rows.push_back(r);
+    return e;
+}
+
+} // namespace
+
+TEST(AdviseRecorded, FfmaDependentChainOnOneWarpPerSmIsSmallBlocksAndAnEmptyGpu) {
+    // docs/examples/ffma_chain.ffma_dependent.profile.json: 132 blocks of 32 threads on an H200's
+    // 132 SMs, one dependent FFMA chain per thread.
+    AdviseEvidence e = evidenceFromProfileDocument(readJson("docs/examples/ffma_chain.ffma_dependent.profile.json"));
+    EXPECT_EQ(e.block[0], 32u);
+    EXPECT_EQ(e.grid[0], 132u);
+    ASSERT_FALSE(e.rows.empty());
+    EXPECT_FALSE(e.rows.front().opcode.empty());
+    Resources r;
+    r.registers = 16;
+    r.sharedBytes = 0;
+    e.resources = r;
+    const auto fs = adviseFindings(e);
+    EXPECT_NE(find(fs, "occupancy.block_size"), nullptr) << join(ids(fs));
+    const Finding* tail = find(fs, "tail");
+    ASSERT_NE(tail, nullptr) << join(ids(fs));
+    EXPECT_LT(tail->values.at("waves"), 0.05); // 132 blocks of a 32 × 132-block wave
+    // The recorded L2 hit rate of 297 % is not a fact and nothing reads it; its global stores are
+    // coalesced, nothing diverges, nothing spills, and it waits on the FFMA latency, not on memory.
+    for (const char* silent : {"uncoalesced", "divergence", "spills", "latency", "bank_conflicts", "launch_overhead"}) {
+        EXPECT_EQ(find(fs, silent), nullptr) << silent;
+    }
+}
+
+TEST(AdviseRecorded, SaxpyAndReductionOnTheH200HaveNoMetricFindings) {
+    // Kernel metrics and per-instruction counts without resources: the rules that need the build
+    // say nothing, and the others find nothing in these well-formed kernels (saxpy 2^24 floats,
+    // ~40 µs; reduce_sum one wave of 1056 blocks).
+    for (const char* name : {"h200_saxpy.runner.json", "h200_reduce_sum.runner.json"}) {
+        const AdviseEvidence e = fromRunnerRecording(name);
+        ASSERT_FALSE(e.metrics.empty()) << name;
+        const auto fs = adviseFindings(e);
+        EXPECT_TRUE(fs.empty()) << name << ": " << join(ids(fs));
+    }
+}
+
+TEST(AdviseRecorded, SgemmTiledBankConflictsNeedTheirRowEvidence) {
+    // The kernel metric counts 329 k bank conflicts, but the recording has no per-row wavefront
+    // counts: the rule that names rows stays silent rather than guessing which.
+    const AdviseEvidence e = fromRunnerRecording("h200_sgemm_tiled.runner.json");
+    ASSERT_TRUE(e.metric("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum").has_value());
+    EXPECT_EQ(find(adviseFindings(e), "bank_conflicts"), nullptr);
+}
+
+// ------------------------------------------------------------------------------------ tunables
+
+TEST(AdviseTunables, ReadFromTheKernelsSidecarEntryAndChecked) {
+    const json ok = json::parse(R"({"kernels": [{"name": "k", "tunables":
+        {"UNROLL": {"values": [1, 2, 4], "default": 2, "role": "unroll"}}}, {"name": "other"}]})");
+    const auto t = tunablesFromSidecar(ok, "k");
+    ASSERT_EQ(t.size(), 1u);
+    EXPECT_EQ(t[0], (Tunable{"UNROLL", {1, 2, 4}, 2, "unroll"}));
+    EXPECT_TRUE(tunablesFromSidecar(ok, "other").empty());
+    for (const char* bad : {R"({"kernels": [{"name": "k", "tunables": {"1X": {"values": [1], "default": 1, "role": "unroll"}}}]})",
+                            R"({"kernels": [{"name": "k", "tunables": {"X": {"values": [1], "default": 2, "role": "unroll"}}}]})",
+                            R"({"kernels": [{"name": "k", "tunables": {"X": {"values": [1], "default": 1, "role": "magic"}}}]})",
+                            R"({"kernels": [{"name": "k", "tunables": {"X": {"values": ["a"], "default": 1, "role": "tile"}}}]})",
+                            R"({"kernels": [{"name": "k", "tunables": [1]}]})"}) {
+        EXPECT_THROW(tunablesFromSidecar(json::parse(bad), "k"), std::invalid_argument) << bad;
+    }
+}
+
+TEST(AdviseTunables, TheShippedSidecarsParse) {
+    for (const char* name : {"kernels/sgemm_tiled.json", "kernels/reduction.json", "docs/examples/ffma_chains.json"}) {
+        const json j = readJson(name);
+        for (const auto& k : j["kernels"]) {
+            EXPECT_NO_THROW(tunablesFromSidecar(j, k["name"].get<std::string>())) << name;
+        }
+    }
+    // docs/examples/ffma_chains.cu reads CHAINS (independent FFMA chains per thread) as a tunable.
+    const auto t = tunablesFromSidecar(readJson("docs/examples/ffma_chains.json"), "ffma_chains");
+    ASSERT_EQ(t.size(), 1u);
+    EXPECT_EQ(t[0], (Tunable{"CHAINS", {1, 2, 4, 8}, 4, "unroll"}));
+}
+
+// ------------------------------------------------------------------------------------ verdicts
+
+namespace {
+
+SuggestionTest measured(double ratio, double lo, double hi, bool significant) {
+    SuggestionTest t;
+    t.measured = true;
+    t.ratio = ratio;
+    t.ciLow = lo;
+    t.ciHigh = hi;
+    t.significant = significant;
+    return t;
+}
+
+Prediction predicting(double ratio) {
+    Prediction p;
+    p.ratio = ratio;
+    return p;
+}
+
+} // namespace
+
+TEST(AdviseVerdict, HeldFailedInconclusiveAsDocumented) {
+    const Judgement held = judgeSuggestion(predicting(0.8), measured(0.85, 0.84, 0.86, true));
+    EXPECT_EQ(held.verdict, Verdict::Held);
+    EXPECT_TRUE(*held.directionRight);
+    EXPECT_NEAR(*held.error, 0.05, 1e-12);
+
+    const Judgement other = judgeSuggestion(predicting(0.8), measured(1.10, 1.09, 1.11, true));
+    EXPECT_EQ(other.verdict, Verdict::Failed);
+    EXPECT_FALSE(*other.directionRight);
+
+    // No significant difference, the predicted 0.8 far outside [0.998, 1.003]: it would have shown.
+    const Judgement missed = judgeSuggestion(predicting(0.8), measured(1.0, 0.998, 1.003, false));
+    EXPECT_EQ(missed.verdict, Verdict::Failed);
+    EXPECT_FALSE(missed.directionRight.has_value());
+
+    // No significant difference, and the predicted 0.997 inside the interval: noise could hide it.
+    EXPECT_EQ(judgeSuggestion(predicting(0.997), measured(1.0, 0.99, 1.01, false)).verdict, Verdict::Inconclusive);
+
+    SuggestionTest wrong = measured(0.5, 0.49, 0.51, true);
+    wrong.outputsCompared = true;
+    wrong.outputsAgree = false;
+    wrong.outputNote = "y: 12 of 4096 elements beyond tolerance";
+    const Judgement bad = judgeSuggestion(predicting(0.8), wrong);
+    EXPECT_EQ(bad.verdict, Verdict::Failed);
+    EXPECT_NE(bad.reason.find("outputs disagree"), std::string::npos);
+
+    SuggestionTest notRun;
+    notRun.error = "ptxas error";
+    const Judgement nr = judgeSuggestion(predicting(0.8), notRun);
+    EXPECT_EQ(nr.verdict, Verdict::Failed);
+    EXPECT_FALSE(nr.error.has_value());
+    EXPECT_NE(nr.reason.find("ptxas error"), std::string::npos);
+}
+
+TEST(AdviseVerdict, TheCardCarriesFindingPredictionAndResult) {
+    AdviseEvidence e = base();
+    e.resources->registers = 128;
+    const auto fs = adviseFindings(e);
+    const auto vs = proposeVariants(fs, e, {}, BuildOptions{});
+    ASSERT_FALSE(vs.empty());
+    const SuggestionTest t = measured(0.9, 0.89, 0.91, true);
+    const Judgement j = judgeSuggestion(vs[0].prediction, t);
+    const ExperimentCard c = suggestionCard(fs[0], vs[0], t, j);
+    EXPECT_NE(c.hypothesis.find("occupancy.registers"), std::string::npos);
+    EXPECT_NE(c.hypothesis.find(vs[0].prediction.formula), std::string::npos);
+    EXPECT_NE(c.result.find("B/A = 0.9000 (95 % CI 0.8900–0.9100)"), std::string::npos) << c.result;
+    EXPECT_NE(c.result.find("Verdict: held"), std::string::npos) << c.result;
+    const json entry = suggestionTestJson(vs[0], t, j);
+    EXPECT_EQ(entry["verdict"], "held");
+    EXPECT_DOUBLE_EQ(entry["predicted"].get<double>(), vs[0].prediction.ratio);
+}
