@@ -274,6 +274,10 @@ void printRun(const MeasurementRecord& rec, size_t i, const std::string& label =
     std::printf("\n  grid %u,%u,%u  block %u,%u,%u  regs %d  occupancy %.0f%%  waves %.2f\n", l.grid[0], l.grid[1],
                 l.grid[2], l.block[0], l.block[1], l.block[2], v.resources.registers, v.occupancy.fraction * 100,
                 v.occupancy.waves);
+    if (l.cluster[0] && l.cluster[1] && l.cluster[2]) {
+        std::printf("  cluster %u,%u,%u  dynamic shared %u bytes\n", l.cluster[0], l.cluster[1], l.cluster[2],
+                    l.sharedBytes);
+    }
     std::printf("  median %s  [%s, %s] 95%% CI   min %s  mean %s  p10 %s  p90 %s\n", formatDuration(st.median).c_str(),
                 formatDuration(st.ciLow).c_str(), formatDuration(st.ciHigh).c_str(), formatDuration(st.min).c_str(),
                 formatDuration(st.mean).c_str(), formatDuration(st.p10).c_str(), formatDuration(st.p90).c_str());

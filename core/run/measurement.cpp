@@ -92,6 +92,7 @@ PreparedSide prepareSide(const MeasureSide& side) {
     l.grid = resolved.grid;
     l.block = resolved.block;
     l.sharedBytes = resolved.sharedBytes;
+    l.cluster = resolved.cluster;
     for (const ResolvedParam& p : resolved.params) l.args.push_back(RecordedArg{p.name, p.valueText, p.ptxType});
     l.bytes = resolved.bytes;
     l.flops = resolved.flops;

@@ -58,6 +58,7 @@ struct LaunchRecord {
     std::array<uint32_t, 3> grid{1, 1, 1};
     std::array<uint32_t, 3> block{1, 1, 1};
     uint32_t sharedBytes = 0;            // dynamic shared memory per block
+    std::array<uint32_t, 3> cluster{0, 0, 0}; // thread block cluster; 0s = none
     std::vector<RecordedArg> args;
     std::optional<double> bytes;         // declared bytes moved per launch
     std::optional<double> flops;         // declared FLOPs per launch

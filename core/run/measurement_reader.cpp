@@ -269,6 +269,7 @@ void readRunDocument(const json& doc, const std::string& w, LaunchRecord& l, Var
     l.block = dims(launch, "block", lw);
     const int64_t shared = integer(launch, "shared_bytes", 0, lw);
     l.sharedBytes = static_cast<uint32_t>(std::clamp<int64_t>(shared, 0, int64_t(1) << 30));
+    if (field(launch, "cluster")) l.cluster = dims(launch, "cluster", lw);
     if (const json* args = field(launch, "args")) {
         if (!args->is_array()) wrong(lw, "args", "an array");
         for (const json& a : *args) {

@@ -63,7 +63,7 @@ json runDocument(const LaunchRecord& l, const VariantResult& v, double clock, co
         throughput["gflops"] = *t.gflops;
         throughput["pct_of_peak_fp32"] = *t.pctOfPeakFp32;
     }
-    return json{{"schema", kRunSchema},
+    json doc{{"schema", kRunSchema},
                 {"file", l.file},
                 {"kernel", l.kernelName},
                 {"build_options", l.buildOptions},
@@ -115,6 +115,10 @@ json runDocument(const LaunchRecord& l, const VariantResult& v, double clock, co
                 {"graph", v.graph ? toJson(*v.graph) : json(nullptr)},
                 {"guards", launchGuards(v)},
                 {"wall_s", wallS}};
+    if (l.cluster[0] && l.cluster[1] && l.cluster[2]) {
+        doc["launch"]["cluster"] = l.cluster;  // only for cluster launches: older readers ignore it
+    }
+    return doc;
 }
 
 json errorDocument(const MeasurementRecord& rec) {

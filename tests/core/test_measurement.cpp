@@ -202,6 +202,21 @@ TEST(MeasurementDocument, SingleRunRoundTrips) {
     EXPECT_EQ(writeMeasurement(back), doc);
 }
 
+// A cluster launch (issue 29 item 3) records its cluster; other launches are written as before.
+TEST(MeasurementDocument, ClusterIsRecordedOnlyForClusterLaunches) {
+    MeasurementRecord rec = singleRecord();
+    EXPECT_FALSE(writeMeasurement(rec)["launch"].contains("cluster"));
+    rec.launches[0].cluster = {2, 1, 1};
+    const json doc = writeMeasurement(rec);
+    EXPECT_EQ(doc["launch"]["cluster"], json::array({2, 1, 1}));
+    const MeasurementRecord back = readMeasurement(doc);
+    EXPECT_EQ(back.launches.at(0).cluster, (std::array<uint32_t, 3>{2, 1, 1}));
+    EXPECT_EQ(writeMeasurement(back), doc);
+    json bad = doc;
+    bad["launch"]["cluster"] = json::array({0, 1, 1});
+    EXPECT_THROW(readMeasurement(bad), MeasurementError);
+}
+
 TEST(MeasurementDocument, CompareRoundTripsWithRatioAndVerdict) {
     MeasurementRecord rec;
     rec.result = pairedResult(1.42, 3.2e-7);

@@ -185,3 +185,20 @@ TEST(RunnerLaunch, ByteAggregatesArePassedAsWritten) {
     EXPECT_TRUE(std::all_of(out.begin() + 25, out.begin() + 128, [](uint8_t b) { return b == 0; }));
     EXPECT_EQ(log.count("encode "), 1u); // only tmB is a tensor map now
 }
+
+TEST(RunnerLaunch, SharedBuffersInACompareGetTheirTensorMapsEncodedAgain) {
+    LaunchLog log;
+    ProcessRunner runner(fakeGpu(log));
+    RunRequest req = requestFor(probeSpec(), MeasureMode::Cold);
+    req.variants[0].label = "A";
+    req.variants.push_back(req.variants[0]);
+    req.variants[1].label = "B";
+    req.shareBuffers = true;
+    RunOutcome o = runner.run(req);
+    ASSERT_TRUE(o.ok) << runErrorKindName(o.error.kind) << ": " << o.error.message;
+    EXPECT_TRUE(o.result.buffersShared);
+    // Two maps per variant at load, then B's two again over A's buffers.
+    EXPECT_EQ(log.count("encode "), 6u);
+    ASSERT_EQ(o.result.variants.size(), 2u);
+    EXPECT_EQ(o.result.variants[0].outputs.at(0).data, o.result.variants[1].outputs.at(0).data);
+}
