@@ -95,7 +95,8 @@ TEST(CliAdvise, TestHeldWhenTheVariantIsAsFastAsPredictedAndTheRecordIsASession)
     const json* t = testOf(a, "occupancy.block_size");
     ASSERT_NE(t, nullptr) << a.dump(1);
     EXPECT_EQ((*t)["verdict"], "held") << t->dump();
-    EXPECT_NEAR((*t)["ratio"].get<double>(), 0.5, 0.01); // 5 µs against 10 µs
+    // 5 µs against 10 µs, each timed on the Range Profiler's clock, which adds 1.1 µs (fake_gpu.cpp).
+    EXPECT_NEAR((*t)["ratio"].get<double>(), 6.1 / 11.1, 0.005);
     EXPECT_TRUE((*t)["significant"].get<bool>());
     EXPECT_TRUE((*t)["direction_right"].get<bool>());
     EXPECT_NEAR((*t)["error"].get<double>(), (*t)["ratio"].get<double>() - (*t)["predicted"].get<double>(), 1e-12);
@@ -120,7 +121,7 @@ TEST(CliAdvise, TestFailedWhenTheVariantIsSlowerAndTheFailureIsRecordedToo) {
     const json* t = testOf(a, "occupancy.block_size");
     ASSERT_NE(t, nullptr) << a.dump(1);
     EXPECT_EQ((*t)["verdict"], "failed") << t->dump();
-    EXPECT_NEAR((*t)["ratio"].get<double>(), 2.0, 0.02);
+    EXPECT_NEAR((*t)["ratio"].get<double>(), 21.1 / 11.1, 0.01); // 20 µs against 10 µs, + 1.1 µs each
     EXPECT_FALSE((*t)["direction_right"].get<bool>());
     const ExperimentSession s = loadSession((*t)["session"].get<std::string>());
     EXPECT_NE(s.card.result.find("Verdict: failed"), std::string::npos) << s.card.result;
