@@ -221,6 +221,8 @@ struct DepEdge {
     std::string resource;   // "R4", "P0", "UR6", "UP1", "SB2"
     DepKind kind = DepKind::Register;
     int distance = 0;       // instructions between them along the listing (to index - from index)
+    std::string callee;     // for an edge out of a CALL (a result) or into one (an argument): the
+                            // subroutine called, readable ("blend(float, float, float)")
     bool operator==(const DepEdge&) const = default;
 };
 

@@ -9,11 +9,6 @@ namespace lowerscope {
 
 namespace {
 
-FlowKind flowOf(const SassInstruction& ins) {
-    const OpcodeInfo* info = lookupSassOpcode(ins.mnemonic);
-    return info ? info->flow : FlowKind::None;
-}
-
 // Labels of an indirect branch: `(*"BRANCH_TARGETS .L_x_79,.L_x_80,..."*)` in the text.
 // nvdisasm truncates long lists, so names that do not resolve are skipped.
 std::vector<uint32_t> indirectTargets(const SassFunction& fn, const SassInstruction& ins) {
@@ -54,6 +49,11 @@ bool isConditionalBranch(const SassInstruction& ins) {
     for (const auto& m : ins.modifiers)
         if (m == "DIV" || m == "CONV") return true;
     return false;
+}
+
+FlowKind flowOf(const SassInstruction& ins) {
+    const OpcodeInfo* info = lookupSassOpcode(ins.mnemonic);
+    return info ? info->flow : FlowKind::None;
 }
 
 std::vector<std::vector<int>> interproceduralSuccessors(const SassFunction& fn, const Cfg& cfg) {

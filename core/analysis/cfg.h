@@ -15,6 +15,7 @@
 // the NOP padding after the last EXIT) and draws no exit edges; both are kept here.
 
 #include "core/model.h"
+#include "core/parse/opcodes.h"
 
 namespace lowerscope {
 
@@ -39,6 +40,9 @@ std::vector<std::vector<int>> interproceduralSuccessors(const SassFunction& func
 std::vector<int> depthFirstPostOrder(const std::vector<std::vector<int>>& successors);
 
 bool isConditionalBranch(const SassInstruction& instruction);
+
+// The control-flow kind of the instruction's opcode (core/parse/opcodes.h); None when unknown.
+FlowKind flowOf(const SassInstruction& instruction);
 
 // True for a CALL to a `.L` label of the same function, which the CFG treats as a jump (above).
 bool isLocalLabelCall(const SassInstruction& instruction);

@@ -136,9 +136,11 @@ json inspectJson(const LoweringModel& model, const InspectOptions& o) {
         for (const auto& i : k.sass.instructions) ins.push_back(i);
         kj["sass"] = json{{"instructions", std::move(ins)}};
         json deps = json::array();
-        for (const auto& e : k.deps)
-            deps.push_back(json{{"from", e.from}, {"to", e.to}, {"resource", e.resource}, {"kind", depKindName(e.kind)},
-                                {"distance", e.distance}});
+        for (const auto& e : k.deps) {
+            json d{{"from", e.from}, {"to", e.to}, {"resource", e.resource}, {"kind", depKindName(e.kind)}, {"distance", e.distance}};
+            if (!e.callee.empty()) d["callee"] = e.callee;
+            deps.push_back(std::move(d));
+        }
         kj["deps"] = std::move(deps);
         json blocks = json::array();
         for (const auto& b : k.cfg.blocks)

@@ -71,11 +71,6 @@ LiveCounts countsOf(const RegSet& s) {
     return c;
 }
 
-FlowKind flowOf(const SassInstruction& ins) {
-    const OpcodeInfo* info = lookupSassOpcode(ins.mnemonic);
-    return info ? info->flow : FlowKind::None;
-}
-
 bool guarded(const SassInstruction& ins) {
     return !ins.predicate.empty() && ins.predicate != "@PT";
 }

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <bitset>
+#include <map>
 #include <set>
 #include <iostream>
 #include <tuple>
@@ -223,6 +224,7 @@ TEST(Deps, GoldenEdgesEqualBruteForceAndWaitsHaveProducers) {
                 std::set<std::tuple<uint32_t, uint32_t, std::string>> got, want;
                 for (const auto& e : deps) {
                     if (e.kind == DepKind::Scoreboard) continue;
+                    if (!e.callee.empty()) continue; // a CALL's summary (CallsAreArrowsNamingTheCallee)
                     got.insert({e.from, e.to, e.resource});
                     const int fi = fn.indexOf(e.from), ti = fn.indexOf(e.to);
                     ASSERT_GE(fi, 0);
@@ -285,4 +287,57 @@ TEST(Deps, GoldenEdgesEqualBruteForceAndWaitsHaveProducers) {
     EXPECT_GT(functions, 10);
     EXPECT_GT(totalEdges, 1000u);
     std::cout << "redundant scoreboard waits: " << redundantWaits << "\n";
+}
+
+// A CALL to a local subroutine reads what the callee reads before writing (its arguments and
+// return address) and writes what the callee writes (its result): arrows lead from the definitions
+// before the call to the CALL row and from the CALL row to the uses of the result, each naming the
+// callee. Checked on the calls corpus (tests/data/regmodel/src/calls.cu) for every architecture.
+TEST(Deps, CallsAreArrowsNamingTheCallee) {
+    for (const std::string arch : {"sm_80", "sm_90a", "sm_100a", "sm_120a"}) {
+        SCOPED_TRACE(arch);
+        SassListing l = parseSass(readFile(dataDir() / "regmodel" / arch / "calls.sass"));
+        const SassFunction* fn = nullptr;
+        for (auto& f : l.functions) {
+            analyseDefUse(f);
+            if (f.name.find("div_sqrt_calls") != std::string::npos) fn = &f;
+        }
+        ASSERT_NE(fn, nullptr);
+        const Cfg cfg = buildCfg(*fn);
+        const auto deps = computeDependencies(*fn, cfg);
+        std::map<std::string, int> resultsOf, argumentsOf;
+        for (const auto& e : deps) {
+            if (e.callee.empty()) continue;
+            const auto& from = fn->instructions[static_cast<size_t>(fn->indexOf(e.from))];
+            const auto& to = fn->instructions[static_cast<size_t>(fn->indexOf(e.to))];
+            ASSERT_TRUE(from.mnemonic == "CALL" || to.mnemonic == "CALL") << e.resource;
+            if (from.mnemonic == "CALL") {
+                ++resultsOf[e.callee];
+                EXPECT_NE(from.text.find(e.callee.substr(0, e.callee.find('('))), std::string::npos) << from.text;
+                // The consumer reads the register (a real use, not the callee's own code), or is
+                // itself a call whose callee reads it.
+                bool reads = to.mnemonic == "CALL";
+                for (const auto& u : names(to.uses)) reads |= u == e.resource;
+                EXPECT_TRUE(reads) << to.text << " " << e.resource;
+                EXPECT_GT(e.to, e.from) << "a result is used after the call returns";
+            } else {
+                ++argumentsOf[e.callee];
+                bool writes = false;
+                for (const auto& d : names(from.defs)) writes |= d == e.resource;
+                EXPECT_TRUE(writes) << from.text << " " << e.resource;
+            }
+        }
+        // The quotient of `a / b` and the square root come back from their slow paths, and the
+        // __noinline__ blend(q, r, b) takes three arguments and returns one value.
+        auto count = [](const std::map<std::string, int>& m, const std::string& part) {
+            int n = 0;
+            for (const auto& [k, v] : m)
+                if (k.find(part) != std::string::npos) n += v;
+            return n;
+        };
+        EXPECT_GE(count(resultsOf, "div_rn"), 1);
+        EXPECT_GE(count(resultsOf, "sqrt_rn"), 1);
+        EXPECT_GE(count(resultsOf, "blend(float, float, float)"), 1);
+        EXPECT_GE(count(argumentsOf, "blend(float, float, float)"), 3);
+    }
 }

@@ -19,6 +19,8 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <sstream>
+#include <tuple>
 
 using namespace lowerscope;
 using namespace lowerscope::testutil;
@@ -309,6 +311,85 @@ TEST(RegisterOracle, EqualsNvdisasmNarrowOnTheCorpus) {
     EXPECT_EQ(unexplained, 0);
 }
 
+// The arrows the oracle implies: inside each block, a row that nvdisasm marks as reading a
+// register depends on the nearest row above it in the block that nvdisasm marks as writing it.
+// Every such pair must be a dependency edge (core/analysis/deps.h), except where the oracle's
+// write is one of the listed differences (LDGSTS's zero-fill predicate) or the read is a CALL's
+// conventional read of R0/R1 (nvdisasm's calling convention, which the liveness follows): arrows
+// into a CALL come from what its callee actually reads before writing (core/analysis/deps.h), so
+// a callee that never reads R0 (the tcgen05 guardrail traps) gets no arrow for it; those are
+// counted in `convention`. Returns the missing ones.
+std::vector<std::string> missingArrows(const SassFunction& fn, const OracleFunction& oracle, int& implied, int& convention) {
+    std::vector<std::string> missing;
+    const Cfg cfg = buildCfg(fn);
+    const auto deps = computeDependencies(fn, cfg);
+    std::set<std::tuple<uint32_t, uint32_t, std::string>> have;
+    for (const auto& e : deps) have.insert({e.from, e.to, e.resource});
+    static const RegClass kRegClass[kClasses] = {RegClass::R, RegClass::P, RegClass::UR, RegClass::UP};
+    for (const auto& blk : cfg.blocks) {
+        // Per class and register: the address of the last oracle write seen in this block.
+        std::array<std::map<int, uint32_t>, kClasses> lastWrite;
+        for (int i = blk.firstIndex; i <= blk.lastIndex; ++i) {
+            const SassInstruction& ins = fn.instructions[static_cast<size_t>(i)];
+            const auto row = oracle.rows.find(ins.address);
+            if (row == oracle.rows.end()) continue;
+            for (int c = 0; c < kClasses; ++c)
+                for (const auto& [r, m] : row->second.marks[static_cast<size_t>(c)]) {
+                    if (m != 'v' && m != 'x') continue;
+                    const auto w = lastWrite[static_cast<size_t>(c)].find(r);
+                    if (w == lastWrite[static_cast<size_t>(c)].end()) continue;
+                    ++implied;
+                    const std::string name = registerName(kRegClass[c], r);
+                    if (have.count({w->second, ins.address, name})) continue;
+                    if (ins.mnemonic == "CALL" && c == kGpr && (r == 0 || r == 1)) {
+                        ++convention;
+                        continue;
+                    }
+                    std::ostringstream msg;
+                    msg << std::hex << w->second << " -> " << ins.address << std::dec << " " << name << " (" << ins.text << ")";
+                    missing.push_back(msg.str());
+                }
+            for (int c = 0; c < kClasses; ++c)
+                for (const auto& [r, m] : row->second.marks[static_cast<size_t>(c)]) {
+                    if (m != '^' && m != 'x') continue;
+                    // LDGSTS's zero-fill predicate: written for nvdisasm, only read here (listed).
+                    if (ins.mnemonic == "LDGSTS" && c == kPred && m == 'x') continue;
+                    lastWrite[static_cast<size_t>(c)][r] = ins.address;
+                }
+        }
+    }
+    return missing;
+}
+
+TEST(RegisterOracle, EverySameBlockDependencyIsAnArrow) {
+    std::map<std::string, int> impliedPerArch, conventionPerArch;
+    int missing = 0;
+    for (const auto& k : corpus()) {
+        SCOPED_TRACE(k.arch + "/" + k.kernel);
+        const auto narrowPath = corpusDir() / k.arch / (k.kernel + ".narrow.sass");
+        if (!std::filesystem::exists(narrowPath)) continue; // reported by EqualsNvdisasmNarrowOnTheCorpus
+        const auto oracle = parseNarrow(readFile(narrowPath));
+        const SassListing listing = loadCorpus(k);
+        for (const auto& fn : listing.functions) {
+            const auto of = oracle.find(fn.name);
+            ASSERT_NE(of, oracle.end());
+            for (const auto& m : missingArrows(fn, of->second, impliedPerArch[k.arch], conventionPerArch[k.arch])) {
+                ++missing;
+                ADD_FAILURE() << "no arrow " << m;
+            }
+        }
+    }
+    int total = 0;
+    for (const auto& [arch, n] : impliedPerArch) {
+        std::cout << arch << ": " << n << " same-block dependencies implied by the oracle, " << conventionPerArch[arch]
+                  << " of them a CALL's conventional read of R0/R1 that its callee does not make\n";
+        total += n;
+    }
+    EXPECT_GT(total, 1000);
+    std::cout << "missing arrows: " << missing << "\n";
+    EXPECT_EQ(missing, 0);
+}
+
 // The comparison can fail: a model that forgets one definition, or treats every guarded
 // definition as a full one, differs from the oracle on rows the listed reasons do not cover.
 TEST(RegisterOracle, DetectsAWrongModel) {
@@ -334,6 +415,15 @@ TEST(RegisterOracle, DetectsAWrongModel) {
     for (auto& i : guardBlind.instructions)
         if (i.predicate.rfind("@!P", 0) == 0 || i.predicate.rfind("@P", 0) == 0) i.predicate.clear();
     EXPECT_FALSE(compareFunction(guardBlind, of, limits, rows, reasons).empty());
+
+    // The arrow check fails too when a definition is forgotten.
+    int implied = 0, convention = 0;
+    EXPECT_TRUE(missingArrows(listing.functions[0], of, implied, convention).empty());
+    EXPECT_GT(implied, 0);
+    SassFunction noUniformDefs = listing.functions[0]; // forgets every write of a uniform register
+    for (auto& i : noUniformDefs.instructions)
+        std::erase_if(i.defs, [](const RegRange& r) { return r.cls == RegClass::UR; });
+    EXPECT_FALSE(missingArrows(noUniformDefs, of, implied, convention).empty());
 }
 
 // An opcode of the operand-width table in a form the table does not list keeps the default

@@ -1,5 +1,6 @@
 #include "views/code/arrow_gutter.h"
 
+#include "core/analysis/cfg.h"
 #include "core/analysis/defuse.h"
 #include "core/analysis/deps.h"
 
@@ -385,6 +386,9 @@ QString ArrowGutter::toolTipAt(const QPoint& pos) const {
                      .arg(QString::fromStdString(to.opcode).toHtmlEscaped())
                      .arg(e.distance)
                      .arg(e.distance <= 0 ? tr(" (loop-carried)") : QString());
+        if (!e.callee.empty())
+            lines.back() += (flowOf(from) == FlowKind::Call ? tr(", produced by the call to <i>%1</i>") : tr(", an argument of the call to <i>%1</i>"))
+                                .arg(QString::fromStdString(e.callee).toHtmlEscaped());
         if (lines.size() >= 12) {
             lines << tr("…");
             break;
