@@ -48,13 +48,7 @@ class RealKernelsTest : public QObject {
 
     Workspace* ws() { return m_w->session(); }
 
-    QString write(const QString& name, const QByteArray& text) {
-        const QString path = m_tmp.filePath(name);
-        QFile f(path);
-        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return {};
-        f.write(text);
-        return path;
-    }
+    QString write(const QString& name, const QByteArray& text) { return testutil::writeFile(m_tmp, name, text); }
 
     // Waits for the build that an open / a rebuild started; true when it succeeded.
     bool waitForBuild() { return testutil::waitForBuilds(ws()) && ws()->kernel(); }

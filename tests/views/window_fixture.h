@@ -5,11 +5,22 @@
 #include "views/shell/main_window.h"
 #include "views/common/workspace.h"
 
+#include <QFile>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 
 #include <memory>
 
 namespace lowerscope::testutil {
+
+// Writes `text` to `name` inside `dir` (its folders must exist); the path, or "" when it could not.
+inline QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& text) {
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return {};
+    f.write(text);
+    return path;
+}
 
 inline std::unique_ptr<MainWindow> makeTestWindow() {
     MainWindow::Options o;

@@ -3,6 +3,7 @@
 #include "views/code/sass_model.h"
 #include "views/common/theme.h"
 
+#include <QApplication>
 #include <QPainter>
 
 #include <algorithm>
@@ -25,6 +26,29 @@ QColor reasonColor(const QString& reason) {
 }
 
 } // namespace
+
+QString SassDelegate::elideSourceLabel(const QString& label, const QFontMetrics& fm, int width) {
+    if (fm.horizontalAdvance(label) <= width) return label;
+    const qsizetype colon = label.lastIndexOf(QLatin1Char(':'));
+    if (colon <= 0) return fm.elidedText(label, Qt::ElideMiddle, width);
+    const QString line = label.mid(colon);
+    return fm.elidedText(label.left(colon), Qt::ElideMiddle, std::max(0, width - fm.horizontalAdvance(line))) + line;
+}
+
+void SassDelegate::initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const {
+    QStyledItemDelegate::initStyleOption(option, index);
+    if (index.column() != SassModel::SourceLineColumn || option->text.isEmpty()) return;
+    // The styled item's text margin (QCommonStyle: focus-frame margin + 1 on each side).
+    const QStyle* style = option->widget ? option->widget->style() : QApplication::style();
+    const int margin = style->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, option->widget) + 1;
+    option->text = elideSourceLabel(option->text, option->fontMetrics, option->rect.width() - 2 * margin);
+}
+
+QString SassDelegate::shownText(const QStyleOptionViewItem& option, const QModelIndex& index) const {
+    QStyleOptionViewItem opt = option;
+    initStyleOption(&opt, index);
+    return opt.text;
+}
 
 QString SassDelegate::paintBackground(QPainter* painter, const QStyleOptionViewItem& option,
                                       const QModelIndex& index) const {

@@ -164,11 +164,16 @@ static QString operandsText(const SassInstruction& ins) {
     return s;
 }
 
-static QString chainText(const SourceLoc& loc) {
+// "file:line ← file:line …", innermost first; file names, or the whole paths for the Line column
+// (whose cell may show its file name elided).
+static QString chainText(const SourceLoc& loc, bool fullPaths = false) {
     if (!loc.valid()) return {};
-    QString s = QStringLiteral("%1:%2").arg(QFileInfo(QString::fromStdString(loc.file)).fileName()).arg(loc.line);
-    for (const SourceFrame& f : loc.inlinedAt)
-        s += QStringLiteral(" \u2190 %1:%2").arg(QFileInfo(QString::fromStdString(f.file)).fileName()).arg(f.line);
+    auto name = [fullPaths](const std::string& file) {
+        const QString path = QString::fromStdString(file);
+        return fullPaths ? path : QFileInfo(path).fileName();
+    };
+    QString s = QStringLiteral("%1:%2").arg(name(loc.file)).arg(loc.line);
+    for (const SourceFrame& f : loc.inlinedAt) s += QStringLiteral(" \u2190 %1:%2").arg(name(f.file)).arg(f.line);
     return s;
 }
 
@@ -268,7 +273,7 @@ QVariant SassModel::data(const QModelIndex& index, int role) const {
             }
             return tip;
         }
-        if (ins.source.valid()) return chainText(ins.source);
+        if (ins.source.valid()) return chainText(ins.source, index.column() == SourceLineColumn);
         return {};
     case Qt::ForegroundRole: {
         QColor c = index.column() == OpcodeColumn ? Theme::categoryColor(InstrCategory(m_categories[row])) : QColor();

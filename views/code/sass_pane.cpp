@@ -28,6 +28,9 @@ namespace lowerscope {
 
 namespace {
 
+// The most characters the Line column is sized for ("header_…name.cuh:1234").
+constexpr int kLineColumnChars = 18;
+
 // Turns a click on a register in the Operands/Predicate column into a register highlight.
 class OperandClickFilter : public QObject {
 public:
@@ -310,8 +313,9 @@ void SassPane::reload() {
         m_model->setFunction(snap, &k->sass, m_session->sassSourceLines());
         const std::vector<QString>& labels = m_session->sassSourceLabels(); // header lines as "file:line"
         m_model->setSourceLabels(labels);
-        // The Line column fits the longest label (distinct labels are few; capped so that a long
-        // header name does not push the operands away; the tooltip has the whole chain).
+        // The Line column fits the longest label (distinct labels are few), capped so that a long
+        // header name does not push the operands away: the delegate elides the middle of a longer
+        // file name and keeps its line; the tooltip has the whole paths.
         int chars = 5;
         const QString* last = nullptr;
         for (const QString& l : labels)
@@ -320,7 +324,7 @@ void SassPane::reload() {
                 last = &l;
             }
         const int cw = QFontMetrics(m_view->font()).horizontalAdvance(QLatin1Char('0'));
-        m_view->horizontalHeader()->resizeSection(SassModel::SourceLineColumn, cw * std::min(chars, 28));
+        m_view->horizontalHeader()->resizeSection(SassModel::SourceLineColumn, cw * std::min(chars, kLineColumnChars));
         m_gutter->setKernel(snap, &k->sass, &k->deps);
     }
     showPressure();

@@ -165,9 +165,13 @@ SourcePane::SourcePane(Workspace* session, QWidget* parent) : QWidget(parent), m
     connect(session, &Workspace::compareLineDeltasChanged, this, &SourcePane::updateCompareDeltas);
     connect(session, &Workspace::sourceRevealRequested, this, [this](int line, int column) {
         if (line < 1) return;
+        m_editor->setFocus();
         m_editor->setCursorPosition(line - 1, std::max(0, column - 1));
         m_editor->ensureLineVisibleCentered(line);
-        m_editor->setFocus();
+        // The revealed line is selected as a click would (the caret's report needs the focus,
+        // which an inactive window does not give).
+        const Selection& sel = m_session->selection();
+        if (sel.origin != Selection::Origin::Source || sel.sourceLine != line || sel.hover) m_session->selectSourceLine(line);
     });
 }
 
@@ -490,7 +494,9 @@ void SourcePane::onSelectionChanged() {
 }
 
 void SourcePane::onCursorMoved(int line) {
-    if (m_updating || !m_session) return;
+    // Only the user's caret selects, as in the PTX pane: Scintilla reports the caret of a freshly
+    // loaded document (line 1) on its first repaint, which selected line 1 at every launch.
+    if (m_updating || !m_session || !m_editor->hasFocus()) return;
     const Selection& sel = m_session->selection();
     if (sel.origin == Selection::Origin::Source && sel.sourceLine == line && !sel.hover) return;
     m_session->selectSourceLine(line);
