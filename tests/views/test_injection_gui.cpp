@@ -2,6 +2,8 @@
 // the options of an opened session reach the real build (runRealBuild, nvcc) without running a
 // command; a session naming a source outside the user's folders is refused. The CLI and core
 // entry points are in tests/core/test_injection.cpp. Builds skip without nvcc.
+#include "session_fixture.h"
+
 #include "core/build/toolchain.h"
 #include "views/common/build_job.h"
 #include "views/build/build_options_pane.h"
@@ -99,17 +101,14 @@ private slots:
     // whatever the trust answer; the current session is unchanged.
     void sessionWithShellSyntaxIsRefused() {
         QTemporaryDir dir;
-        Workspace a;
         std::atomic<int> builds{0};
-        a.setBackend([&builds](const BuildRequest& r, std::atomic<bool>* c) {
+        testutil::SessionFixture mine([&builds](const BuildRequest& r, std::atomic<bool>* c) {
             ++builds;
             return runRealBuild(r, c);
         });
-        a.setDocument(QStringLiteral("mine.cu"), QStringLiteral("// mine\n"));
-        ExperimentController controller(&a, nullptr, nullptr, nullptr, nullptr);
-        controller.setUseSettings(false);
-        QStringList reported;
-        controller.setErrorReporter([&reported](const QString& t) { reported << t; });
+        Workspace& a = mine.a;
+        ExperimentController& controller = *mine.controller;
+        const QStringList& reported = mine.reported;
         int prompts = 0;
         controller.setTrustPrompt([&prompts](const QString&, const QStringList&) {
             ++prompts;
@@ -157,12 +156,10 @@ private slots:
     void sessionSourceNameWithShellSyntaxNeverRuns() {
         if (!haveNvcc()) QSKIP("nvcc/nvdisasm not found");
         QTemporaryDir dir;
-        Workspace a;
-        a.setDocument(QStringLiteral("mine.cu"), QStringLiteral("// mine\n"));
-        ExperimentController controller(&a, nullptr, nullptr, nullptr, nullptr);
-        controller.setUseSettings(false);
-        QStringList reported;
-        controller.setErrorReporter([&reported](const QString& t) { reported << t; });
+        testutil::SessionFixture mine;
+        Workspace& a = mine.a;
+        ExperimentController& controller = *mine.controller;
+        const QStringList& reported = mine.reported;
         controller.setTrustPrompt([](const QString&, const QStringList&) { return true; });
         int n = 0;
         for (const QString& payload : kPayloads) {
@@ -187,14 +184,11 @@ private slots:
     // (nothing read or written there later: Save, sidecars, the build's include path).
     void sessionSourceOutsideTheFoldersIsRefused() {
         QTemporaryDir dir;
-        Workspace a;
-        a.setBackend(
+        testutil::SessionFixture mine(
             [](const BuildRequest&, std::atomic<bool>*) { return std::make_shared<BuildSnapshot>(); });
-        a.setDocument(QStringLiteral("mine.cu"), QStringLiteral("// mine\n"));
-        ExperimentController controller(&a, nullptr, nullptr, nullptr, nullptr);
-        controller.setUseSettings(false);
-        QStringList reported;
-        controller.setErrorReporter([&reported](const QString& t) { reported << t; });
+        Workspace& a = mine.a;
+        ExperimentController& controller = *mine.controller;
+        const QStringList& reported = mine.reported;
         controller.setTrustPrompt([](const QString&, const QStringList&) { return true; });
         QDir(dir.path()).mkpath(QStringLiteral("s"));
         for (const QString& name :

@@ -3,6 +3,7 @@
 // so a pasted or session-supplied "-oProxyCommand=..." ran its command before); the Source pane
 // shows a file a PTX's or cubin's line info names only inside the user's folders (class 4: an
 // absolute path elsewhere, one under $HOME or two folders above the input was opened and shown).
+#include "session_fixture.h"
 #include "window_fixture.h"
 #include "views/common/build_job.h"
 #include "views/common/dialogs.h"
@@ -97,12 +98,9 @@ private slots:
         const QString path = dir.filePath(QStringLiteral("theirs.lowerscope"));
         QString error;
         QVERIFY2(saveExperiment(theirs, path, error), qPrintable(error));
-        Workspace a;
-        a.setDocument(QStringLiteral("mine.cu"), QStringLiteral("// mine\n"));
-        ExperimentController controller(&a, nullptr, nullptr, nullptr, nullptr);
-        controller.setUseSettings(false);
-        QStringList reported;
-        controller.setErrorReporter([&reported](const QString& t) { reported << t; });
+        testutil::SessionFixture mine;
+        Workspace& a = mine.a;
+        ExperimentController& controller = *mine.controller;
         // A modal box that appears anyway is recorded and closed, so the test fails instead of hanging.
         bool sawDialog = false;
         QTimer watchdog;

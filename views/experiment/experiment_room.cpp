@@ -50,14 +50,13 @@ ExperimentRoom::ExperimentRoom(RoomHost& host, MeasureRoom& measure)
 void ExperimentRoom::gateRerunButtons() {
     const bool noGpu = m_measure.measure()->deviceState() == MeasurePane::DeviceState::Unavailable;
     const QString why = noGpu ? tr("No GPU to rerun on: %1").arg(m_measure.measure()->deviceText()) : QString();
-    if (m_galleryView && noGpu) {
-        m_galleryView->rerunButton()->setEnabled(false);
-        m_galleryView->rerunButton()->setToolTip(why);
-    }
-    if (m_graphView && noGpu) {
-        m_graphView->rerunButton()->setEnabled(false);
-        m_graphView->rerunButton()->setToolTip(why);
-    }
+    if (!noGpu) return;
+    for (QPushButton* rerun : {m_galleryView ? m_galleryView->rerunButton() : nullptr,
+                               m_graphView ? m_graphView->rerunButton() : nullptr})
+        if (rerun) {
+            rerun->setEnabled(false);
+            rerun->setToolTip(why);
+        }
 }
 
 void ExperimentRoom::addActions(RoomHost& host) {
