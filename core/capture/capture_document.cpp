@@ -372,7 +372,14 @@ bool readCaptureFile(const std::string& path, CaptureSummary& out, std::string& 
 bool looksLikeCaptureDocument(const std::string& path) {
     const std::string head = readInputHead(path, 4096);
     const size_t brace = head.find_first_not_of(" \t\r\n");
-    return brace != std::string::npos && head[brace] == '{' && head.find("\"lowerscope.capture/") != std::string::npos;
+    if (brace == std::string::npos || head[brace] != '{') return false;
+    if (head.find("\"lowerscope.capture/") != std::string::npos) return true;
+    // The document is written with sorted keys, so "schema" comes after the launches and the
+    // environment: past the head of a capture with more than a few launches. Look at the whole
+    // (bounded) text of a JSON input.
+    std::string text, error;
+    return readInputFile(path, kMaxDocumentBytes, "a capture document", text, error) &&
+           text.find("\"lowerscope.capture/") != std::string::npos;
 }
 
 bool captureKernelCubin(const std::string& documentPath, const CaptureSummary& summary, const std::string& query,

@@ -289,6 +289,19 @@ TEST(CaptureDocument, ModulesAreDescribedFromTheSavedCubinsAndCheckedAgainstThei
     size_t index = 99;
     ASSERT_TRUE(readCaptureFile(docPath.string(), s, error)) << error;
     EXPECT_TRUE(looksLikeCaptureDocument(docPath.string()));
+    {
+        // Keys are written sorted, so with more launches "schema" lies past the first 4 KiB (a
+        // capture of eight launches on the GPU machine was taken for a .cu and sent to nvcc).
+        CaptureLog many = log;
+        for (int i = 0; i < 64; ++i) many.addLine(kernelEventLine(launch(static_cast<uint32_t>(100 + i), "add_kernel", 1000 + 10 * static_cast<uint64_t>(i), 5)));
+        const std::string text = captureDocument(many, {}, {}, modules).dump();
+        ASSERT_GT(text.find("lowerscope.capture/"), 4096u);
+        const fs::path bigPath = dir.path / "many.json";
+        std::ofstream(bigPath) << text;
+        EXPECT_TRUE(looksLikeCaptureDocument(bigPath.string()));
+        std::ofstream(dir.path / "other.json") << json{{"launches", json::array()}, {"zz", std::string(5000, 'x')}}.dump();
+        EXPECT_FALSE(looksLikeCaptureDocument((dir.path / "other.json").string()));
+    }
     ASSERT_TRUE(captureKernelCubin(docPath.string(), s, "add_kernel", cubinPath, index, error)) << error;
     EXPECT_EQ(index, 0u);
     EXPECT_EQ(fs::path(cubinPath).filename().string(), hash + ".cubin");
