@@ -247,7 +247,9 @@ TEST(SlurmCluster, AKilledStepIsRetriedOnTheOtherNode) {
     Background cli(cat({"experiment", kSource, "--vary", "--arg iters=16,64", "--cluster", "slurm",
                         "--cluster-poll", "0.2", "-o", out.string()},
                        {"--mode", "cold", "--min-samples", "40", "--min-time", "0", "--max-time", "30"}),
-                   g_dir / "cache", g_dir / "retry.err", {{"FAKE_KERNEL_SLEEP_US", "20000"}});
+                   // 50 ms a launch: the step runs for seconds, so a loaded machine still finds
+                   // and kills it before it ends (at 20 ms one run of five lost that race).
+                   g_dir / "cache", g_dir / "retry.err", {{"FAKE_KERNEL_SLEEP_US", "50000"}});
     ASSERT_GT(cli.pid, 0);
     // The running element's step 0 (the runner under srun).
     std::string step;
