@@ -434,7 +434,11 @@ std::vector<RunOutcome> runSlurmTasks(const std::vector<SlurmTask>& tasks, const
             for (const auto& n : nodes) exclude += (exclude.empty() ? "" : ",") + n;
             groups[{t.task->constraint.empty() ? o.constraint : t.task->constraint, exclude}].push_back(i);
         }
-        for (auto& [key, members] : groups) {
+        for (auto& group : groups) {
+            // Named references, not a structured binding: clang before 16 cannot capture a
+            // binding in the lambda below (the sanitized build uses clang 14).
+            const auto& key = group.first;
+            auto& members = group.second;
             const std::string token = uniqueToken();
             std::vector<std::pair<std::string, std::string>> lines;
             for (size_t i : members) {
