@@ -229,6 +229,52 @@ private slots:
         QVERIFY(w->measurePane()->prefillOrigin().contains(QStringLiteral("sgemm_fast_math.lowerscope")));
     }
 
+    // Item 9: at the default size (1600x1000) the SASS table shows the operands and the control
+    // and live columns together, in call-site and in callee mode; Operands get the width the other
+    // columns leave (the control column's text form took 306 px and pushed the live column out);
+    // a width the user gives Operands is kept when the table resizes.
+    void sassShowsOperandsControlAndLiveTogether() {
+        auto w = testutil::makeTestWindow();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QCOMPARE(w->size(), QSize(1600, 1000));
+        QVERIFY(w->openFile(QStringLiteral(LOWERSCOPE_SOURCE_DIR "/tests/data/src/header_family.cu")));
+        QVERIFY(testutil::waitForBuilds(w->session()));
+        QTableView* view = w->sassPane()->view();
+        QHeaderView* hh = view->horizontalHeader();
+        const int cw = QFontMetrics(view->font()).horizontalAdvance(QLatin1Char('0'));
+        for (InlineAttribution mode : {InlineAttribution::CallSite, InlineAttribution::Callee}) {
+            w->session()->setAttribution(mode);
+            QTest::qWait(100);
+            const int viewport = view->viewport()->width();
+            for (int c : {int(SassModel::OpcodeColumn), int(SassModel::OperandsColumn), int(SassModel::ControlColumn),
+                          int(SassModel::LiveColumn)}) {
+                QVERIFY(!view->isColumnHidden(c));
+                const int left = hh->sectionViewportPosition(c);
+                QVERIFY2(left >= 0 && left + hh->sectionSize(c) <= viewport,
+                         qPrintable(QStringLiteral("column %1 at %2+%3 outside the %4 px table (mode %5; widths %6)")
+                                        .arg(c).arg(left).arg(hh->sectionSize(c)).arg(viewport).arg(int(mode))
+                                        .arg([&] {
+                                            QStringList w;
+                                            for (int k = 0; k < hh->count(); ++k)
+                                                w << QStringLiteral("%1:%2%3").arg(k).arg(hh->sectionSize(k)).arg(hh->isSectionHidden(k) ? "h" : "");
+                                            return w.join(QLatin1Char(' '));
+                                        }())));
+            }
+            QVERIFY2(hh->sectionSize(SassModel::OperandsColumn) >= cw * 16, qPrintable(QString::number(hh->sectionSize(SassModel::OperandsColumn))));
+        }
+        // The Operands column takes what is left: widening the window widens it.
+        const int before = hh->sectionSize(SassModel::OperandsColumn);
+        w->resize(1900, 1000);
+        QTest::qWait(200);
+        QVERIFY2(hh->sectionSize(SassModel::OperandsColumn) > before,
+                 qPrintable(QStringLiteral("%1 -> %2").arg(before).arg(hh->sectionSize(SassModel::OperandsColumn))));
+        // A width set by hand stays.
+        hh->resizeSection(SassModel::OperandsColumn, cw * 40);
+        w->resize(1600, 1000);
+        QTest::qWait(200);
+        QCOMPARE(hh->sectionSize(SassModel::OperandsColumn), cw * 40);
+    }
+
     // Item 9: at the default size, in callee mode (a header's "file:line" in every row) the Line
     // column keeps ":line" in view: a long file name is elided in the middle (the view cut the end,
     // the line number first), and the tooltip names the whole path (it had the file name only).

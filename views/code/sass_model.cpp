@@ -326,6 +326,9 @@ QVariant SassModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant SassModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == ControlColumn)
+        return tr("Control codes: stall cycles, yield, write/read barriers, wait mask and operand reuse, drawn as a "
+                  "graphic. Widen the column to read them as text (B0-----:R-:W2:Y:S01); hover a cell for its meaning.");
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
     switch (section) {
     case AddressColumn: return tr("Address");

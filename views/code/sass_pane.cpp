@@ -28,8 +28,8 @@ namespace lowerscope {
 
 namespace {
 
-// The most characters the Line column is sized for ("header_…name.cuh:1234").
-constexpr int kLineColumnChars = 18;
+// The most characters the Line column is sized for ("hea…_math.cuh:12"): the middle of a longer name is elided.
+constexpr int kLineColumnChars = 14;
 
 // Turns a click on a register in the Operands/Predicate column into a register highlight.
 class OperandClickFilter : public QObject {
@@ -154,6 +154,14 @@ SassPane::SassPane(Workspace* session, QWidget* parent) : QWidget(parent), m_ses
     createGutter();
     createControlColumn();
     createPressureStrip();
+    // Operands take the width the other columns leave (issue 35 item 9), as the table resizes and
+    // as columns are shown, hidden or widened; a width the user gives Operands is kept.
+    m_view->viewport()->installEventFilter(this);
+    connect(hh, &QHeaderView::sectionResized, this, [this](int logical, int, int) {
+        if (m_fittingOperands) return;
+        if (logical == SassModel::OperandsColumn) m_operandsByHand = true;
+        else fitOperandsColumn();
+    });
 
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
@@ -225,12 +233,31 @@ void SassPane::createGutter() {
 
 void SassPane::createControlColumn() {
     m_view->setItemDelegateForColumn(SassModel::ControlColumn, new ControlDelegate(m_view));
-    // Room for the graphic and the text form `B0-----:R-:W2:Y:S01`.
-    const int cw = QFontMetrics(m_view->font()).horizontalAdvance(QLatin1Char('0'));
-    m_view->horizontalHeader()->resizeSection(
-        SassModel::ControlColumn,
-        cw * 21 + ControlDelegate::graphicWidth(m_view->verticalHeader()->defaultSectionSize()));
+    // Room for the graphic only (stall, yield, barriers, reuse), so that the operands and the live
+    // column stay in view at the default size (issue 35 item 9); widening the column shows the
+    // text form `B0-----:R-:W2:Y:S01` beside it, and each cell's tooltip explains the codes.
+    m_view->horizontalHeader()->resizeSection(SassModel::ControlColumn,
+                                              ControlDelegate::graphicWidth(m_view->verticalHeader()->defaultSectionSize()) + 4);
     OpcodeTooltipFilter::installOnSassView(m_view, SassModel::OpcodeColumn, SassModel::ControlColumn);
+}
+
+void SassPane::fitOperandsColumn() {
+    if (m_operandsByHand || !m_view) return;
+    QHeaderView* hh = m_view->horizontalHeader();
+    int others = 0;
+    for (int c = 0; c < hh->count(); ++c)
+        if (c != SassModel::OperandsColumn && !hh->isSectionHidden(c)) others += hh->sectionSize(c);
+    const int cw = QFontMetrics(m_view->font()).horizontalAdvance(QLatin1Char('0'));
+    const int width = std::max(cw * 16, m_view->viewport()->width() - others);
+    if (width == hh->sectionSize(SassModel::OperandsColumn)) return;
+    m_fittingOperands = true;
+    hh->resizeSection(SassModel::OperandsColumn, width);
+    m_fittingOperands = false;
+}
+
+bool SassPane::eventFilter(QObject* watched, QEvent* event) {
+    if (m_view && watched == m_view->viewport() && event->type() == QEvent::Resize) fitOperandsColumn();
+    return QWidget::eventFilter(watched, event);
 }
 
 void SassPane::createPressureStrip() {
@@ -332,6 +359,7 @@ void SassPane::reload() {
     m_updating = false;
     onSelectionChanged();
     onStale();
+    fitOperandsColumn();
 }
 
 QString SassPane::setProfile(std::shared_ptr<const ProfileDocument> profile) {
@@ -368,6 +396,7 @@ void SassPane::applyProfile() {
     for (int c : {int(SassModel::ExecutedColumn), int(SassModel::StallsColumn), int(SassModel::DivergenceColumn),
                   int(SassModel::SectorsColumn)})
         m_view->setColumnHidden(c, !shown);
+    fitOperandsColumn(); // showing or hiding a column emits no sectionResized
 }
 
 void SassPane::onSelectionChanged() {

@@ -67,9 +67,15 @@ public:
 signals:
     void currentRowChanged(int row);
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void createGutter();
     void createControlColumn();
+    // Gives the Operands column what the other shown columns leave of the table's width (at least
+    // its minimum), until the user sizes it by hand.
+    void fitOperandsColumn();
     void createPressureStrip();
     void reload();
     void showPressure();
@@ -100,6 +106,8 @@ private:
     QAction* m_pressurePred = nullptr;
     QAction* m_pressureUgpr = nullptr;
     bool m_updating = false;
+    bool m_fittingOperands = false; // fitOperandsColumn is resizing
+    bool m_operandsByHand = false;  // the user sized the Operands column
     ListingKey m_shown; // what reload() last showed
 };
 
