@@ -444,9 +444,15 @@ TEST(DiffReal, DeltasFromTheAnalysisAggregatesAgree) {
     Pair p = loadPair("fast_math", "default", "fastmath");
     const auto& a = p.a.functions.at(0);
     const auto& b = p.b.functions.at(0);
-    const auto fromListings = lineDeltas(a, b);
+    // The per-line aggregates leave out rows without line info (here the padding after the last
+    // EXIT, which carries no line); the listings' deltas give them one "?" entry.
+    auto fromListings = lineDeltas(a, b);
+    const auto noLine = std::find_if(fromListings.begin(), fromListings.end(), [](const auto& d) { return d.source.line == 0; });
+    ASSERT_NE(noLine, fromListings.end());
+    EXPECT_GT(noLine->a.instructions, 0);
+    fromListings.erase(noLine);
     const auto fromAggregates = lineDeltas(aggregateByLine(a), aggregateByLine(b));
-    ASSERT_EQ(fromListings.size(), fromAggregates.size()); // every instruction here has line info
+    ASSERT_EQ(fromListings.size(), fromAggregates.size());
     for (size_t i = 0; i < fromListings.size(); ++i) {
         EXPECT_EQ(fromListings[i].source, fromAggregates[i].source);
         EXPECT_EQ(fromListings[i].a, fromAggregates[i].a) << fromListings[i].source.line;

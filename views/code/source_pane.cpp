@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 
 namespace lowerscope {
 
@@ -182,6 +183,8 @@ QString SourcePane::lineCostMarginHelp() {
 }
 
 bool SourcePane::eventFilter(QObject* watched, QEvent* event) {
+    // A click in the text is the user's caret even where the window is not active (no focus).
+    if (event->type() == QEvent::MouseButtonPress && m_editor && watched == m_editor->viewport()) m_userClick = true;
     if (event->type() == QEvent::ToolTip) {
         for (CodeEditor* e : {m_editor, m_header}) {
             if (!e || watched != e->viewport()) continue;
@@ -496,7 +499,8 @@ void SourcePane::onSelectionChanged() {
 void SourcePane::onCursorMoved(int line) {
     // Only the user's caret selects, as in the PTX pane: Scintilla reports the caret of a freshly
     // loaded document (line 1) on its first repaint, which selected line 1 at every launch.
-    if (m_updating || !m_session || !m_editor->hasFocus()) return;
+    const bool clicked = std::exchange(m_userClick, false);
+    if (m_updating || !m_session || !(m_editor->hasFocus() || clicked)) return;
     const Selection& sel = m_session->selection();
     if (sel.origin == Selection::Origin::Source && sel.sourceLine == line && !sel.hover) return;
     m_session->selectSourceLine(line);

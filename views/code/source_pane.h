@@ -104,6 +104,7 @@ private:
     SnapshotPtr m_diagnostics;    // the last finished build, for the header's annotations
     FindBar* m_find;
     bool m_updating = false;
+    bool m_userClick = false; // a mouse press in the editor's text, until the caret reports it
     int m_hoverLine = 0;
     std::vector<int> m_annotated;
     std::map<int, QString> m_compareDeltas;

@@ -114,7 +114,10 @@ void MainWindow::applyDefaultSizes() {
     } else {
         // Source, PTX, SASS: SASS rows are the widest (control codes, arrows, pressure strip).
         // PTX the narrowest: its lines are long but read less than the source and the SASS.
-        resizeDocks({src, ptx, sass}, {w * 28 / 100, w * 24 / 100, w * 48 / 100}, Qt::Horizontal);
+        // From 1400 px on, SASS gets 48 % so that its operands, control graphic and live column
+        // fit together; narrower windows keep a quarter or more for each of Source and PTX.
+        if (w >= 1400) resizeDocks({src, ptx, sass}, {w * 28 / 100, w * 24 / 100, w * 48 / 100}, Qt::Horizontal);
+        else resizeDocks({src, ptx, sass}, {w * 30 / 100, w * 26 / 100, w * 44 / 100}, Qt::Horizontal);
     }
     // The bottom row, left to right: each group is resized through its tab in view (a dock
     // behind a tab keeps a stale geometry). Comparing, A's and B's options share the right side.
