@@ -1,4 +1,5 @@
 #include "core/advise/advice_record.h"
+#include "core/format.h"
 
 #include "core/run/stats.h"
 
@@ -8,16 +9,6 @@
 namespace lowerscope {
 
 using nlohmann::json;
-
-namespace {
-
-std::string fmt(const char* format, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, format, v);
-    return buf;
-}
-
-} // namespace
 
 const char* verdictName(Verdict v) {
     switch (v) {

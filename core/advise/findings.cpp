@@ -1,4 +1,5 @@
 #include "core/advise/findings.h"
+#include "core/format.h"
 
 #include "core/analysis/occupancy.h"
 #include "core/run/profile_document.h"
@@ -58,12 +59,6 @@ bool isWaiting(const std::string& r) {
                                                   "no_instructions", "branch_resolving", "barrier", "membar",
                                                   "drain",           "sleeping"};
     return waiting.count(r) > 0;
-}
-
-std::string fmt(const char* format, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, format, v);
-    return buf;
 }
 
 std::string count(uint64_t n) {

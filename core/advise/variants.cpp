@@ -1,4 +1,5 @@
 #include "core/advise/variants.h"
+#include "core/format.h"
 
 #include "core/analysis/occupancy.h"
 
@@ -19,12 +20,6 @@ constexpr size_t kMaxTunables = 16, kMaxTunableValues = 64;
 bool isIdentifier(const std::string& s) {
     if (s.empty() || s.size() > 64 || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
     return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-}
-
-std::string fmt(const char* format, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, format, v);
-    return buf;
 }
 
 // The tunable's value in build `a` (its -D NAME=V), else its default.

@@ -1,4 +1,5 @@
 #include "core/experiment/report.h"
+#include "core/format.h"
 
 #include "core/run/measurement_data.h"
 #include "core/run/profile_collect.h"
@@ -19,12 +20,6 @@ namespace lowerscope {
 using nlohmann::json;
 
 namespace {
-
-std::string fmt(const char* format, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, format, v);
-    return buf;
-}
 
 std::string cell(const std::string& text) { return markdownCell(text); }
 

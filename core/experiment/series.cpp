@@ -1,5 +1,6 @@
 // Parameter series (series.h).
 #include "core/experiment/series.h"
+#include "core/format.h"
 
 #include "core/bounded_json.h"
 #include "core/experiment/report.h"
@@ -58,12 +59,6 @@ std::string trim(std::string s) {
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.erase(s.begin());
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
     return s;
-}
-
-std::string fmt(const char* f, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 // One way to measure (prepareSide → measure), the A/B verdict and the duration formatter. The
 // documents are written in measurement_writer.cpp and read in measurement_reader.cpp.
 #include "core/run/measurement.h"
+#include "core/format.h"
 
 #include "core/run/stats.h"
 
@@ -11,12 +12,6 @@
 namespace lowerscope {
 
 namespace {
-
-std::string fmt(const char* format, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, format, v);
-    return buf;
-}
 
 // 10^ceil(log10(x)) as text: the smallest power of ten that bounds x ("1e-6", "0.01", "1").
 std::string powerOfTenAbove(double x) {

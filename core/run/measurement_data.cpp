@@ -1,4 +1,5 @@
 #include "core/run/measurement_data.h"
+#include "core/format.h"
 
 #include "core/bounded_json.h"
 
@@ -58,12 +59,6 @@ Measurement summarise(MeasurementRecord record, const json& document) {
     if (m.variants.size() >= 2) m.ratio = compareSamples(m.variants[0].samplesMs, m.variants[1].samplesMs);
     m.record = std::move(record);
     return m;
-}
-
-std::string fmt(const char* format, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, format, v);
-    return buf;
 }
 
 } // namespace
