@@ -90,6 +90,14 @@ DriverLoad loadDriver(Driver& d) {
     resolve(lib, d.cuLaunchKernel, "cuLaunchKernel", nullptr, missing);
     resolveOptional(lib, d.cuLaunchKernelEx, "cuLaunchKernelEx");
     resolveOptional(lib, d.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
+    resolveOptional(lib, d.cuMemAddressReserve, "cuMemAddressReserve");
+    resolveOptional(lib, d.cuMemAddressFree, "cuMemAddressFree");
+    resolveOptional(lib, d.cuMemCreate, "cuMemCreate");
+    resolveOptional(lib, d.cuMemRelease, "cuMemRelease");
+    resolveOptional(lib, d.cuMemMap, "cuMemMap");
+    resolveOptional(lib, d.cuMemUnmap, "cuMemUnmap");
+    resolveOptional(lib, d.cuMemSetAccess, "cuMemSetAccess");
+    resolveOptional(lib, d.cuMemGetAllocationGranularity, "cuMemGetAllocationGranularity");
     resolve(lib, d.cuStreamBeginCapture, "cuStreamBeginCapture_v2", nullptr, missing);
     resolve(lib, d.cuStreamEndCapture, "cuStreamEndCapture", nullptr, missing);
     resolve(lib, d.cuGraphCreate, "cuGraphCreate", nullptr, missing);

@@ -101,6 +101,36 @@ struct CUlaunchConfig {
     unsigned numAttrs = 0;
 };
 
+// Virtual memory management (cuda.h's CUmemAllocationProp, CUmemAccessDesc; same layout): replay
+// maps captured memory back at its original device addresses (app/runner/restored_memory.h).
+using CUmemGenericAllocationHandle = unsigned long long;
+constexpr int MEM_ALLOCATION_TYPE_PINNED = 1;
+constexpr int MEM_LOCATION_TYPE_DEVICE = 1;
+constexpr int MEM_ACCESS_FLAGS_PROT_READWRITE = 3;
+constexpr int MEM_ALLOC_GRANULARITY_MINIMUM = 0;
+struct CUmemLocation {
+    int type = 0;
+    int id = 0;
+};
+struct CUmemAllocationProp {
+    int type = 0;
+    int requestedHandleTypes = 0;
+    CUmemLocation location;
+    void* win32HandleMetaData = nullptr;
+    struct {
+        unsigned char compressionType = 0;
+        unsigned char gpuDirectRDMACapable = 0;
+        unsigned short usage = 0;
+        unsigned char reserved[4] = {};
+    } allocFlags;
+};
+static_assert(sizeof(CUmemAllocationProp) == 32, "CUmemAllocationProp is 32 bytes");
+struct CUmemAccessDesc {
+    CUmemLocation location;
+    int flags = 0;
+};
+static_assert(sizeof(CUmemAccessDesc) == 12, "CUmemAccessDesc is 12 bytes");
+
 constexpr int JIT_ERROR_LOG_BUFFER = 5;
 constexpr int JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
 constexpr unsigned MEMHOSTALLOC_PORTABLE = 0x01;
@@ -158,6 +188,15 @@ struct Driver {
     CUresult (*cuTensorMapEncodeTiled)(CUtensorMap*, int, unsigned, void*, const unsigned long long*,
                                        const unsigned long long*, const unsigned*, const unsigned*, int, int, int,
                                        int) = nullptr;
+    // optional (10.2+): virtual memory management
+    CUresult (*cuMemAddressReserve)(CUdeviceptr*, size_t, size_t, CUdeviceptr, unsigned long long) = nullptr;
+    CUresult (*cuMemAddressFree)(CUdeviceptr, size_t) = nullptr;
+    CUresult (*cuMemCreate)(CUmemGenericAllocationHandle*, size_t, const CUmemAllocationProp*, unsigned long long) = nullptr;
+    CUresult (*cuMemRelease)(CUmemGenericAllocationHandle) = nullptr;
+    CUresult (*cuMemMap)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long) = nullptr;
+    CUresult (*cuMemUnmap)(CUdeviceptr, size_t) = nullptr;
+    CUresult (*cuMemSetAccess)(CUdeviceptr, size_t, const CUmemAccessDesc*, size_t) = nullptr;
+    CUresult (*cuMemGetAllocationGranularity)(size_t*, const CUmemAllocationProp*, int) = nullptr;
     CUresult (*cuStreamBeginCapture)(CUstream, int) = nullptr;     // _v2
     CUresult (*cuStreamEndCapture)(CUstream, CUgraph*) = nullptr;
     CUresult (*cuGraphCreate)(CUgraph*, unsigned) = nullptr;

@@ -286,26 +286,9 @@ int DeviceContext::open(RunError& error) {
         check(m_d.cuDevicePrimaryCtxRetain(&m_ctx, m_dev), "cuDevicePrimaryCtxRetain", "init");
         check(m_d.cuCtxSetCurrent(m_ctx), "cuCtxSetCurrent", "init");
         check(m_d.cuStreamCreate(&m_stream, STREAM_NON_BLOCKING), "cuStreamCreate", "init");
-        loadHelpers();
-        void* host = nullptr;
-        check(m_d.cuMemHostAlloc(&host, 4096, MEMHOSTALLOC_PORTABLE | MEMHOSTALLOC_DEVICEMAP),
-              "cuMemHostAlloc", "init");
-        std::memset(host, 0, 4096);
-        m_gate = static_cast<volatile uint32_t*>(host);
-        check(m_d.cuMemHostGetDevicePointer(&m_gateDev, host, 0), "cuMemHostGetDevicePointer", "init");
-        host = nullptr;
-        check(m_d.cuMemHostAlloc(&host, kClockSlots * 16, MEMHOSTALLOC_PORTABLE | MEMHOSTALLOC_DEVICEMAP),
-              "cuMemHostAlloc", "init");
-        std::memset(host, 0, kClockSlots * 16);
-        m_clockSlots = static_cast<volatile uint64_t*>(host);
-        check(m_d.cuMemHostGetDevicePointer(&m_clockSlotsDev, host, 0), "cuMemHostGetDevicePointer", "init");
-        // L2 flush buffer: ≥ 2× L2 (TIMING.md), zeroed once here; ls_flush reads it before each
-        // cold sample.
-        m_flushBytes = std::max<size_t>(static_cast<size_t>(m_device.l2Bytes) * 2, 8u << 20);
-        m_flushBytes = (m_flushBytes + 4095) / 4096 * 4096;
-        check(m_d.cuMemAlloc(&m_flush, m_flushBytes), "cuMemAlloc", "init");
-        check(m_d.cuMemsetD32Async(m_flush, 0, m_flushBytes / 4, m_stream), "cuMemsetD32Async", "init");
-        check(m_d.cuStreamSynchronize(m_stream), "cuStreamSynchronize", "init");
+        if (!m_fixedAddresses) {
+            initHelpers();
+        }
         m_events.resize(2 * kMaxBatch + 2);
         for (auto& ev : m_events) {
             check(m_d.cuEventCreate(&ev, 0), "cuEventCreate", "init");
@@ -320,6 +303,38 @@ int DeviceContext::open(RunError& error) {
     }
     m_open = true;
     return 0;
+}
+
+void DeviceContext::ensureHelpers() {
+    if (!m_helpersReady) {
+        initHelpers();
+    }
+}
+
+// The helper kernels and the memory they use: after the context, or (with --fixed-addresses)
+// after a replay's regions took their addresses.
+void DeviceContext::initHelpers() {
+    loadHelpers();
+    void* host = nullptr;
+    check(m_d.cuMemHostAlloc(&host, 4096, MEMHOSTALLOC_PORTABLE | MEMHOSTALLOC_DEVICEMAP),
+          "cuMemHostAlloc", "init");
+    std::memset(host, 0, 4096);
+    m_gate = static_cast<volatile uint32_t*>(host);
+    check(m_d.cuMemHostGetDevicePointer(&m_gateDev, host, 0), "cuMemHostGetDevicePointer", "init");
+    host = nullptr;
+    check(m_d.cuMemHostAlloc(&host, kClockSlots * 16, MEMHOSTALLOC_PORTABLE | MEMHOSTALLOC_DEVICEMAP),
+          "cuMemHostAlloc", "init");
+    std::memset(host, 0, kClockSlots * 16);
+    m_clockSlots = static_cast<volatile uint64_t*>(host);
+    check(m_d.cuMemHostGetDevicePointer(&m_clockSlotsDev, host, 0), "cuMemHostGetDevicePointer", "init");
+    // L2 flush buffer: ≥ 2× L2 (TIMING.md), zeroed once here; ls_flush reads it before each
+    // cold sample.
+    m_flushBytes = std::max<size_t>(static_cast<size_t>(m_device.l2Bytes) * 2, 8u << 20);
+    m_flushBytes = (m_flushBytes + 4095) / 4096 * 4096;
+    check(m_d.cuMemAlloc(&m_flush, m_flushBytes), "cuMemAlloc", "init");
+    check(m_d.cuMemsetD32Async(m_flush, 0, m_flushBytes / 4, m_stream), "cuMemsetD32Async", "init");
+    check(m_d.cuStreamSynchronize(m_stream), "cuStreamSynchronize", "init");
+    m_helpersReady = true;
 }
 
 void DeviceContext::loadHelpers() {
@@ -373,6 +388,7 @@ void DeviceContext::releaseGate() {
 }
 
 void DeviceContext::measureCopyBandwidth() {
+    ensureHelpers();
     if (m_device.copyBandwidthGBs > 0 || !m_open) {
         return;
     }
@@ -413,6 +429,7 @@ void DeviceContext::measureCopyBandwidth() {
 }
 
 double DeviceContext::eventOverheadUs() {
+    ensureHelpers();
     if (m_eventOverheadUs >= 0) {
         return m_eventOverheadUs;
     }

@@ -32,6 +32,13 @@ public:
     // Loads the driver, initialises device 0 and the helpers. On failure fills `error` (kind
     // NoDriver / NoDevice / DriverError) and returns the exit code; 0 on success.
     int open(RunError& error);
+    // --fixed-addresses (set before open()): the helpers and their memory are loaded only at
+    // ensureHelpers(), after a replay's captured memory took its original addresses
+    // (restored_memory.h). Every request calls ensureHelpers() before it measures.
+    void setFixedAddresses(bool on) { m_fixedAddresses = on; }
+    bool fixedAddresses() const { return m_fixedAddresses; }
+    // Loads the helper kernels and allocates their memory if not done yet. Throws RequestFailure.
+    void ensureHelpers();
     const DeviceInfo& device() const { return m_device; }
     Driver& driver() { return m_d; }
     CUcontext context() const { return m_ctx; }
@@ -78,12 +85,15 @@ public:
 
 private:
     void loadHelpers();
+    void initHelpers();
 
     Driver m_d;
     std::unique_ptr<Cupti> m_cupti;
     bool m_cuptiTried = false;
     std::string m_cuptiError;
     bool m_open = false;
+    bool m_fixedAddresses = false;
+    bool m_helpersReady = false;
     CUdevice m_dev = 0;
     CUcontext m_ctx = nullptr;
     CUstream m_stream = nullptr;

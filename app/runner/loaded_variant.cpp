@@ -1,6 +1,8 @@
 // A request's variant on the device (loaded_variant.h).
 #include "app/runner/loaded_variant.h"
 
+#include "app/runner/restored_memory.h"
+
 #include "app/runner/graph_costs.h"
 #include "core/run/buffer_data.h"
 
@@ -45,7 +47,8 @@ std::string mangledBase(const std::string& m) {
 
 } // namespace
 
-LoadedVariant::LoadedVariant(DeviceContext& ctx, const LaunchVariant& spec) : m_ctx(ctx), m_spec(spec) {
+LoadedVariant::LoadedVariant(DeviceContext& ctx, const LaunchVariant& spec, RestoredMemory* memory)
+    : m_ctx(ctx), m_spec(spec), m_memory(memory) {
     result.label = spec.label;
 }
 
@@ -273,6 +276,11 @@ void LoadedVariant::load(RequestProgress& progress) {
         }
         m_paramPtrs.push_back(m_paramBuf.data() + p.offset);
     }
+    // A replay's parameters hold the captured program's device addresses: those into regions the
+    // driver would not give back at their address move with them.
+    if (m_memory && !m_memory->relocated().empty()) {
+        m_memory->relocate(m_paramBuf);
+    }
     // Tensor maps: a device copy for each one passed by pointer, then every map encoded over the
     // buffers just allocated.
     m_mapCopies.assign(s.tensorMaps.size(), 0);
@@ -367,6 +375,9 @@ void LoadedVariant::restoreInputs() {
         m_ctx.check(m_ctx.driver().cuMemcpyHtoD(m_buffers[i], m_initData[i].data(), m_initData[i].size()),
                     "cuMemcpyHtoD", "restore", label());
     }
+    if (m_memory) {
+        m_memory->restore();
+    }
 }
 
 void LoadedVariant::firstLaunchAndOutputs(bool returnOutputs, RequestProgress& progress) {
@@ -376,6 +387,9 @@ void LoadedVariant::firstLaunchAndOutputs(bool returnOutputs, RequestProgress& p
     const std::string& label = s.label;
     progress.report("first_launch", label, 0, 0, true);
     m_ctx.check(d.cuStreamSynchronize(stream), "cuStreamSynchronize", "first_launch", label);
+    if (m_memory) {
+        m_memory->restore(); // the previous variant's first launch changed it
+    }
     auto t0 = Clock::now();
     m_ctx.check(d.cuEventRecord(m_ctx.event(0), stream), "cuEventRecord", "first_launch", label);
     launch(stream);
@@ -402,6 +416,12 @@ void LoadedVariant::firstLaunchAndOutputs(bool returnOutputs, RequestProgress& p
         o.digest = digestHex(data.data(), data.size());
         m_firstOutputs[i] = std::move(data);
         result.outputs.push_back(o);
+    }
+    // A replay's memory as the launch left it. No poison launches over it: it is the program's
+    // own input and output at once; "fully written" does not apply (reported as written).
+    m_regionOutputs.clear();
+    for (size_t i = 0; m_memory && i < m_memory->size(); ++i) {
+        m_regionOutputs.push_back(m_memory->read(i));
     }
     // Poison check: two launches over outputs filled with two byte patterns; an element still
     // holding the pattern after both was never written.
@@ -441,6 +461,19 @@ void LoadedVariant::firstLaunchAndOutputs(bool returnOutputs, RequestProgress& p
         }
         ++k;
     }
+    for (size_t i = 0; i < m_regionOutputs.size(); ++i) {
+        const MemoryRegion& r = m_memory->region(i);
+        OutputReport o;
+        o.name = "mem@" + addressHex(r.address);
+        o.type = r.type;
+        o.count = static_cast<int64_t>(r.data.size() / static_cast<size_t>(elemSize(r.type)));
+        o.digest = digestHex(m_regionOutputs[i].data(), m_regionOutputs[i].size());
+        o.fullyWritten = true;
+        if (returnOutputs) {
+            o.data = m_regionOutputs[i];
+        }
+        result.outputs.push_back(std::move(o));
+    }
     restoreInputs();
 }
 
@@ -476,6 +509,10 @@ std::vector<OutputBytes> LoadedVariant::outputs() const {
         if (m_spec.buffers[i].output) {
             out.push_back(OutputBytes{m_spec.buffers[i].name, m_spec.buffers[i].type, &m_firstOutputs[i]});
         }
+    }
+    for (size_t i = 0; i < m_regionOutputs.size(); ++i) {
+        const MemoryRegion& r = m_memory->region(i);
+        out.push_back(OutputBytes{"mem@" + addressHex(r.address), r.type, &m_regionOutputs[i]});
     }
     return out;
 }

@@ -19,11 +19,14 @@
 namespace lowerscope::runner {
 
 class ReplayGraph;
+class RestoredMemory;
 
 class LoadedVariant {
 public:
     // Nothing happens on the device until load(). `spec` is borrowed and must outlive this object.
-    LoadedVariant(DeviceContext& ctx, const LaunchVariant& spec);
+    // `memory` (a replay's captured memory, shared by every variant of the request; may be null)
+    // too: its regions are restored with the inputs and read back as outputs after the buffers.
+    LoadedVariant(DeviceContext& ctx, const LaunchVariant& spec, RestoredMemory* memory = nullptr);
     ~LoadedVariant();
     LoadedVariant(const LoadedVariant&) = delete;
     LoadedVariant& operator=(const LoadedVariant&) = delete;
@@ -63,6 +66,8 @@ public:
 private:
     DeviceContext& m_ctx;
     const LaunchVariant& m_spec;
+    RestoredMemory* m_memory = nullptr;
+    std::vector<std::vector<uint8_t>> m_regionOutputs; // per region, after the first launch
     CUmodule m_module = nullptr;
     CUfunction m_fn = nullptr;
     std::vector<CUdeviceptr> m_buffers;

@@ -8,10 +8,12 @@
 #include "app/runner/request.h"
 #include "core/run/protocol.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <sys/personality.h>
 #include <unistd.h>
 
 namespace {
@@ -25,9 +27,11 @@ void writeLine(const std::string& line) {
 }
 
 void usage() {
-    std::fputs("usage: lowerscope-runner [--info | --version | --help]\n"
+    std::fputs("usage: lowerscope-runner [--info | --version | --help] [--fixed-addresses]\n"
                "  (no option)  speak the line-delimited JSON protocol on stdin/stdout\n"
-               "  --info       print the CUDA device as JSON; exit 3 without a driver, 4 without a device\n",
+               "  --info       print the CUDA device as JSON; exit 3 without a driver, 4 without a device\n"
+               "  --fixed-addresses  run without address space randomisation and load the helpers after a\n"
+               "               replay's captured memory is mapped at its original addresses\n",
                stderr);
 }
 
@@ -37,6 +41,7 @@ int main(int argc, char** argv) {
     using namespace lowerscope;
     using namespace lowerscope::runner;
     bool info = false;
+    bool fixedAddresses = false;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--version") {
@@ -49,6 +54,8 @@ int main(int argc, char** argv) {
         }
         if (a == "--info") {
             info = true;
+        } else if (a == "--fixed-addresses") {
+            fixedAddresses = true;
         } else {
             std::fprintf(stderr, "lowerscope-runner: unknown option '%s'\n", argv[i]);
             usage();
@@ -56,7 +63,19 @@ int main(int argc, char** argv) {
         }
     }
 
+    if (fixedAddresses && !(personality(0xffffffff) & ADDR_NO_RANDOMIZE)) {
+        // Replays map captured memory back at its device addresses (restored_memory.h); they
+        // repeat only in a process without address space randomisation, as the captured program
+        // ran. Set it and start again: the layout is fixed at exec. stdin/stdout stay the same.
+        if (personality(ADDR_NO_RANDOMIZE) != -1) {
+            execv("/proc/self/exe", argv);
+        }
+        std::fprintf(stderr, "lowerscope-runner: cannot turn off address space randomisation (%s); "
+                             "replayed memory may not get its original addresses\n",
+                     std::strerror(errno));
+    }
     DeviceContext device;
+    device.setFixedAddresses(fixedAddresses);
     RunError openError;
     int code = device.open(openError);
     if (code != 0) {

@@ -3,6 +3,7 @@
 
 #include "app/runner/loaded_variant.h"
 #include "app/runner/profile_procedure.h"
+#include "app/runner/restored_memory.h"
 #include "app/runner/runner_error.h"
 
 namespace lowerscope::runner {
@@ -27,8 +28,13 @@ RunResult runProfileRequest(DeviceContext& ctx, const RunRequest& req, RequestPr
                              0);
     }
     Driver& d = ctx.driver();
+    // A replay's memory first: its addresses must be free (the helpers come after it).
+    RestoredMemory memory(ctx);
+    memory.map(req.regions);
+    ctx.ensureHelpers();
+    result.regionsRelocated = memory.relocated();
     for (const LaunchVariant& spec : req.variants) {
-        LoadedVariant v(ctx, spec);
+        LoadedVariant v(ctx, spec, memory.empty() ? nullptr : &memory);
         const std::string& label = spec.label;
         ProfileHooks hooks;
         hooks.load = [&] { v.load(progress); };

@@ -4,6 +4,7 @@
 #include "app/runner/loaded_variant.h"
 #include "app/runner/procedure.h"
 #include "app/runner/profile_request.h"
+#include "app/runner/restored_memory.h"
 #include "core/run/output_agreement.h"
 
 #include <memory>
@@ -17,6 +18,10 @@ RunResult runRequest(DeviceContext& ctx, const RunRequest& req, const RequestPro
     if (req.profile != ProfileCollection::None) {
         return runProfileRequest(ctx, req, progress); // loads its module inside the collection
     }
+    // A replay's memory first: its addresses must be free (the helpers come after it).
+    RestoredMemory memory(ctx);
+    memory.map(req.regions);
+    ctx.ensureHelpers();
     RequestContext rc{ctx, req, progress};
     const std::unique_ptr<Procedure> procedure = procedureFor(req);
     procedure->prepare(rc);
@@ -27,7 +32,7 @@ RunResult runRequest(DeviceContext& ctx, const RunRequest& req, const RequestPro
     std::vector<std::unique_ptr<LoadedVariant>> owned;
     std::vector<LoadedVariant*> vars;
     for (const LaunchVariant& spec : req.variants) {
-        owned.push_back(std::make_unique<LoadedVariant>(ctx, spec));
+        owned.push_back(std::make_unique<LoadedVariant>(ctx, spec, memory.empty() ? nullptr : &memory));
         vars.push_back(owned.back().get());
         owned.back()->load(progress);
     }
@@ -50,6 +55,7 @@ RunResult runRequest(DeviceContext& ctx, const RunRequest& req, const RequestPro
     for (LoadedVariant* v : vars) {
         result.variants.push_back(std::move(v->result));
     }
+    result.regionsRelocated = memory.relocated();
     result.wallS = progress.elapsedS();
     return result;
 }

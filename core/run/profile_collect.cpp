@@ -107,6 +107,7 @@ ProfileCollectResult collectProfile(Runner& runner, const ProfileTarget& t,
         req.profile = c;
         if (c == ProfileCollection::Kernel) req.profileMetrics = options.kernelMetrics;
         req.variants.push_back(t.variant);
+        req.regions = t.regions;
         RunOutcome o = runner.run(req, {}, cancel);
         // A long launch overflows PC sampling's hardware buffer at CUPTI's default period (a 17 ms
         // GEMM on an H200 at 2^11 cycles: CUPTI_ERROR_OUT_OF_MEMORY, no samples at all). Sample 8x

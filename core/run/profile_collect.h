@@ -32,6 +32,8 @@ struct ProfileTarget {
     std::string arch;             // e.g. "sm_90"
     std::string buildOptions;     // nvcc options, shell-quoted (recorded)
     std::vector<std::string> args; // the launch's argument specs (recorded)
+    std::vector<MemoryRegion> regions; // a replayed captured launch: its memory (core/capture/replay.h;
+                                       // the runner must run with --fixed-addresses)
 };
 
 struct ProfileCollectOptions {

@@ -121,6 +121,27 @@ struct GraphPathOptions {
 // "" when `o` is within the limits above, else what is wrong (names the field).
 std::string checkGraphPathOptions(const GraphPathOptions& o);
 
+// Device memory of a captured launch (core/capture/replay.h), restored by the runner at the virtual
+// address it had in the captured program, before any variant or helper is loaded, so that the
+// parameter bytes, pointers stored in memory and tensor maps stay valid. The runner must run with
+// --fixed-addresses (no address-space randomisation, helpers loaded after the regions), as the
+// captured program did. A region that cannot be mapped there is mapped elsewhere and the
+// parameter words that pointed into it are relocated (RunResult::regionsRelocated says which);
+// with `requireOriginal` that is an error instead. After each variant's first launch every region
+// is read back as an output named "mem@0xADDRESS" (elements of `type`, compared between variants
+// like any output) and restored before the next launch.
+struct MemoryRegion {
+    uint64_t address = 0;
+    std::vector<uint8_t> data;             // the bytes before the launch (travels base64-encoded)
+    ElemType type = ElemType::U8;
+    bool requireOriginal = false;          // the memory holds pointers (or a tensor map points into it)
+    bool operator==(const MemoryRegion&) const = default;
+};
+
+// "0x7ffdd7e00000"; parseAddressHex reads it back (none for anything else).
+std::string addressHex(uint64_t address);
+std::optional<uint64_t> parseAddressHex(const std::string& text);
+
 struct RunRequest {
     std::string id;
     MeasureMode mode = MeasureMode::Auto;  // Auto: cold when a launch takes ≥ 20 µs, else hot
@@ -144,6 +165,7 @@ struct RunRequest {
     std::string clock = "auto";            // duration clock of cold samples: "auto" (the GPU's own,
                                            // see VariantResult::durationClock) or "events" (CUDA events only)
     std::optional<GraphPathOptions> graphPath; // set: also the graph-path measurement of variant 0
+    std::vector<MemoryRegion> regions;     // replay of a captured launch: memory shared by every variant
     std::vector<LaunchVariant> variants;
     bool operator==(const RunRequest&) const = default;
 };
@@ -290,6 +312,8 @@ struct RunResult {
     std::vector<OutputAgreement> agreement;  // compare requests only
     bool buffersShared = false;              // the variants were timed on the same device buffers
     double wallS = 0;                        // the whole request on the runner
+    std::vector<uint64_t> regionsRelocated;  // regions (original addresses) mapped elsewhere, their
+                                             // pointers in the parameters relocated
     bool runnerExits = false;                // the runner ends after this result (instruction counts and
                                              // stall samples leave CUPTI state it cannot reset); the
                                              // client reaps it and the next request starts a fresh one
@@ -372,6 +396,7 @@ nlohmann::json toJson(const BufferSpec& v);
 nlohmann::json toJson(const ParamSlot& v);
 nlohmann::json toJson(const TensorMapSpec& v);
 nlohmann::json toJson(const LaunchVariant& v);
+nlohmann::json toJson(const MemoryRegion& v);
 nlohmann::json toJson(const StopOptions& v);
 nlohmann::json toJson(const RunRequest& v);     // includes "op": "run"
 nlohmann::json toJson(const KernelResources& v);
@@ -391,6 +416,7 @@ void fromJson(const nlohmann::json& j, BufferSpec& v);
 void fromJson(const nlohmann::json& j, ParamSlot& v);
 void fromJson(const nlohmann::json& j, TensorMapSpec& v); // shape only; the buffer is checked by the variant
 void fromJson(const nlohmann::json& j, LaunchVariant& v);
+void fromJson(const nlohmann::json& j, MemoryRegion& v);
 void fromJson(const nlohmann::json& j, StopOptions& v);
 void fromJson(const nlohmann::json& j, RunRequest& v);
 void fromJson(const nlohmann::json& j, KernelResources& v);

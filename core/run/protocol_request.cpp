@@ -4,6 +4,7 @@
 #include "core/run/protocol_detail.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace lowerscope {
 
@@ -388,6 +389,57 @@ void fromJson(const json& j, StopOptions& v) {
     v.stableTolerance = getD(j, "stable_tolerance", d.stableTolerance);
 }
 
+std::string addressHex(uint64_t address) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(address));
+    return buf;
+}
+
+std::optional<uint64_t> parseAddressHex(const std::string& text) {
+    if (text.size() < 3 || text.size() > 18 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X')) return std::nullopt;
+    uint64_t v = 0;
+    for (size_t i = 2; i < text.size(); ++i) {
+        const char c = text[i];
+        int d = -1;
+        if (c >= '0' && c <= '9') d = c - '0';
+        else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+        if (d < 0) return std::nullopt;
+        v = v * 16 + static_cast<uint64_t>(d);
+    }
+    return v;
+}
+
+json toJson(const MemoryRegion& v) {
+    return json{{"address", addressHex(v.address)},
+                {"data_b64", toBase64(v.data)},
+                {"type", elemTypeName(v.type)},
+                {"require_original", v.requireOriginal}};
+}
+
+void fromJson(const json& j, MemoryRegion& v) {
+    if (!j.is_object()) {
+        throw ProtocolError("region: expected an object");
+    }
+    const auto address = parseAddressHex(getS(j, "address"));
+    if (!address || *address == 0) {
+        bad("address", "expected a device address such as 0x7ffdd7e00000");
+    }
+    v.address = *address;
+    v.data = fromBase64(getS(j, "data_b64"));
+    if (v.data.empty()) {
+        bad("data_b64", "a region needs at least one byte");
+    }
+    if (v.address + v.data.size() < v.address) {
+        bad("address", "the region wraps around the address space");
+    }
+    v.type = j.contains("type") ? getType(j, "type") : ElemType::U8;
+    if (v.data.size() % static_cast<size_t>(elemSize(v.type)) != 0) {
+        bad("type", "the region's size is not a multiple of the element size");
+    }
+    v.requireOriginal = getB(j, "require_original", false);
+}
+
 json toJson(const RunRequest& v) {
     json variants = json::array();
     for (const auto& x : v.variants) {
@@ -411,6 +463,13 @@ json toJson(const RunRequest& v) {
            {"variants", variants}};
     if (v.graphPath) {
         j["graph_path"] = toJson(*v.graphPath);
+    }
+    if (!v.regions.empty()) {
+        json regions = json::array();
+        for (const auto& r : v.regions) {
+            regions.push_back(toJson(r));
+        }
+        j["regions"] = regions;
     }
     return j;
 }
@@ -472,6 +531,18 @@ void fromJson(const json& j, RunRequest& v) {
         GraphPathOptions g;
         fromJson(j["graph_path"], g);
         v.graphPath = std::move(g);
+    }
+    v.regions = getObjects<MemoryRegion>(j, "regions");
+    // Regions must not overlap: each is mapped on its own pages' worth of the original range.
+    std::vector<std::pair<uint64_t, uint64_t>> spans;
+    for (const auto& r : v.regions) {
+        spans.emplace_back(r.address, r.address + r.data.size());
+    }
+    std::sort(spans.begin(), spans.end());
+    for (size_t i = 1; i < spans.size(); ++i) {
+        if (spans[i].first < spans[i - 1].second) {
+            bad("regions", "two regions overlap (" + addressHex(spans[i].first) + ")");
+        }
     }
     v.variants = getObjects<LaunchVariant>(j, "variants");
     if (v.variants.empty()) {

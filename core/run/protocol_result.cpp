@@ -200,7 +200,11 @@ json toJson(const RunResult& v) {
     }
     return json{{"id", v.id}, {"device", toJson(v.device)}, {"variants", variants},
                 {"agreement", agreement}, {"buffers_shared", v.buffersShared}, {"wall_s", v.wallS},
-                {"runner_exits", v.runnerExits}};
+                {"runner_exits", v.runnerExits}, {"regions_relocated", [&] {
+                     json a = json::array();
+                     for (uint64_t x : v.regionsRelocated) a.push_back(addressHex(x));
+                     return a;
+                 }()}};
 }
 
 void fromJson(const json& j, RunResult& v) {
@@ -217,6 +221,16 @@ void fromJson(const json& j, RunResult& v) {
     v.buffersShared = getB(j, "buffers_shared", false);
     v.runnerExits = getB(j, "runner_exits", false);
     v.wallS = getD(j, "wall_s", 0);
+    v.regionsRelocated.clear();
+    if (j.contains("regions_relocated")) {
+        const json& a = j["regions_relocated"];
+        if (!a.is_array()) bad("regions_relocated", "expected an array of addresses");
+        for (const auto& x : a) {
+            const auto address = x.is_string() ? parseAddressHex(x.get<std::string>()) : std::nullopt;
+            if (!address) bad("regions_relocated", "expected addresses such as 0x7ffdd7e00000");
+            v.regionsRelocated.push_back(*address);
+        }
+    }
 }
 
 } // namespace lowerscope

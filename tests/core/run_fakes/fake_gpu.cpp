@@ -31,6 +31,14 @@
 // bytes of its first parameter (a tensor map by value) and the 128 bytes its second parameter
 // points to (a tensor map by pointer) into the buffer its third parameter points to.
 //
+// Replays (issue 29 item 2): the virtual memory calls map host memory at the address asked for
+// (mmap with MAP_FIXED_NOREPLACE, 64 KiB granularity), so that "device" pointers stay host
+// pointers; FAKE_VMM_RELOCATE=1 refuses every address asked for (the driver gives another one).
+// The user kernel named by FAKE_REPLAY_KERNEL (or "fake_replay_axpy") computes x[i] += a * y[i]
+// over parameters (float* x, const float* y, int n, float a); the same name with "_fast" appended
+// computes with 3a (a rebuilt variant whose results differ). FAKE_LAUNCH_LOG gets "replay_params
+// X Y" (the addresses it was given) at each such launch.
+//
 // FAKE_CUPTI_FAIL selects failures: a comma list of area=code, area one of activity, range,
 // sass, pcsampling, support (code ignored: the device is reported unsupported), e.g.
 // "range=35" (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES from cuptiRangeProfilerEnable).
@@ -44,6 +52,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <sys/mman.h>
 #include <string>
 #include <thread>
 #include <vector>
@@ -233,6 +242,18 @@ void execute(Func* f, void** params, uint32_t corr, uint32_t graphId, uint64_t n
         std::memcpy(out, byValue, 128);
         std::memcpy(out + 128, byPointer, 128);
     }
+    const char* replayName = std::getenv("FAKE_REPLAY_KERNEL");
+    const std::string replay = replayName && *replayName ? replayName : "fake_replay_axpy";
+    if (params && (f->name == replay || f->name == replay + "_fast")) {
+        auto* x = reinterpret_cast<float*>(*static_cast<const uint64_t*>(params[0]));
+        const auto* y = reinterpret_cast<const float*>(*static_cast<const uint64_t*>(params[1]));
+        const int n = *static_cast<const int*>(params[2]);
+        float a = *static_cast<const float*>(params[3]);
+        if (f->name != replay) a *= 3;
+        for (int i = 0; i < n; ++i) x[i] += a * y[i];
+        launchLog("replay_params " + std::to_string(reinterpret_cast<uintptr_t>(x)) + " " +
+                  std::to_string(reinterpret_cast<uintptr_t>(y)));
+    }
     if (f->name == "ls_clock" && params) {
         auto* slot = *static_cast<uint64_t**>(params[0]);
         uint64_t dur = *static_cast<uint64_t*>(params[1]);
@@ -409,6 +430,45 @@ int cuMemAlloc_v2(unsigned long long* p, size_t bytes) {
 }
 int cuMemFree_v2(unsigned long long p) {
     std::free(reinterpret_cast<void*>(p));
+    return 0;
+}
+int cuMemGetAllocationGranularity(size_t* g, const void*, int) {
+    *g = size_t(64) << 10;
+    return 0;
+}
+int cuMemAddressReserve(unsigned long long* p, size_t size, size_t, unsigned long long addr, unsigned long long) {
+    void* want = reinterpret_cast<void*>(addr);
+    const bool refuse = std::getenv("FAKE_VMM_RELOCATE") && std::atoi(std::getenv("FAKE_VMM_RELOCATE"));
+    void* got = MAP_FAILED;
+    if (addr && !refuse) {
+        got = mmap(want, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+        if (got != MAP_FAILED && got != want) { // an old kernel that takes the flag as a hint
+            munmap(got, size);
+            got = MAP_FAILED;
+        }
+    }
+    if (got == MAP_FAILED) got = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (got == MAP_FAILED) return 2;
+    *p = reinterpret_cast<unsigned long long>(got);
+    return 0;
+}
+int cuMemAddressFree(unsigned long long p, size_t size) {
+    return munmap(reinterpret_cast<void*>(p), size) == 0 ? 0 : 1;
+}
+int cuMemCreate(unsigned long long* handle, size_t size, const void*, unsigned long long) {
+    *handle = size;
+    return 0;
+}
+int cuMemRelease(unsigned long long) {
+    return 0;
+}
+int cuMemMap(unsigned long long, size_t, size_t, unsigned long long, unsigned long long) {
+    return 0;
+}
+int cuMemUnmap(unsigned long long, size_t) {
+    return 0;
+}
+int cuMemSetAccess(unsigned long long, size_t, const void*, size_t) {
     return 0;
 }
 int cuMemGetInfo_v2(size_t* freeBytes, size_t* total) {

@@ -1,0 +1,142 @@
+// Captured memory mapped back at its original addresses (restored_memory.h).
+#include "app/runner/restored_memory.h"
+
+#include "app/runner/device_context.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace lowerscope::runner {
+
+namespace {
+
+RequestFailure replayError(const std::string& message) {
+    return RequestFailure(RunError{RunErrorKind::BadRequest, message, "", 0, "restore_memory", "", false}, 0);
+}
+
+} // namespace
+
+RestoredMemory::~RestoredMemory() {
+    Driver& d = m_ctx.driver();
+    for (const Mapping& m : m_mappings) {
+        if (m.mapped && d.cuMemUnmap) d.cuMemUnmap(m.got, m.bytes);
+        if (m.handle && d.cuMemRelease) d.cuMemRelease(m.handle);
+        if (m.got && d.cuMemAddressFree) d.cuMemAddressFree(m.got, m.bytes);
+    }
+}
+
+void RestoredMemory::map(const std::vector<MemoryRegion>& regions) {
+    Driver& d = m_ctx.driver();
+    if (regions.empty()) return;
+    if (!d.cuMemAddressReserve || !d.cuMemAddressFree || !d.cuMemCreate || !d.cuMemRelease || !d.cuMemMap ||
+        !d.cuMemUnmap || !d.cuMemSetAccess || !d.cuMemGetAllocationGranularity) {
+        throw replayError("replaying a captured launch needs the driver's virtual memory management "
+                          "(cuMemAddressReserve, cuMemMap: CUDA 10.2 or newer)");
+    }
+    if (!m_ctx.fixedAddresses()) {
+        throw replayError("replaying a captured launch needs a runner started with --fixed-addresses "
+                          "(its device addresses then repeat the captured program's)");
+    }
+    CUmemAllocationProp prop;
+    prop.type = MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = m_ctx.deviceIndex();
+    size_t granularity = 0;
+    m_ctx.check(d.cuMemGetAllocationGranularity(&granularity, &prop, MEM_ALLOC_GRANULARITY_MINIMUM),
+                "cuMemGetAllocationGranularity", "restore_memory");
+    if (granularity == 0) granularity = size_t(2) << 20;
+    const uint64_t g = granularity;
+
+    // Page ranges: each region rounded out to the granularity, overlapping or touching ranges merged.
+    std::vector<size_t> order(regions.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return regions[a].address < regions[b].address; });
+    std::vector<std::pair<uint64_t, uint64_t>> ranges; // [lo, hi)
+    std::vector<size_t> rangeOf(regions.size());
+    for (size_t i : order) {
+        const uint64_t lo = regions[i].address / g * g;
+        const uint64_t hi = (regions[i].address + regions[i].data.size() + g - 1) / g * g;
+        if (!ranges.empty() && lo <= ranges.back().second) {
+            ranges.back().second = std::max(ranges.back().second, hi);
+        } else {
+            ranges.emplace_back(lo, hi);
+        }
+        rangeOf[i] = ranges.size() - 1;
+    }
+    for (const auto& [lo, hi] : ranges) {
+        Mapping m;
+        m.want = lo;
+        m.bytes = static_cast<size_t>(hi - lo);
+        CUdeviceptr got = 0;
+        CUresult r = d.cuMemAddressReserve(&got, m.bytes, 0, lo, 0);
+        if (r != CUDA_SUCCESS) {
+            m_ctx.check(r, "cuMemAddressReserve", "restore_memory");
+        }
+        m.got = got;
+        m_mappings.push_back(m);
+        Mapping& mm = m_mappings.back();
+        m_ctx.check(d.cuMemCreate(&mm.handle, mm.bytes, &prop, 0), "cuMemCreate", "restore_memory");
+        m_ctx.check(d.cuMemMap(mm.got, mm.bytes, 0, mm.handle, 0), "cuMemMap", "restore_memory");
+        mm.mapped = true;
+        CUmemAccessDesc access;
+        access.location = prop.location;
+        access.flags = MEM_ACCESS_FLAGS_PROT_READWRITE;
+        m_ctx.check(d.cuMemSetAccess(mm.got, mm.bytes, &access, 1), "cuMemSetAccess", "restore_memory");
+    }
+    m_regions.resize(regions.size());
+    for (size_t i = 0; i < regions.size(); ++i) {
+        const Mapping& m = m_mappings[rangeOf[i]];
+        m_regions[i].spec = &regions[i];
+        m_regions[i].now = m.got + (regions[i].address - m.want);
+        if (m.got != m.want && regions[i].requireOriginal) {
+            throw replayError("the captured memory at " + addressHex(regions[i].address) +
+                              " holds pointers (or a tensor map points into it) and cannot be mapped at its original "
+                              "address in this process (the driver gave " + addressHex(m.got + (regions[i].address - m.want)) +
+                              "); capture and replay on the same machine and driver, with the runner started by "
+                              "lowerscope (--fixed-addresses)");
+        }
+    }
+    restore();
+}
+
+void RestoredMemory::restore() {
+    Driver& d = m_ctx.driver();
+    for (const Region& r : m_regions) {
+        m_ctx.check(d.cuMemcpyHtoD(r.now, r.spec->data.data(), r.spec->data.size()), "cuMemcpyHtoD", "restore_memory");
+    }
+}
+
+std::vector<uint8_t> RestoredMemory::read(size_t i) {
+    const Region& r = m_regions.at(i);
+    std::vector<uint8_t> out(r.spec->data.size());
+    m_ctx.check(m_ctx.driver().cuMemcpyDtoH(out.data(), r.now, out.size()), "cuMemcpyDtoH", "read_outputs");
+    return out;
+}
+
+std::vector<uint64_t> RestoredMemory::relocated() const {
+    std::vector<uint64_t> out;
+    for (const Region& r : m_regions) {
+        if (r.now != r.spec->address) out.push_back(r.spec->address);
+    }
+    return out;
+}
+
+int RestoredMemory::relocate(std::vector<uint8_t>& params) const {
+    int changed = 0;
+    for (size_t off = 0; off + 8 <= params.size(); off += 8) {
+        uint64_t word = 0;
+        std::memcpy(&word, params.data() + off, 8);
+        for (const Region& r : m_regions) {
+            const uint64_t base = r.spec->address;
+            if (r.now != base && word >= base && word < base + r.spec->data.size()) {
+                const uint64_t moved = r.now + (word - base);
+                std::memcpy(params.data() + off, &moved, 8);
+                ++changed;
+                break;
+            }
+        }
+    }
+    return changed;
+}
+
+} // namespace lowerscope::runner

@@ -1,0 +1,69 @@
+#pragma once
+// The device memory of a captured launch, mapped back for a replay (RunRequest::regions, see
+// core/run/protocol.h): each region at the virtual address it had in the captured program,
+// through the driver's virtual memory management (cuMemAddressReserve with the address asked
+// for, cuMemCreate, cuMemMap, cuMemSetAccess). Regions that share a page of the allocation
+// granularity (2 MiB) share one mapping. A page range the driver will not give at its address is
+// mapped wherever it can be, and the regions in it are "relocated": relocate() moves parameter
+// words that point into them; a region with requireOriginal (pointers stored in memory or a
+// tensor map point into it) cannot be relocated and fails the request with a clear error.
+//
+// The addresses repeat only when the runner runs as the captured program did, without address
+// space randomisation and before it allocates anything of its own: lowerscope-runner
+// --fixed-addresses (main.cpp re-executes itself with ADDR_NO_RANDOMIZE; DeviceContext defers its
+// helpers until the regions are mapped).
+
+#include "app/runner/cuda_api.h"
+#include "core/run/protocol.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lowerscope::runner {
+
+class DeviceContext;
+
+class RestoredMemory {
+public:
+    explicit RestoredMemory(DeviceContext& ctx) : m_ctx(ctx) {}
+    ~RestoredMemory(); // unmaps and frees everything (the next request maps again)
+    RestoredMemory(const RestoredMemory&) = delete;
+    RestoredMemory& operator=(const RestoredMemory&) = delete;
+
+    // Maps every region and copies its bytes in. Throws RequestFailure (bad_request when the
+    // driver has no virtual memory management, the runner was not started with
+    // --fixed-addresses, or a requireOriginal region cannot have its address).
+    void map(const std::vector<MemoryRegion>& regions);
+    // Copies every region's bytes in again.
+    void restore();
+    // Reads region `i` back.
+    std::vector<uint8_t> read(size_t i);
+    // The address region `i` lives at now.
+    CUdeviceptr addressOf(size_t i) const { return m_regions.at(i).now; }
+    size_t size() const { return m_regions.size(); }
+    const MemoryRegion& region(size_t i) const { return *m_regions.at(i).spec; }
+    // Original addresses of the regions that are not at their original address.
+    std::vector<uint64_t> relocated() const;
+    // Rewrites every 8-byte-aligned word of `params` that points into a relocated region to the
+    // same offset in its new place; returns how many words changed.
+    int relocate(std::vector<uint8_t>& params) const;
+    bool empty() const { return m_regions.empty(); }
+
+private:
+    struct Region {
+        const MemoryRegion* spec = nullptr;
+        CUdeviceptr now = 0;
+    };
+    struct Mapping {
+        CUdeviceptr want = 0, got = 0;
+        size_t bytes = 0;
+        CUmemGenericAllocationHandle handle = 0;
+        bool mapped = false;
+    };
+    DeviceContext& m_ctx;
+    std::vector<Region> m_regions;
+    std::vector<Mapping> m_mappings;
+};
+
+} // namespace lowerscope::runner

@@ -1,0 +1,203 @@
+// Replays of captured launches (issue 29 item 2) through the real lowerscope-runner on the fake GPU
+// (run_fakes/fake_gpu.cpp): the request's regions are mapped back at their original addresses by
+// the runner's virtual-memory code (the fake maps host memory there), the captured parameter bytes
+// point into them, the kernel (x[i] += a * y[i]) runs on them, and each region comes back as an
+// output. The fake can refuse every address (FAKE_VMM_RELOCATE): the parameter pointers are then
+// relocated, or the request fails when the memory must keep its addresses.
+#include "core/run/protocol.h"
+#include "core/run/runner_client.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+using namespace lowerscope;
+
+namespace {
+
+// Far from anything the test process or the runner maps (below the usual mmap area).
+constexpr uint64_t kX = 0x5a0000010000ull;
+constexpr uint64_t kY = 0x5a0000030100ull; // shares no 64 KiB page with x; not page-aligned itself
+constexpr int kN = 1000;
+
+RunnerConfig fakeGpu(bool fixed, const std::map<std::string, std::string>& extra = {}) {
+    RunnerConfig c;
+    c.command = {RUNNER_BIN};
+    if (fixed) c.command.push_back("--fixed-addresses");
+    c.deadline = std::chrono::milliseconds(20000);
+    c.env = {{"LOWERSCOPE_LIBCUDA", FAKE_GPU}, {"LOWERSCOPE_LIBCUPTI", FAKE_GPU}};
+    for (const auto& [k, v] : extra) c.env[k] = v;
+    return c;
+}
+
+std::vector<uint8_t> floats(int n, float first, float step) {
+    std::vector<uint8_t> out(static_cast<size_t>(n) * 4);
+    for (int i = 0; i < n; ++i) {
+        const float v = first + step * static_cast<float>(i);
+        std::memcpy(out.data() + 4 * i, &v, 4);
+    }
+    return out;
+}
+
+float at(const std::vector<uint8_t>& bytes, int i) {
+    float v = 0;
+    std::memcpy(&v, bytes.data() + 4 * i, 4);
+    return v;
+}
+
+template <typename T>
+std::vector<uint8_t> bytesOf(T v) {
+    std::vector<uint8_t> out(sizeof v);
+    std::memcpy(out.data(), &v, sizeof v);
+    return out;
+}
+
+// fake_replay_axpy(float* x, const float* y, int n, float a) with the captured bytes.
+LaunchVariant axpy(const std::string& label, uint64_t x = kX, uint64_t y = kY) {
+    LaunchVariant v;
+    v.label = label;
+    v.cubin = {1, 2, 3};
+    v.kernel = "fake_replay_axpy";
+    v.grid = {4, 1, 1};
+    v.block = {256, 1, 1};
+    v.paramBytes = 24;
+    v.params = {ParamSlot{"param0", 0, 8, -1, bytesOf(x), -1}, ParamSlot{"param1", 8, 8, -1, bytesOf(y), -1},
+                ParamSlot{"param2", 16, 4, -1, bytesOf(kN), -1}, ParamSlot{"param3", 20, 4, -1, bytesOf(2.0f), -1}};
+    return v;
+}
+
+RunRequest replayRequest(std::vector<LaunchVariant> variants, bool requireOriginal = false) {
+    RunRequest req;
+    req.mode = MeasureMode::Cold;
+    req.returnOutputs = true;
+    req.stop.minSamples = 3;
+    req.stop.minGpuTimeS = 0;
+    req.stop.wallLimitS = 5;
+    req.regions = {MemoryRegion{kX, floats(kN, 1.0f, 1.0f), ElemType::F32, requireOriginal},
+                   MemoryRegion{kY, floats(kN, 0.5f, 0.0f), ElemType::F32, requireOriginal}};
+    req.variants = std::move(variants);
+    return req;
+}
+
+const OutputReport* output(const VariantResult& v, const std::string& name) {
+    for (const OutputReport& o : v.outputs)
+        if (o.name == name) return &o;
+    return nullptr;
+}
+
+} // namespace
+
+TEST(ReplayProtocol, RegionsRoundTripAndAreChecked) {
+    RunRequest req = replayRequest({axpy("")});
+    RunRequest back;
+    fromJson(toJson(req), back);
+    EXPECT_EQ(back, req);
+    EXPECT_EQ(toJson(req)["regions"][0]["address"], "0x5a0000010000");
+
+    nlohmann::json j = toJson(req);
+    j["regions"][1]["address"] = "0x5a0000010100"; // inside the first region
+    EXPECT_THROW(fromJson(j, back), ProtocolError);
+    j = toJson(req);
+    j["regions"][0]["address"] = "12345";
+    EXPECT_THROW(fromJson(j, back), ProtocolError);
+    j = toJson(req);
+    j["regions"][0]["data_b64"] = "AAAA"; // 3 bytes: not a whole number of f32 elements
+    EXPECT_THROW(fromJson(j, back), ProtocolError);
+
+    RunResult r;
+    r.regionsRelocated = {kX};
+    RunResult rb;
+    fromJson(toJson(r), rb);
+    EXPECT_EQ(rb.regionsRelocated, r.regionsRelocated);
+}
+
+TEST(ReplayRunner, MemoryReturnsAtItsOriginalAddresses) {
+    ProcessRunner runner(fakeGpu(true));
+    const RunOutcome o = runner.run(replayRequest({axpy("")}));
+    ASSERT_TRUE(o.ok) << o.error.message << "\n" << o.runnerStderr;
+    EXPECT_TRUE(o.result.regionsRelocated.empty());
+    const VariantResult& v = o.result.variants.at(0);
+    EXPECT_FALSE(v.samplesMs.empty());
+    const OutputReport* x = output(v, "mem@0x5a0000010000");
+    const OutputReport* y = output(v, "mem@0x5a0000030100");
+    ASSERT_TRUE(x && y);
+    ASSERT_EQ(x->data.size(), size_t(kN) * 4);
+    EXPECT_EQ(x->type, ElemType::F32);
+    // One launch on the captured memory: x[i] = (1 + i) + 2 * 0.5.
+    for (int i : {0, 1, 500, kN - 1}) EXPECT_FLOAT_EQ(at(x->data, i), 2.0f + static_cast<float>(i)) << i;
+    for (int i : {0, kN - 1}) EXPECT_FLOAT_EQ(at(y->data, i), 0.5f);
+}
+
+TEST(ReplayRunner, AVariantRunsOnTheSameRestoredMemory) {
+    // Two variants of one kernel: each starts from the captured bytes (A's launch did not leak
+    // into B's memory), so their memory agrees byte for byte.
+    ProcessRunner runner(fakeGpu(true, {{"FAKE_REPLAY_KERNEL", "fake_replay_scaled"}}));
+    // (FAKE_REPLAY_KERNEL names the fake's replay kernel; both variants use it.)
+    LaunchVariant b = axpy("B");
+    b.kernel = "fake_replay_scaled"; // the fake's replay kernel under another name
+    LaunchVariant a = axpy("A");
+    a.kernel = "fake_replay_scaled";
+    RunRequest req = replayRequest({a, b});
+    const RunOutcome o = runner.run(req);
+    ASSERT_TRUE(o.ok) << o.error.message << "\n" << o.runnerStderr;
+    ASSERT_EQ(o.result.variants.size(), 2u);
+    for (const VariantResult& v : o.result.variants) {
+        const OutputReport* x = output(v, "mem@0x5a0000010000");
+        ASSERT_TRUE(x);
+        EXPECT_FLOAT_EQ(at(x->data, 10), 12.0f); // the same kernel: both from the captured state
+    }
+    ASSERT_FALSE(o.result.agreement.empty());
+    for (const OutputAgreement& g : o.result.agreement) EXPECT_TRUE(g.sameDigest) << g.name;
+}
+
+TEST(ReplayRunner, ARebuiltVariantThatComputesOtherwiseDisagrees) {
+    ProcessRunner runner(fakeGpu(true));
+    LaunchVariant b = axpy("B");
+    b.kernel = "fake_replay_axpy_fast"; // computes with 3a
+    const RunOutcome o = runner.run(replayRequest({axpy("A"), b}));
+    ASSERT_TRUE(o.ok) << o.error.message << "\n" << o.runnerStderr;
+    const OutputReport* xa = output(o.result.variants.at(0), "mem@0x5a0000010000");
+    const OutputReport* xb = output(o.result.variants.at(1), "mem@0x5a0000010000");
+    ASSERT_TRUE(xa && xb);
+    EXPECT_FLOAT_EQ(at(xa->data, 10), 11.0f + 1.0f);
+    EXPECT_FLOAT_EQ(at(xb->data, 10), 11.0f + 3.0f);
+    ASSERT_EQ(o.result.agreement.size(), 2u);
+    EXPECT_EQ(o.result.agreement[0].name, "mem@0x5a0000010000");
+    EXPECT_FALSE(o.result.agreement[0].agree);
+    EXPECT_EQ(o.result.agreement[0].mismatches, kN);
+    EXPECT_TRUE(o.result.agreement[1].sameDigest); // y is only read
+}
+
+TEST(ReplayRunner, RefusedAddressesRelocateTheParameters) {
+    ProcessRunner runner(fakeGpu(true, {{"FAKE_VMM_RELOCATE", "1"}}));
+    const RunOutcome o = runner.run(replayRequest({axpy("")}));
+    ASSERT_TRUE(o.ok) << o.error.message << "\n" << o.runnerStderr;
+    EXPECT_EQ(o.result.regionsRelocated, (std::vector<uint64_t>{kX, kY}));
+    const OutputReport* x = output(o.result.variants.at(0), "mem@0x5a0000010000");
+    ASSERT_TRUE(x);
+    EXPECT_FLOAT_EQ(at(x->data, 7), 9.0f); // the kernel found its data through the relocated pointers
+}
+
+TEST(ReplayRunner, MemoryThatMustKeepItsAddressesFailsClearly) {
+    ProcessRunner runner(fakeGpu(true, {{"FAKE_VMM_RELOCATE", "1"}}));
+    const RunOutcome o = runner.run(replayRequest({axpy("")}, true));
+    ASSERT_FALSE(o.ok);
+    EXPECT_EQ(o.error.kind, RunErrorKind::BadRequest);
+    EXPECT_NE(o.error.message.find("cannot be mapped at its original address"), std::string::npos) << o.error.message;
+}
+
+TEST(ReplayRunner, NeedsTheFixedAddressRunner) {
+    ProcessRunner runner(fakeGpu(false));
+    const RunOutcome o = runner.run(replayRequest({axpy("")}));
+    ASSERT_FALSE(o.ok);
+    EXPECT_NE(o.error.message.find("--fixed-addresses"), std::string::npos) << o.error.message;
+    // The same runner still measures ordinary requests afterwards (nothing was left mapped).
+    RunRequest plain = replayRequest({axpy("")});
+    plain.regions.clear();
+    plain.variants[0].kernel = "plain_kernel";
+    const RunOutcome p = runner.run(plain);
+    EXPECT_TRUE(p.ok) << p.error.message;
+}
