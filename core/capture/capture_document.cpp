@@ -66,8 +66,23 @@ std::vector<ModuleFile> describeModules(const CaptureLog& log, const std::string
     return out;
 }
 
+int64_t snapshotLaunchIndex(const std::vector<CapturedLaunch>& ordered, const LaunchSnapshot& s,
+                            const std::vector<bool>& taken) {
+    int64_t nearest = -1;
+    for (size_t i = 0; i < ordered.size(); ++i) {
+        const CapturedLaunch& l = ordered[i];
+        if (l.pid != s.pid) continue;
+        if (l.correlationId == s.correlationId) return static_cast<int64_t>(i);
+        if (l.correlationId < s.correlationId && l.name == s.name && l.grid == s.grid && l.block == s.block &&
+            !(i < taken.size() && taken[i]) &&
+            (nearest < 0 || ordered[static_cast<size_t>(nearest)].correlationId < l.correlationId))
+            nearest = static_cast<int64_t>(i);
+    }
+    return nearest;
+}
+
 json captureDocument(const CaptureLog& log, const CaptureRunInfo& run, const LaunchFilterOptions& filterOptions,
-                     const std::vector<ModuleFile>& modules) {
+                     const std::vector<ModuleFile>& modules, const std::string& snapshotFolder) {
     const std::vector<CapturedLaunch> launches = log.orderedLaunches();
     LaunchFilter filter(filterOptions);
 
@@ -129,6 +144,29 @@ json captureDocument(const CaptureLog& log, const CaptureRunInfo& run, const Lau
                                {"modules", mods}});
     }
 
+    // The snapshots of the selected launches, each tied to its launch.
+    std::vector<bool> taken(launches.size());
+    std::vector<std::string> launchSnapshot(launches.size());
+    json snapshotsJson = json::array();
+    json snapshotNotes = json::array();
+    for (const LaunchSnapshot& snap : log.snapshots) {
+        int64_t index = snapshotLaunchIndex(launches, snap, taken);
+        if (index >= 0) {
+            taken[static_cast<size_t>(index)] = true;
+            if (static_cast<size_t>(index) >= kMaxDocumentLaunches) index = -1;
+            else launchSnapshot[static_cast<size_t>(index)] = snap.id();
+        }
+        snapshotsJson.push_back(snapshotDocumentEntry(snap, snapshotFolder, index));
+        if (!snap.error.empty())
+            snapshotNotes.push_back("launch " + snap.id() + " (" + demangle(snap.name) + ") was not saved for replay: " +
+                                    snap.error);
+        for (const SnapshotOmitted& o : snap.omitted)
+            snapshotNotes.push_back("launch " + snap.id() + ": the allocation at " + snapshotAddressText(o.address) +
+                                    " (" + std::to_string(o.bytes) + " bytes) was not saved: " + o.why);
+        if (index < 0)
+            snapshotNotes.push_back("launch " + snap.id() + " was saved but its kernel record is missing");
+    }
+
     json launchesJson = json::array();
     for (size_t i = 0; i < launches.size() && i < kMaxDocumentLaunches; ++i) {
         const CapturedLaunch& l = launches[i];
@@ -148,6 +186,7 @@ json captureDocument(const CaptureLog& log, const CaptureRunInfo& run, const Lau
                                 {"duration_ns", l.durationNs()},
                                 {"graph", l.graphId},
                                 {"selected", static_cast<bool>(launchSelected[i])}});
+        if (!launchSnapshot[i].empty()) launchesJson.back()["snapshot"] = launchSnapshot[i];
     }
 
     json modulesJson = json::array();
@@ -184,6 +223,7 @@ json captureDocument(const CaptureLog& log, const CaptureRunInfo& run, const Lau
                         log.firstSkipReason + ")");
     for (const ModuleFile& m : modules)
         if (!m.error.empty()) notes.push_back("module " + m.hash + ": " + m.error);
+    for (const json& n : snapshotNotes) notes.push_back(n);
     for (const Acc& k : kernels) {
         bool found = false;
         for (const ModuleFile& m : modules)
@@ -219,6 +259,7 @@ json captureDocument(const CaptureLog& log, const CaptureRunInfo& run, const Lau
                 {"launches", launchesJson},
                 {"kernels", kernelsJson},
                 {"modules", modulesJson},
+                {"snapshots", snapshotsJson},
                 {"notes", notes}};
 }
 

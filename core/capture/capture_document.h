@@ -17,7 +17,12 @@
 //   selected}], kernels [{name, demangled, count, total_ns, share, median_ns, ci_low_ns,
 //   ci_high_ns, min_ns, max_ns, mean_ns, selected, modules [index into modules]}] sorted by
 //   total_ns (largest first), modules [{file, hash, bytes, arch, kernels [mangled], pids []}],
-//   notes [sentences].
+//   snapshots [{id "PID-CORR", pid, corr, launch (index into launches, -1 when its kernel record
+//   is missing), name, grid, block, cluster, smem, params [[offset, size]], param_bytes (hex),
+//   regions [{address "0x..", bytes, before, after, pointers}] (files relative to the document's
+//   folder: "STEM.launches/PID-CORR/before-ADDRESS.bin"), omitted [{address, bytes, why}], error}]
+//   (launch_snapshot.h; only with `capture --save-launches`; a launch with a snapshot has
+//   "snapshot": its id), notes [sentences].
 
 #include "core/capture/capture_events.h"
 #include "core/capture/launch_filter.h"
@@ -63,8 +68,17 @@ std::vector<ModuleFile> describeModules(const CaptureLog& log, const std::string
 
 // The document. `filter` marks the selected launches (launch order, see launch_filter.h); it must
 // be a valid filter (LaunchFilter's constructor throws otherwise).
+// `snapshotFolder`: the name, relative to the document's folder, of the folder the injection saved
+// the snapshots' files in ("run.launches"); the document's region paths start with it.
 nlohmann::json captureDocument(const CaptureLog& log, const CaptureRunInfo& run, const LaunchFilterOptions& filter,
-                               const std::vector<ModuleFile>& modules);
+                               const std::vector<ModuleFile>& modules, const std::string& snapshotFolder = "");
+
+// The launch of the document's ordered launches (CaptureLog::orderedLaunches) a snapshot belongs
+// to: the kernel record of the same process and correlation id; else (a launch through the
+// runtime API whose kernel record carries the runtime call's correlation id) the nearest earlier
+// record of the same process, kernel, grid and block that no other snapshot took. -1 when none.
+int64_t snapshotLaunchIndex(const std::vector<CapturedLaunch>& ordered, const LaunchSnapshot& s,
+                            const std::vector<bool>& taken);
 
 // ---------------------------------------------------------------------------- reading back
 

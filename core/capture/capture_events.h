@@ -14,8 +14,12 @@
 //            smem [dynamic, static], regs, start, end (GPU ns), graph, graph_node
 //   end      pid, dropped (records CUPTI dropped): the process flushed at exit; a process without
 //            it ended before its last records were written (killed, _exit, crash)
+//   snapshot a selected launch's parameters and the device memory they reach, saved for replay
+//            (written with snapshotEventLine; fields in core/capture/launch_snapshot.h)
 // The reader treats the stream as untrusted: a line over 1 MiB, or that is not one of these events
 // with the right types, is skipped and counted.
+
+#include "core/capture/launch_snapshot.h"
 
 #include <array>
 #include <cstdint>
@@ -77,6 +81,7 @@ struct CaptureLog {
     std::vector<CapturedDevice> devices;
     std::vector<CapturedModule> modules;
     std::vector<CapturedLaunch> launches;   // in arrival order (see orderedLaunches)
+    std::vector<LaunchSnapshot> snapshots;  // in arrival order; at most kMaxSnapshots
     size_t skippedLines = 0;                // malformed or unknown lines
     std::string firstSkipReason;
 

@@ -83,7 +83,7 @@ bool CaptureLog::addLine(std::string_view text) {
     if (text.empty()) return skip("an empty line");
     if (text.size() > kMaxEventLineBytes) return skip("a line over 1 MiB");
     std::string error;
-    const auto parsed = parseJsonBounded(text, error, JsonLimits{kMaxEventLineBytes, 8, 4096});
+    const auto parsed = parseJsonBounded(text, error, JsonLimits{kMaxEventLineBytes, 8, 16384});
     if (!parsed || !parsed->is_object()) return skip("a line that is not a JSON object");
     const json& j = *parsed;
     const std::string e = jsonString(j, "e");
@@ -164,6 +164,15 @@ bool CaptureLog::addLine(std::string_view text) {
         k.graphNodeId = unsignedField(j, "graph_node").value_or(0);
         process(p);
         launches.push_back(std::move(k));
+        return true;
+    }
+    if (e == "snapshot") {
+        LaunchSnapshot snap;
+        std::string why;
+        if (!snapshotFromEvent(j, snap, why)) return skip("a malformed snapshot event (" + why + ")");
+        if (snapshots.size() >= kMaxSnapshots) return skip("a snapshot event past the first 4096");
+        process(p);
+        snapshots.push_back(std::move(snap));
         return true;
     }
     return skip("an unknown event");

@@ -1,15 +1,20 @@
 // The bookkeeping of `lowerscope-cli capture` without CUPTI or a GPU (core/capture): the launch
 // filter, the injection's event lines written and read back (malformed and hostile lines
 // skipped), launch order, per-kernel statistics and the kernel table of the document, and the
-// document read back as untrusted input (schema, types, indices, cubin names and paths).
+// document read back as untrusted input (schema, types, indices, cubin names and paths); the
+// snapshots of saved launches as event lines, in the document, and their files read back.
+#include "core/bounded_json.h"
 #include "core/build/cache.h"
 #include "core/capture/capture_document.h"
 #include "core/capture/capture_events.h"
 #include "core/capture/launch_filter.h"
+#include "core/capture/launch_snapshot.h"
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace lowerscope;
@@ -420,4 +425,249 @@ TEST(CaptureReader, TheFuzzSeedsAreAValidDocumentAndEventLine) {
     std::getline(in, line);
     CaptureLog log;
     EXPECT_TRUE(log.addLine(line)) << log.firstSkipReason;
+    std::ifstream snap(seeds + "capture_snapshot.jsonl");
+    std::getline(snap, line);
+    EXPECT_TRUE(log.addLine(line)) << log.firstSkipReason;
+    EXPECT_EQ(log.snapshots.size(), 1u);
+    const auto doc = readJsonFileBounded(seeds + "capture.json", error);
+    ASSERT_TRUE(doc) << error;
+    std::vector<LaunchSnapshot> snapshots;
+    ASSERT_TRUE(readSnapshots(*doc, snapshots, error)) << error;
+    ASSERT_EQ(snapshots.size(), 1u);
+    EXPECT_EQ(snapshots[0].launchIndex, 2);
+}
+
+// ------------------------------------------------------------ saved launches (issue 29 item 2)
+
+namespace {
+
+LaunchSnapshot sampleSnapshot(uint32_t pid = 100, uint32_t corr = 12) {
+    LaunchSnapshot s;
+    s.pid = pid;
+    s.correlationId = corr;
+    s.name = "_Z3addPf";
+    s.grid = {4, 1, 1};
+    s.block = {128, 1, 1};
+    s.cluster = {2, 1, 1};
+    s.dynamicSmem = 1024;
+    s.params = {{0, 8}, {8, 4}};
+    s.paramBytes = {0x00, 0x10, 0x00, 0x00, 0x7f, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00};
+    s.regions.push_back({0x7f0000001000ull, 4096, snapshotFileName(pid, corr, "before", 0x7f0000001000ull),
+                         snapshotFileName(pid, corr, "after", 0x7f0000001000ull), true});
+    s.regions.push_back({0x7f0000100000ull, 256, snapshotFileName(pid, corr, "before", 0x7f0000100000ull), "", false});
+    s.omitted.push_back({0x7f0000200000ull, uint64_t(8) << 30, "over the memory limit (1073741824 bytes a launch)"});
+    return s;
+}
+
+} // namespace
+
+TEST(CaptureSnapshots, AnEventLineRoundTrips) {
+    const LaunchSnapshot s = sampleSnapshot();
+    EXPECT_EQ(s.regions[0].before, "100-12/before-7f0000001000.bin");
+    const std::string line = snapshotEventLine(s);
+    ASSERT_EQ(line.back(), '\n');
+    EXPECT_NE(line.find("\"address\":\"0x7f0000001000\""), std::string::npos) << line;
+    CaptureLog log;
+    ASSERT_TRUE(log.addLine(line)) << log.firstSkipReason;
+    ASSERT_EQ(log.snapshots.size(), 1u);
+    const LaunchSnapshot& r = log.snapshots[0];
+    EXPECT_EQ(r.id(), "100-12");
+    EXPECT_EQ(r.name, s.name);
+    EXPECT_EQ(r.grid, s.grid);
+    EXPECT_EQ(r.block, s.block);
+    EXPECT_EQ(r.cluster, s.cluster);
+    EXPECT_EQ(r.dynamicSmem, 1024);
+    EXPECT_EQ(r.params, s.params);
+    EXPECT_EQ(r.paramBytes, s.paramBytes);
+    ASSERT_EQ(r.regions.size(), 2u);
+    EXPECT_EQ(r.regions[0].address, 0x7f0000001000ull);
+    EXPECT_EQ(r.regions[0].bytes, 4096u);
+    EXPECT_EQ(r.regions[0].before, s.regions[0].before);
+    EXPECT_EQ(r.regions[0].after, s.regions[0].after);
+    EXPECT_TRUE(r.regions[0].pointers);
+    EXPECT_EQ(r.regions[1].after, "");
+    EXPECT_FALSE(r.regions[1].pointers);
+    ASSERT_EQ(r.omitted.size(), 1u);
+    EXPECT_EQ(r.omitted[0].bytes, uint64_t(8) << 30);
+    EXPECT_EQ(r.omitted[0].why, s.omitted[0].why);
+    EXPECT_EQ(r.error, "");
+    // A launch that could not be saved: the error is kept.
+    LaunchSnapshot failed;
+    failed.pid = 1;
+    failed.correlationId = 2;
+    failed.name = "_Z1kv";
+    failed.error = "cuCtxSynchronize before the launch returned CUDA error 700";
+    ASSERT_TRUE(log.addLine(snapshotEventLine(failed))) << log.firstSkipReason;
+    EXPECT_EQ(log.snapshots[1].error, failed.error);
+}
+
+TEST(CaptureSnapshots, MalformedSnapshotLinesAreSkipped) {
+    const json good = json::parse(snapshotEventLine(sampleSnapshot()));
+    ASSERT_TRUE(CaptureLog().addLine(good.dump()));
+    auto with = [&](const std::function<void(json&)>& edit) {
+        json j = good;
+        edit(j);
+        return j.dump();
+    };
+    const std::vector<std::string> bad = {
+        with([](json& j) { j["regions"][0]["before"] = "../../etc/passwd"; }),
+        with([](json& j) { j["regions"][0]["before"] = "/tmp/100-12/before-7f0000001000.bin"; }),
+        with([](json& j) { j["regions"][0]["before"] = "100-13/before-7f0000001000.bin"; }), // another launch's
+        with([](json& j) { j["regions"][0]["before"] = "100-12/before-7f0000002000.bin"; }), // another address's
+        with([](json& j) { j["regions"][0]["after"] = "x/100-12/after-7f0000001000.bin"; }), // a folder in a line
+        with([](json& j) { j["regions"][0]["address"] = 139637976731648; }),             // not a "0x" string
+        with([](json& j) { j["regions"][0]["address"] = "0x"; }),
+        with([](json& j) { j["regions"][0]["address"] = "0x7f00000010000000000"; }), // over 64 bits
+        with([](json& j) { j["regions"][0]["bytes"] = 0; }),
+        with([](json& j) { j["regions"][0]["bytes"] = (uint64_t(4) << 30) + 1; }),
+        with([](json& j) { j["regions"][1] = j["regions"][0]; }), // twice
+        with([](json& j) { j["param_bytes"] = "0g"; }),
+        with([](json& j) { j["param_bytes"] = "abc"; }),
+        with([](json& j) { j["param_bytes"] = std::string(2 * kMaxParamBytes + 2, 'a'); }),
+        with([](json& j) { j["params"] = json::array({json::array({8, 8})}); }), // past the 12 bytes
+        with([](json& j) { j["params"] = json::array({json::array({0})}); }),
+        with([](json& j) { j["grid"] = json::array({1, -1, 1}); }),
+        with([](json& j) { j["smem"] = -1; }),
+        with([](json& j) { j["name"] = ""; }),
+        with([](json& j) { j.erase("corr"); }),
+        with([](json& j) {
+            for (size_t i = 0; i <= kMaxSnapshotRegions; ++i)
+                j["regions"].push_back({{"address", "0x" + std::to_string(i + 1) + "000"}, {"bytes", 1}});
+        }),
+    };
+    CaptureLog log;
+    for (const auto& line : bad) EXPECT_FALSE(log.addLine(line)) << line.substr(0, 300);
+    EXPECT_EQ(log.skippedLines, bad.size());
+    EXPECT_TRUE(log.snapshots.empty());
+    EXPECT_NE(log.firstSkipReason.find("snapshot"), std::string::npos) << log.firstSkipReason;
+}
+
+TEST(CaptureSnapshots, TheDocumentListsThemTiedToTheirLaunchesAndReadsBack) {
+    CaptureLog log = sampleLog();
+    ASSERT_TRUE(log.addLine(snapshotEventLine(sampleSnapshot(100, 12))));
+    // A launch through the runtime API: the kernel record has the runtime call's correlation id
+    // (13 is a helper launch; 14 an add), the snapshot the driver call's (15): tied to 14.
+    LaunchSnapshot runtime = sampleSnapshot(100, 15);
+    runtime.regions.clear();
+    runtime.omitted.clear();
+    runtime.grid = {4, 1, 1};
+    ASSERT_TRUE(log.addLine(snapshotEventLine(runtime)));
+    LaunchSnapshot orphan = sampleSnapshot(555, 3);
+    orphan.regions.clear();
+    orphan.error = "cuCtxSynchronize before the launch returned CUDA error 700";
+    ASSERT_TRUE(log.addLine(snapshotEventLine(orphan)));
+    const json doc = captureDocument(log, {}, {}, {}, "run.launches");
+    ASSERT_EQ(doc["snapshots"].size(), 3u);
+    const json& first = doc["snapshots"][0];
+    EXPECT_EQ(first["id"], "100-12");
+    EXPECT_EQ(first["regions"][0]["before"], "run.launches/100-12/before-7f0000001000.bin");
+    EXPECT_EQ(first["regions"][0]["after"], "run.launches/100-12/after-7f0000001000.bin");
+    EXPECT_EQ(first["regions"][1]["after"], "");
+    // launches are 10 11 12 13 14 in order: 12 is index 2, 14 index 4.
+    EXPECT_EQ(first["launch"], 2);
+    EXPECT_EQ(doc["launches"][2]["snapshot"], "100-12");
+    EXPECT_EQ(doc["snapshots"][1]["launch"], 4);
+    EXPECT_EQ(doc["launches"][4]["snapshot"], "100-15");
+    EXPECT_EQ(doc["snapshots"][2]["launch"], -1);
+    EXPECT_FALSE(doc["launches"][0].contains("snapshot"));
+    const std::string notes = doc["notes"].dump();
+    EXPECT_NE(notes.find("555-3"), std::string::npos) << notes;
+    EXPECT_NE(notes.find("CUDA error 700"), std::string::npos) << notes;
+    EXPECT_NE(notes.find("over the memory limit"), std::string::npos) << notes;
+
+    std::vector<LaunchSnapshot> back;
+    std::string error;
+    ASSERT_TRUE(readSnapshots(doc, back, error)) << error;
+    ASSERT_EQ(back.size(), 3u);
+    EXPECT_EQ(back[0].launchIndex, 2);
+    EXPECT_EQ(back[0].paramBytes, sampleSnapshot().paramBytes);
+    EXPECT_EQ(back[0].regions[0].before, "run.launches/100-12/before-7f0000001000.bin");
+    EXPECT_TRUE(back[0].regions[0].pointers);
+    EXPECT_EQ(back[1].launchIndex, 4);
+    EXPECT_EQ(back[2].launchIndex, -1);
+    EXPECT_EQ(back[2].error, orphan.error);
+    // The whole document still reads as a capture; one without snapshots has none.
+    CaptureSummary summary;
+    EXPECT_TRUE(readCaptureDocument(doc, summary, error)) << error;
+    json none = doc;
+    none.erase("snapshots");
+    EXPECT_TRUE(readSnapshots(none, back, error));
+    EXPECT_TRUE(back.empty());
+}
+
+TEST(CaptureSnapshots, HostileDocumentSnapshotsAreRefusedWithASentence) {
+    CaptureLog log = sampleLog();
+    ASSERT_TRUE(log.addLine(snapshotEventLine(sampleSnapshot())));
+    const json doc = captureDocument(log, {}, {}, {}, "run.launches");
+    auto refused = [&](const std::function<void(json&)>& edit, const std::string& expect) {
+        json j = doc;
+        edit(j);
+        std::vector<LaunchSnapshot> out;
+        std::string error;
+        const bool ok = readSnapshots(j, out, error);
+        EXPECT_FALSE(ok) << j["snapshots"].dump().substr(0, 300);
+        EXPECT_TRUE(out.empty());
+        EXPECT_NE(error.find(expect), std::string::npos) << error;
+    };
+    auto before = [](const char* path) {
+        return [path](json& j) { j["snapshots"][0]["regions"][0]["before"] = path; };
+    };
+    refused(before("../100-12/before-7f0000001000.bin"), "before-ADDRESS.bin");
+    refused(before("run.launches/../../100-12/before-7f0000001000.bin"), "before-ADDRESS.bin");
+    refused(before("/etc/100-12/before-7f0000001000.bin"), "before-ADDRESS.bin");
+    refused(before("run.launches//100-12/before-7f0000001000.bin"), "before-ADDRESS.bin");
+    refused(before("./100-12/before-7f0000001000.bin"), "before-ADDRESS.bin");
+    refused(before("run.launches/100-12/before-7f0000001000.bin/x"), "before-ADDRESS.bin");
+    refused([](json& j) { j["snapshots"][0]["id"] = "100-13"; }, "PID-CORR");
+    refused([](json& j) { j["snapshots"][0]["launch"] = 99; }, "index into the document's launches");
+    refused([](json& j) { j["snapshots"][0]["launch"] = -2; }, "index into the document's launches");
+    refused([](json& j) { j["snapshots"][0].erase("launch"); }, "index into the document's launches");
+    refused([](json& j) { j["snapshots"][1] = j["snapshots"][0]; }, "listed twice");
+    refused([](json& j) { j["snapshots"] = "all of them"; }, "not a list");
+    refused([](json& j) { j["snapshots"][0]["regions"][0]["address"] = 1; }, "address");
+    refused([](json& j) { j["snapshots"][0]["param_bytes"] = "zz"; }, "param_bytes");
+    refused([](json& j) { j["snapshots"][0]["omitted"] = json::array({{{"address", "x"}}}); }, "omitted");
+    // A plain relative folder of any name is fine (the document may have been renamed).
+    json renamed = doc;
+    renamed["snapshots"][0]["regions"][0]["before"] = "old name.launches/100-12/before-7f0000001000.bin";
+    std::vector<LaunchSnapshot> out;
+    std::string error;
+    EXPECT_TRUE(readSnapshots(renamed, out, error)) << error;
+}
+
+TEST(CaptureSnapshots, ASavedRegionIsReadOnlyInsideTheDocumentsFolderAndAtItsSize) {
+    TempDir dir, elsewhere;
+    const fs::path docPath = dir.path / "run.json";
+    fs::create_directories(dir.path / "run.launches" / "100-12");
+    const std::string rel = "run.launches/100-12/before-7f0000001000.bin";
+    {
+        std::ofstream out(dir.path / rel, std::ios::binary);
+        for (int i = 0; i < 16; ++i) out.put(static_cast<char>(i));
+    }
+    std::vector<uint8_t> bytes;
+    std::string error;
+    ASSERT_TRUE(readSnapshotFile(docPath.string(), rel, 16, bytes, error)) << error;
+    ASSERT_EQ(bytes.size(), 16u);
+    EXPECT_EQ(bytes[15], 15);
+    // Another size than recorded: refused.
+    EXPECT_FALSE(readSnapshotFile(docPath.string(), rel, 17, bytes, error));
+    EXPECT_NE(error.find("17 bytes"), std::string::npos) << error;
+    EXPECT_TRUE(bytes.empty());
+    EXPECT_FALSE(readSnapshotFile(docPath.string(), rel, kMaxSnapshotFileBytes + 1, bytes, error));
+    // Paths leaving the folder, lexically or through a symlink, are refused.
+    EXPECT_FALSE(readSnapshotFile(docPath.string(), "../x/before-1.bin", 16, bytes, error));
+    EXPECT_FALSE(readSnapshotFile(docPath.string(), (dir.path / rel).string(), 16, bytes, error));
+    EXPECT_FALSE(readSnapshotFile(docPath.string(), "run.launches/100-12/../../../etc/passwd", 16, bytes, error));
+    {
+        std::ofstream out(elsewhere.path / "secret.bin", std::ios::binary);
+        out << std::string(16, 's');
+    }
+    fs::create_symlink(elsewhere.path / "secret.bin", dir.path / "run.launches" / "100-12" / "after-7f0000001000.bin");
+    EXPECT_FALSE(readSnapshotFile(docPath.string(), "run.launches/100-12/after-7f0000001000.bin", 16, bytes, error));
+    EXPECT_TRUE(bytes.empty());
+    // A folder or a FIFO is not read.
+    EXPECT_FALSE(readSnapshotFile(docPath.string(), "run.launches/100-12", 16, bytes, error));
+    const fs::path fifo = dir.path / "run.launches" / "100-12" / "before-1.bin";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    EXPECT_FALSE(readSnapshotFile(docPath.string(), "run.launches/100-12/before-1.bin", 16, bytes, error));
 }

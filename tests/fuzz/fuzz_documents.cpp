@@ -4,10 +4,12 @@
 // turned into one). The readers accept or refuse with a sentence, and the renderers (SVG charts,
 // Markdown reports), documented as skipping what has the wrong shape, never throw on any JSON the
 // bounded reader accepts. Also a capture document (lowerscope.capture/1, `inspect CAPTURE.json`)
-// with its kernel table, and the same bytes as a line of the injection's event stream.
+// with its kernel table and its saved launches ("snapshots"), and the same bytes as a line of the
+// injection's event stream (a "snapshot" line among them).
 #include "core/bounded_json.h"
 #include "core/capture/capture_document.h"
 #include "core/capture/capture_events.h"
+#include "core/capture/launch_snapshot.h"
 #include "core/experiment/graph_break_even.h"
 #include "core/experiment/series.h"
 
@@ -25,6 +27,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const bool read = log.addLine(text);
         if (read == (log.skippedLines != 0)) std::abort();
         (void)log.orderedLaunches();
+        if (log.snapshots.size() > 1) std::abort(); // one line, one snapshot at most
+        for (const auto& snap : log.snapshots) {
+            // What was read writes back as a line that reads again, to the same snapshot.
+            const std::string line = lowerscope::capture::snapshotEventLine(snap);
+            if (line.size() > lowerscope::capture::kMaxEventLineBytes) continue; // escapes may lengthen it
+            lowerscope::capture::CaptureLog again;
+            if (!again.addLine(line) || again.snapshots.size() != 1 ||
+                again.snapshots[0].paramBytes != snap.paramBytes || again.snapshots[0].regions.size() != snap.regions.size())
+                std::abort();
+        }
     }
     auto j = lowerscope::parseJsonBounded(text, error);
     if (!j) return 0;
@@ -45,6 +57,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             step = "kernelTableText";
             (void)lowerscope::capture::kernelTableText(capture);
         } else if (error.empty()) {
+            std::abort();
+        }
+        step = "readSnapshots";
+        std::vector<lowerscope::capture::LaunchSnapshot> snapshots;
+        error.clear();
+        if (lowerscope::capture::readSnapshots(*j, snapshots, error)) {
+            for (const auto& snap : snapshots)
+                if (snap.regions.size() > lowerscope::capture::kMaxSnapshotRegions ||
+                    snap.paramBytes.size() > lowerscope::capture::kMaxParamBytes)
+                    std::abort();
+        } else if (error.empty() || !snapshots.empty()) {
             std::abort();
         }
         step = "readGraphBreakEvenDocument";
