@@ -9,6 +9,11 @@
 # usage: bench/advise_calibration.sh BUILD_DIR [OUT_DIR]
 #   MAX_TIME=S    each test's measuring loop (default 10 s)
 #   ARCH=sm_XX    build architecture (default: the build options' default, sm_90)
+#   DRY=1         no GPU: `advise --static --json` per kernel (the build and the launch only, 132
+#                 SMs assumed) and a count of the suggestions a GPU run would test, per kernel, in
+#                 OUT_DIR/advise_dry.md. The GPU run's profile can add findings (latency, bank
+#                 conflicts, uncoalesced, launch overhead) and silence some (occupancy and few
+#                 warps when the kernel issues in >= 80 % of cycles), so this is an estimate.
 # Writes OUT_DIR/advise_calibration.md and OUT_DIR/advise_calibration.json; each kernel's record
 # (sessions, reports, advice.json) stays in OUT_DIR/records/FILE-KERNEL/. Needs python3.
 set -uo pipefail
@@ -20,6 +25,41 @@ CLI="$BUILD/app/lowerscope-cli"
 mkdir -p "$OUT/records"
 OPTS=""
 [ -n "${ARCH:-}" ] && OPTS="--arch $ARCH"
+
+if [ "${DRY:-0}" = 1 ]; then
+  mkdir -p "$OUT/dry"
+  for src in kernels/*.cu docs/examples/*.cu; do
+    sidecar="${src%.cu}.json"
+    [ -f "$sidecar" ] || continue
+    for kernel in $(python3 -c 'import json,sys; print(" ".join(k["name"] for k in json.load(open(sys.argv[1]))["kernels"]))' "$sidecar"); do
+      name="$(basename "${src%.cu}")-$kernel"
+      "$CLI" advise "$src" --kernel "$kernel" --a "$OPTS" --static --json "$OUT/dry/$name.json" >"$OUT/dry/$name.log" 2>&1 \
+        || echo "== $src $kernel: exit $? (log $OUT/dry/$name.log)"
+    done
+  done
+  python3 - "$OUT" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+rows, per = [], {}
+for name in sorted(f[:-5] for f in os.listdir(os.path.join(out, "dry")) if f.endswith(".json")):
+    a = json.load(open(os.path.join(out, "dry", name + ".json")))
+    testable = [v for v in a["variants"] if not v.get("not_testable")]
+    per[name] = len(testable)
+    for v in testable:
+        rows.append((name, v["finding"], v["change"], v["prediction"]["ratio"]))
+with open(os.path.join(out, "advise_dry.md"), "w") as f:
+    f.write("| kernel | finding | variant | predicted B/A |\n|---|---|---|---|\n")
+    for k, fi, ch, r in rows:
+        f.write(f"| {k} | {fi} | {ch.replace('|', chr(92) + '|')} | {r:.3f} |\n")
+    kernels = sum(1 for n in per.values() if n)
+    f.write(f"\n{len(rows)} testable suggestions on {kernels} of {len(per)} kernels (static: the build and the launch "
+            f"only, 132 SMs assumed).\n")
+    for k, n in per.items():
+        f.write(f"- {k}: {n}\n")
+print(open(os.path.join(out, "advise_dry.md")).read())
+PY
+  exit 0
+fi
 
 for src in kernels/*.cu docs/examples/*.cu; do
   sidecar="${src%.cu}.json"

@@ -4,11 +4,14 @@
 // measureSides, outputs compared), judged against its prediction and recorded as an experiment
 // session + report per suggestion, failures included (core/advise/advice_record.h).
 //
-//   lowerscope-cli advise FILE [--a OPTS] [--profile PROFILE.json] [--json OUT] [--test --out DIR]
+//   lowerscope-cli advise FILE [--a OPTS] [--profile PROFILE.json | --static [--sms N]] [--json OUT]
+//                         [--test --out DIR]
 //
 // Without --profile the profile is collected first (kernel metrics, instruction counts, stall
-// samples), which needs a GPU. --json writes "lowerscope.advice/1":
-//   {"schema", "file", "kernel", "build_options", "profile": "collected" | path,
+// samples), which needs a GPU. --static takes no profile: only the rules that read the build and
+// the launch speak (occupancy, few warps, spills from ptxas, tail, math from the SASS rows), on an
+// assumed SM count; no GPU is needed unless --test. --json writes "lowerscope.advice/1":
+//   {"schema", "file", "kernel", "build_options", "profile": "collected" | "static" | path,
 //    "findings": [Finding], "variants": [Variant], "tests": [test entries, with --test]}
 // Exit: 0 advice given (and every testable variant tested), 1 build error or kernel fault, or a
 // test that could not be measured, 2 usage, missing tool, no GPU, a profile of another build.
@@ -46,6 +49,8 @@ struct AdviseArgs {
     std::string profile;
     std::string out;
     bool test = false;
+    bool staticOnly = false;
+    int sms = 132;
     LaunchArgs launch;
 };
 
@@ -209,6 +214,8 @@ TestedSuggestion testVariant(const AdviseArgs& a, const Toolchain& tc, const Bui
 int runAdvise(const AdviseArgs& a) {
     try {
         if (a.test && a.out.empty()) throw CliFailure{kUsage, "--test needs --out DIR (one session and report per test)"};
+        if (a.staticOnly && !a.profile.empty()) throw CliFailure{kUsage, "--static and --profile exclude each other"};
+        if (a.sms < 1 || a.sms > 1024) throw CliFailure{kUsage, "--sms: 1 to 1024"};
         BuildOptions options;
         try {
             options = parseBuildOptionString(a.optsA);
@@ -218,13 +225,22 @@ int runAdvise(const AdviseArgs& a) {
         Toolchain tc = discoverToolchain();
         BuiltLaunch built = buildLaunch(tc, a.file, options, a.launch.kernel, a.launch, "A");
         ProfileSide side = profileSide(built, a.file, options);
-        const json doc = profileDocument(a, built, side);
-
         AdviseEvidence e;
-        try {
-            e = evidenceFromProfileDocument(doc);
-        } catch (const ProfileDocumentError& err) {
-            throw CliFailure{kUsage, std::string("profile: ") + err.what()};
+        if (a.staticOnly) {
+            // The build and the launch only: SASS rows without counts, an assumed SM count.
+            e.kernel = built.mangled;
+            if (side.target.sass) e.rows = rowsFromSass(*side.target.sass);
+            DeviceInfo d;
+            d.name = "assumed (--sms " + std::to_string(a.sms) + ")";
+            d.smCount = a.sms;
+            e.device = d;
+        } else {
+            const json doc = profileDocument(a, built, side);
+            try {
+                e = evidenceFromProfileDocument(doc);
+            } catch (const ProfileDocumentError& err) {
+                throw CliFailure{kUsage, std::string("profile: ") + err.what()};
+            }
         }
         for (const auto& k : built.build.kernels) {
             if (k.mangled == built.mangled) e.resources = k.resources;
@@ -262,7 +278,9 @@ int runAdvise(const AdviseArgs& a) {
                     {"file", a.file},
                     {"kernel", built.mangled},
                     {"build_options", a.optsA},
-                    {"profile", a.profile.empty() ? std::string("collected") : a.profile},
+                    {"profile", a.staticOnly        ? std::string("static")
+                                : a.profile.empty() ? std::string("collected")
+                                                    : a.profile},
                     {"findings", json::array()},
                     {"variants", json::array()}};
         for (const auto& f : findings) advice["findings"].push_back(toJson(f));
@@ -324,6 +342,10 @@ void registerAdviseCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--a", a->optsA, "build options of the original, e.g. \"--arch sm_90 -D N=4\"")->type_name("OPTS");
     cmd->add_option("--profile", a->profile, "a lowerscope.profile/1 document of this build (default: collect one)")
         ->type_name("PROFILE.json");
+    cmd->add_flag("--static", a->staticOnly,
+                  "no profile: findings from the build (resources, SASS rows without counts) and the launch alone, "
+                  "on --sms SMs; needs no GPU unless --test");
+    cmd->add_option("--sms", a->sms, "--static: the SM count assumed (default 132, an H100 SXM or H200)")->type_name("N");
     cmd->add_flag("--test", a->test, "build and measure every testable variant against the original");
     cmd->add_option("--out", a->out, "folder for the record of --test: N-ID.lowerscope, N-ID.md, advice.json")
         ->type_name("DIR");

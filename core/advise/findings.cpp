@@ -30,6 +30,7 @@ constexpr double kHostLaunchUs = 4.7;          // TIMING.md, H200: cuLaunchKerne
 constexpr double kGraphNodeUs = 0.55;          // TIMING.md, H200: GPU time per graph node
 constexpr double kWaveEfficiency = 0.9;
 constexpr double kIssueActiveForMath = 50;
+constexpr int kFewWarpsPerSm = 16;             // 4 per scheduler: what hides the ALU's dependent-issue latency
 
 const char* kInst = "smsp__sass_inst_executed";
 const char* kThreadInst = "smsp__sass_thread_inst_executed";
@@ -191,6 +192,7 @@ void occupancyRule(const AdviseEvidence& e, std::vector<Finding>& out) {
 
     Prediction& p = f.prediction;
     if (auto s = waitingShare(e)) {
+        f.values["waiting_share"] = s->first;
         p.ratio = 1 - s->first * (1 - occ.occupancy / next);
         p.formula = "B/A = 1 − s × (1 − T/T′) = 1 − " + fmt("%.2f", s->first) + " × (1 − " +
                     percentText(occ.occupancy) + " / " + percentText(next) + ") = " + ratioText(p.ratio) + "; " +
@@ -512,42 +514,144 @@ void tailRule(const AdviseEvidence& e, std::vector<Finding>& out) {
     out.push_back(std::move(f));
 }
 
+void fewWarpsRule(const AdviseEvidence& e, std::vector<Finding>& out) {
+    if (!e.resources || e.resources->registers < 0 || !e.device || e.device->smCount <= 0 || e.gridBlocks() == 0 ||
+        e.blockThreads() == 0)
+        return;
+    const std::optional<double> issue = e.metric(kIssueActive);
+    if (issue && *issue >= kIssueSaturated) return;
+    const int threads = static_cast<int>(e.blockThreads());
+    const TheoreticalOccupancy occ = occupancyOf(e, e.resources->registers, threads);
+    if (occ.blocksPerSm <= 0) return;
+    const uint64_t sms = static_cast<uint64_t>(e.device->smCount);
+    const uint64_t placed = std::min<uint64_t>(static_cast<uint64_t>(occ.blocksPerSm), (e.gridBlocks() + sms - 1) / sms);
+    const int warpsPerBlock = (threads + 31) / 32;
+    const int W = static_cast<int>(placed) * warpsPerBlock;
+    if (W >= kFewWarpsPerSm) return;
+    Finding f;
+    f.rule = "few_warps";
+    f.id = "few_warps";
+    const bool byGrid = placed < static_cast<uint64_t>(occ.blocksPerSm);
+    f.limiter = "At most " + std::to_string(W) + " warp(s) per SM are resident (" +
+                (byGrid ? "the grid of " + std::to_string(e.gridBlocks()) + " blocks spreads over " + std::to_string(sms) +
+                              " SMs"
+                        : "occupancy allows " + std::to_string(occ.blocksPerSm) + " blocks per SM") +
+                "): fewer than the " + std::to_string(kFewWarpsPerSm) +
+                " (4 per scheduler) that hide dependent-issue latency, so each warp's own independent work sets the pace";
+    f.facts.push_back(std::to_string(placed) + " block(s) of " + std::to_string(warpsPerBlock) + " warp(s) per SM, " +
+                      std::to_string(sms) + " SMs, " + std::to_string(e.gridBlocks()) + " blocks");
+    if (auto a = e.metric(kAchieved)) f.facts.push_back("achieved occupancy " + percentText(*a / 100));
+    f.values["warps_per_sm"] = W;
+    // Removing the limiter: twice the independent work in flight per warp, capped where 16 warps' worth
+    // is in flight (then the SM is issue-bound).
+    const double r = std::max(0.5, static_cast<double>(W) / kFewWarpsPerSm);
+    Prediction& p = f.prediction;
+    if (auto s = waitingShare(e)) {
+        f.values["waiting_share"] = s->first;
+        p.ratio = 1 - s->first * (1 - r);
+        p.formula = "B/A = 1 − s × (1 − r), r = max(1/2, W/16) = " + fmt("%.3f", r) + ": 1 − " + fmt("%.2f", s->first) +
+                    " × (1 − " + fmt("%.3f", r) + ") = " + ratioText(p.ratio) + " for twice the independent work per warp; " +
+                    s->second;
+        p.confidence = Confidence::Low;
+        p.confidenceReason = "assumes the waiting time shrinks with the work in flight; the compiler may already "
+                             "interleave independent work";
+    } else {
+        p.ratio = r;
+        p.formula = "B/A ≥ r = max(1/2, W/16) = max(0.5, " + std::to_string(W) + "/16) = " + ratioText(r) +
+                    " for twice the independent work per warp (a bound: no stall samples or issue metric say how "
+                    "much time waits)";
+        p.confidence = Confidence::Low;
+        p.confidenceReason = "static evidence only (launch and resources); the compiler may already interleave "
+                             "independent work";
+    }
+    out.push_back(std::move(f));
+}
+
+// The kind of special-function math on a source line: "division" (an FCHK guards the precise
+// division's slow path), "transcendental" (MUFU.EX2/LG2/SIN/COS), else "other" (reciprocal, sqrt).
+std::string mathKind(const std::vector<const AdviseRow*>& rowsOfLine) {
+    bool div = false, trans = false;
+    for (const AdviseRow* r : rowsOfLine) {
+        div = div || opcodeIs(*r, "FCHK");
+        const std::string& op = r->opcode;
+        trans = trans || op.rfind("MUFU.EX2", 0) == 0 || op.rfind("MUFU.LG2", 0) == 0 || op.rfind("MUFU.SIN", 0) == 0 ||
+                op.rfind("MUFU.COS", 0) == 0;
+    }
+    return div ? "division" : trans ? "transcendental" : "other";
+}
+
 void mathPrecisionRule(const AdviseEvidence& e, std::vector<Finding>& out) {
     if (e.fastMath) return;
     const std::optional<double> issue = e.metric(kIssueActive);
-    if (!issue || *issue < kIssueActiveForMath) return;
+    // Static evidence only (no metrics, no counts: `advise --static`): the SASS rows stand in for the
+    // executed instructions, each counted once; said so in the formula and the confidence.
+    const bool staticOnly = e.metrics.empty() && countTotal(e, kInst) == 0;
+    if (!staticOnly && (!issue || *issue < kIssueActiveForMath)) return;
+    auto weight = [staticOnly](const AdviseRow& r) -> uint64_t { return staticOnly ? 1 : r.count(kInst); };
     std::set<std::pair<std::string, int>> mathLines;
     std::vector<const AdviseRow*> mufu;
+    // An integer division or modulo by a runtime value also uses MUFU.RCP (on the I2F.U32.RP of the
+    // divisor); fast math does not change it, so such reciprocals are not math.
+    std::set<std::pair<std::string, int>> integerDivision;
     for (const auto& r : e.rows) {
-        if (opcodeIs(r, "MUFU") && r.count(kInst) > 0) {
+        if (r.line > 0 && (opcodeIs(r, "I2F") || opcodeIs(r, "F2I"))) integerDivision.emplace(r.file, r.line);
+    }
+    for (const auto& r : e.rows) {
+        if (opcodeIs(r, "MUFU") && weight(r) > 0) {
+            if (r.opcode.rfind("MUFU.RCP", 0) == 0 && integerDivision.count({r.file, r.line})) continue;
             mufu.push_back(&r);
             if (r.line > 0) mathLines.emplace(r.file, r.line);
         }
     }
-    const uint64_t allInst = countTotal(e, kInst);
+    uint64_t allInst = 0;
+    for (const auto& r : e.rows) allInst += weight(r);
     if (mufu.empty() || allInst == 0) return;
-    uint64_t onLines = 0;
+    std::map<std::pair<std::string, int>, std::vector<const AdviseRow*>> byLine;
     for (const auto& r : e.rows) {
-        if (mathLines.count({r.file, r.line}) || (r.line == 0 && opcodeIs(r, "MUFU"))) onLines += r.count(kInst);
+        if (mathLines.count({r.file, r.line})) byLine[{r.file, r.line}].push_back(&r);
+    }
+    uint64_t onLines = 0;
+    std::map<std::string, uint64_t> byKind;
+    for (const auto& r : e.rows) {
+        if (r.line == 0 && opcodeIs(r, "MUFU")) {
+            onLines += weight(r);
+            byKind["other"] += weight(r);
+        }
+    }
+    for (const auto& [loc, rows] : byLine) {
+        uint64_t w = 0;
+        for (const AdviseRow* r : rows) w += weight(*r);
+        onLines += w;
+        byKind[mathKind(rows)] += w;
     }
     const double m = static_cast<double>(onLines) / static_cast<double>(allInst);
     if (m < kMinShare) return;
     Finding f;
     f.rule = f.id = "math_precision";
-    f.limiter = "The kernel is busy issuing (" + percentText(*issue / 100) + " of cycles) and " + percentText(m) +
-                " of its instructions are on lines with special-function math (precise division, sqrt or "
-                "transcendentals)";
+    f.limiter = (staticOnly ? std::string("Statically, ") + percentText(m) + " of the kernel's SASS instructions are"
+                            : "The kernel is busy issuing (" + percentText(*issue / 100) + " of cycles) and " +
+                                  percentText(m) + " of its instructions are") +
+                " on lines with special-function math (precise division, sqrt or transcendentals)";
     for (const AdviseRow* r : mufu) {
         if (f.rows.size() >= kMaxEvidenceRows) break;
-        f.rows.push_back(evidenceRow(*r, count(r->count(kInst)) + " executed"));
+        f.rows.push_back(evidenceRow(*r, staticOnly ? std::string("in the SASS") : count(r->count(kInst)) + " executed"));
     }
     f.values["math_share"] = m;
+    for (const auto& [kind, n] : byKind) {
+        f.values["math_share." + kind] = static_cast<double>(n) / static_cast<double>(allInst);
+        f.facts.push_back(kind + " lines: " + percentText(static_cast<double>(n) / static_cast<double>(allInst)) +
+                          " of the instructions");
+    }
     Prediction& p = f.prediction;
     p.ratio = 1 - 0.5 * m;
-    p.formula = "B/A = 1 − m × 0.5 = 1 − " + fmt("%.3f", m) + " × 0.5 = " + ratioText(p.ratio) +
-                "; m the executed share of those lines, 0.5 an assumed shortening";
+    p.formula = "B/A = 1 − m × 0.5 = 1 − " + fmt("%.3f", m) + " × 0.5 = " + ratioText(p.ratio) + "; m the " +
+                (staticOnly ? "static share of those lines (each SASS row counted once: no profile)"
+                            : "executed share of those lines") +
+                ", 0.5 an assumed shortening";
     p.confidence = Confidence::Low;
-    p.confidenceReason = "the fast sequences' length is assumed, not read from the build; accuracy changes";
+    p.confidenceReason = staticOnly ? "static evidence only: whether the kernel is issue-bound is unknown, and the fast "
+                                      "sequences' length is assumed; accuracy changes"
+                                    : "the fast sequences' length is assumed, not read from the build; accuracy changes";
     out.push_back(std::move(f));
 }
 
@@ -593,10 +697,28 @@ std::vector<Finding> adviseFindings(const AdviseEvidence& e) {
     latencyRule(e, out);
     divergenceRule(e, out);
     spillRule(e, out);
+    fewWarpsRule(e, out);
     launchOverheadRule(e, out);
     tailRule(e, out);
     mathPrecisionRule(e, out);
     return out;
+}
+
+std::vector<AdviseRow> rowsFromSass(const SassFunction& function) {
+    std::vector<AdviseRow> rows;
+    rows.reserve(function.instructions.size());
+    for (const SassInstruction& i : function.instructions) {
+        AdviseRow r;
+        r.address = i.address;
+        r.opcode = i.opcode;
+        if (i.source.valid()) {
+            const SourceFrame at = i.source.callSite();
+            r.file = at.file;
+            r.line = at.line;
+        }
+        rows.push_back(std::move(r));
+    }
+    return rows;
 }
 
 AdviseEvidence evidenceFromProfileDocument(const json& document) {

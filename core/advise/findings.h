@@ -35,6 +35,13 @@
 //   spills           Local-memory spills in the build (ptxas spill bytes) or executed LDL/STL rows.
 //                    Predicted B/A = 1 − l, l the share of stall samples (else of executed
 //                    instructions) on local-memory rows.
+//   few_warps        The launch leaves fewer than 16 warps resident per SM (4 per scheduler): the
+//                    blocks the grid places on an SM, ⌈G / SMs⌉, or the occupancy limit, whichever is
+//                    lower, times the warps per block. Each warp's own independent work (unrolled
+//                    loads, independent chains) then sets the pace. Silent when issue active ≥ 80 %.
+//                    Static: needs only the build, the launch and the SM count. Predicted for twice
+//                    the independent work per warp: r = max(1/2, W/16) (16 warps' worth in flight
+//                    saturates issue); B/A = 1 − s × (1 − r) with s the waiting share, else the bound r.
 //   launch_overhead  Kernels shorter than 10 µs (gpu__time_duration): a stream launch costs
 //                    ≈ 4.7 µs of host time, a graph node ≈ 0.55 µs of GPU time (TIMING.md, H200), so a
 //                    path of back-to-back launches is launch-bound: a CUDA Graph candidate.
@@ -47,6 +54,12 @@
 //                    division/sqrt/transcendental sequences around them are what fast math shortens.
 //                    Predicted B/A = 1 − m × 0.5, m the executed share of the source lines holding a
 //                    MUFU (the 0.5 is an assumption, hence low confidence). Silent on a fast-math build.
+//                    Each math line is classed: "division" (an FCHK guards the precise division's slow
+//                    path), "transcendental" (MUFU.EX2/LG2/SIN/COS), "other"; values math_share.KIND
+//                    give each class's share (the variants --prec-div false read the division share).
+//                    Static evidence only (no metrics and no counts: `advise --static`): the SASS rows
+//                    stand in for executed instructions, each counted once, and the issue gate is
+//                    skipped (said in the limiter, the formula and the confidence).
 //
 // Pure functions, no Qt.
 
@@ -139,6 +152,10 @@ std::vector<Finding> adviseFindings(const AdviseEvidence& evidence);
 // (resources, bounds, maxRegCount, fastMath) is the caller's to fill in. Throws
 // ProfileDocumentError on a malformed document.
 AdviseEvidence evidenceFromProfileDocument(const nlohmann::json& document);
+
+// The SASS rows of `function` without counts or samples (opcode, call-site file and line): the
+// evidence of `advise --static`, where only the build and the launch are known.
+std::vector<AdviseRow> rowsFromSass(const SassFunction& function);
 
 nlohmann::json toJson(const Finding& f);
 nlohmann::json toJson(const Prediction& p);

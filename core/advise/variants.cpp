@@ -79,26 +79,49 @@ bool blockAllowed(const AdviseEvidence& e, uint32_t threads) {
     return threads >= 32 && threads <= 1024 && checkBlockSize(e.bounds, static_cast<int>(threads)).empty();
 }
 
+// The occupancy finding's prediction redone for occupancy `after` (T′) instead of its own next step:
+// B/A = 1 − s × (1 − T/T′) with the finding's waiting share, else the bound T/T′.
+Prediction occupancyPrediction(const Finding& f, double after) {
+    Prediction p;
+    const double T = f.values.at("occupancy");
+    const auto s = f.values.find("waiting_share");
+    if (s != f.values.end()) {
+        p.ratio = 1 - s->second * (1 - T / after);
+        p.formula = "B/A = 1 − s × (1 − T/T′) = 1 − " + fmt("%.2f", s->second) + " × (1 − " + percentText(T) + " / " +
+                    percentText(after) + ") = " + ratioText(p.ratio);
+        p.confidence = f.prediction.confidence;
+    } else {
+        p.ratio = T / after;
+        p.formula = "B/A ≥ T/T′ = " + percentText(T) + " / " + percentText(after) + " = " + ratioText(p.ratio) +
+                    " (a bound: no stall samples or issue metric say how much time waits)";
+        p.confidence = Confidence::Low;
+    }
+    p.confidenceReason = f.prediction.confidenceReason;
+    return p;
+}
+
 void occupancyVariants(const Finding& f, const AdviseEvidence& e, const std::vector<Tunable>& tunables,
                        const BuildOptions& a, std::vector<Variant>& out) {
     const int blocks = static_cast<int>(f.values.at("blocks_per_sm"));
     const int threads = static_cast<int>(e.blockThreads());
     if (f.id == "occupancy.registers" && e.resources) {
+        // The register caps that fit one and two more blocks per SM (the largest cap for each).
         const int regs = e.resources->registers;
-        for (int r = regs - 1; r >= 16; --r) {
+        int want = blocks + 1;
+        for (int r = regs - 1; r >= 16 && want <= blocks + 2; --r) {
             const TheoreticalOccupancy o = occupancyAt(e, r, threads);
-            if (o.blocksPerSm > blocks) {
-                Variant v;
-                v.optionFlags = "--maxrregcount " + std::to_string(r);
-                v.change = "--maxrregcount " + std::to_string(r) + " (" + std::to_string(regs) + " registers → at most " +
-                           std::to_string(r) + "; " + std::to_string(blocks) + " → " + std::to_string(o.blocksPerSm) +
-                           " blocks per SM)";
-                v.prediction = r < regs * 3 / 4 ? withConfidence(f.prediction, Confidence::Low,
-                                                                   "a cap this far below the registers it needs is likely to spill")
-                                                 : f.prediction;
-                out.push_back(std::move(v));
-                break;
-            }
+            if (o.blocksPerSm < want) continue;
+            Variant v;
+            v.optionFlags = "--maxrregcount " + std::to_string(r);
+            v.change = "--maxrregcount " + std::to_string(r) + " (" + std::to_string(regs) + " registers → at most " +
+                       std::to_string(r) + "; " + std::to_string(blocks) + " → " + std::to_string(o.blocksPerSm) +
+                       " blocks per SM)";
+            const Prediction p = o.blocksPerSm == blocks + 1 ? f.prediction : occupancyPrediction(f, o.occupancy);
+            v.prediction = r < regs * 3 / 4 ? withConfidence(p, Confidence::Low,
+                                                               "a cap this far below the registers it needs is likely to spill")
+                                            : p;
+            out.push_back(std::move(v));
+            want = o.blocksPerSm + 1;
         }
     }
     if (f.id == "occupancy.block_size" && oneDimensional(e)) {
@@ -109,43 +132,92 @@ void occupancyVariants(const Finding& f, const AdviseEvidence& e, const std::vec
             out.push_back(std::move(v));
         }
     }
-    if (f.id == "occupancy.shared_memory") {
+    if (f.id == "occupancy.shared_memory" && e.resources) {
         if (const Tunable* t = tunableWithRole(tunables, "tile")) {
+            // The two next smaller tiles, each predicted at the occupancy of its shared memory,
+            // assuming the static shared memory scales with the tile.
             const long long now = currentValue(*t, a);
-            long long best = 0;
+            std::vector<long long> smaller;
             for (long long x : t->values) {
-                if (x < now && x > best) best = x;
+                if (x > 0 && x < now) smaller.push_back(x);
             }
-            if (best > 0) {
+            std::sort(smaller.rbegin(), smaller.rend());
+            if (smaller.size() > 2) smaller.resize(2);
+            for (long long x : smaller) {
+                AdviseEvidence scaled = e;
+                scaled.resources->sharedBytes = static_cast<int>(std::max(0, e.resources->sharedBytes) * x / now);
+                const TheoreticalOccupancy o = occupancyAt(scaled, e.resources->registers, threads);
+                if (o.occupancy <= f.values.at("occupancy")) continue;
                 Variant v;
-                v.optionFlags = define(*t, best);
-                v.change = "tile " + t->name + " " + std::to_string(now) + " → " + std::to_string(best) +
-                           " (less shared memory per block)";
-                v.prediction = withConfidence(f.prediction, Confidence::Low, "a smaller tile also changes the work per block");
+                v.optionFlags = define(*t, x);
+                v.change = "tile " + t->name + " " + std::to_string(now) + " → " + std::to_string(x) + " (shared " +
+                           std::to_string(e.resources->sharedBytes) + " → " +
+                           std::to_string(scaled.resources->sharedBytes) + " B per block; " + std::to_string(blocks) +
+                           " → " + std::to_string(o.blocksPerSm) + " blocks per SM)";
+                v.prediction = withConfidence(occupancyPrediction(f, o.occupancy), Confidence::Low,
+                                              "a smaller tile also changes the work per block");
+                v.prediction.formula += " (T′ with the static shared memory scaled by " + std::to_string(x) + "/" +
+                                        std::to_string(now) + ")";
                 out.push_back(std::move(v));
             }
         }
     }
     if (const Tunable* t = tunableWithRole(tunables, "min_blocks");
         t && (f.id == "occupancy.registers" || f.id == "occupancy.shared_memory")) {
-        const long long want = blocks + 1;
-        if (std::find(t->values.begin(), t->values.end(), want) != t->values.end() && currentValue(*t, a) != want) {
+        // __launch_bounds__ asking for one and two more blocks per SM (values the sidecar lists).
+        for (int step = 1; step <= 2; ++step) {
+            const long long want = blocks + step;
+            if (std::find(t->values.begin(), t->values.end(), want) == t->values.end() || currentValue(*t, a) == want) {
+                continue;
+            }
+            const int warps = (threads + 31) / 32;
+            const ArchLimits limits = archLimits(e.arch.empty() ? "sm_90" : e.arch);
+            const double after = std::min(1.0, static_cast<double>(want * warps) / limits.maxWarpsPerSm);
             Variant v;
             v.optionFlags = define(*t, want);
             v.change = t->name + " = " + std::to_string(want) + " (__launch_bounds__ asks for " + std::to_string(want) +
                        " blocks per SM)";
-            v.prediction = f.prediction;
+            v.prediction = step == 1 ? f.prediction : occupancyPrediction(f, after);
             out.push_back(std::move(v));
         }
     }
 }
 
 void tailVariants(const Finding& f, const AdviseEvidence& e, std::vector<Variant>& out) {
-    if (!oneDimensional(e) || !e.device || !e.resources) return;
+    if (!oneDimensional(e) || !e.device || !e.resources || e.device->smCount <= 0) return;
     const double w = f.values.at("waves");
     const double k = f.values.at("blocks_per_sm");
-    const double before = std::ceil(w) * k * e.block[0];
+    const double sms = e.device->smCount;
     std::optional<Variant> best;
+    if (w < 1) {
+        // Less than one wave: every block is resident at once and the SM holding the most threads,
+        // ⌈G/SMs⌉ blocks of B, sets the time (a wave's time ∝ the threads it holds per SM). Smaller
+        // blocks spread the same threads over more SMs.
+        const double before = std::ceil(e.grid[0] / sms) * e.block[0];
+        for (uint32_t threads : {e.block[0] / 2, e.block[0] / 4}) {
+            if (!blockAllowed(e, threads) || threads % 32 != 0) continue;
+            Variant v = blockVariant(e, threads);
+            const double g2 = (*v.grid)[0];
+            const TheoreticalOccupancy o = occupancyAt(e, e.resources->registers, static_cast<int>(threads));
+            if (o.blocksPerSm <= 0 || g2 > o.blocksPerSm * sms) continue;
+            const double after = std::ceil(g2 / sms) * threads;
+            const double ratio = after / before;
+            Prediction& p = v.prediction;
+            p.ratio = ratio;
+            p.formula = "B/A = ⌈G′/SMs⌉·B′ / (⌈G/SMs⌉·B) = " + fmt("%.0f", std::ceil(g2 / sms)) + "·" +
+                        std::to_string(threads) + " / (" + fmt("%.0f", std::ceil(e.grid[0] / sms)) + "·" +
+                        std::to_string(e.block[0]) + ") = " + ratioText(ratio) +
+                        " (under one wave: the SM holding the most threads sets the time)";
+            p.confidence = Confidence::Low;
+            p.confidenceReason = f.prediction.confidenceReason +
+                                 "; a short kernel is bound by launch and memory latency, not by threads per SM; "
+                                 "the kernel may assume its block size (outputs are compared)";
+            if (ratio < 0.97 && (!best || ratio < best->prediction.ratio)) best = std::move(v);
+        }
+        if (best) out.push_back(std::move(*best));
+        return;
+    }
+    const double before = std::ceil(w) * k * e.block[0];
     for (uint32_t threads : {e.block[0] / 2, e.block[0] * 2}) {
         if (!blockAllowed(e, threads) || threads % 32 != 0) continue;
         Variant v = blockVariant(e, threads);
@@ -164,6 +236,46 @@ void tailVariants(const Finding& f, const AdviseEvidence& e, std::vector<Variant
         if (ratio < 0.97 && (!best || ratio < best->prediction.ratio)) best = std::move(v);
     }
     if (best) out.push_back(std::move(*best));
+}
+
+// Few warps per SM: each larger value of an "unroll" tunable (at most two), predicted from the
+// independent work per warp growing by U′/U until 16 warps' worth is in flight.
+void fewWarpsVariants(const Finding& f, const std::vector<Tunable>& tunables, const BuildOptions& a,
+                      std::vector<Variant>& out) {
+    const Tunable* t = tunableWithRole(tunables, "unroll");
+    if (!t) return;
+    const long long now = currentValue(*t, a);
+    if (now <= 0) return;
+    std::vector<long long> larger;
+    for (long long x : t->values) {
+        if (x > now) larger.push_back(x);
+    }
+    std::sort(larger.begin(), larger.end());
+    if (larger.size() > 2) larger.resize(2);
+    const double W = f.values.at("warps_per_sm");
+    const auto s = f.values.find("waiting_share");
+    for (long long next : larger) {
+        const double r = std::max(static_cast<double>(now) / static_cast<double>(next), W / 16.0);
+        Variant v;
+        v.optionFlags = define(*t, next);
+        v.change = "unroll " + t->name + " " + std::to_string(now) + " → " + std::to_string(next) +
+                   " (more independent work in flight per warp)";
+        Prediction& p = v.prediction;
+        const std::string rText = "r = max(U/U′, W/16) = max(" + std::to_string(now) + "/" + std::to_string(next) + ", " +
+                                  fmt("%.0f", W) + "/16) = " + fmt("%.3f", r);
+        if (s != f.values.end()) {
+            p.ratio = 1 - s->second * (1 - r);
+            p.formula = "B/A = 1 − s × (1 − r), " + rText + ": 1 − " + fmt("%.2f", s->second) + " × (1 − " +
+                        fmt("%.3f", r) + ") = " + ratioText(p.ratio) + "; s the waiting share";
+        } else {
+            p.ratio = r;
+            p.formula = "B/A ≥ " + rText + " = " + ratioText(r) +
+                        " (a bound: time ∝ 1 / independent work in flight until 16 warps' worth saturates issue)";
+        }
+        p.confidence = Confidence::Low;
+        p.confidenceReason = f.prediction.confidenceReason;
+        out.push_back(std::move(v));
+    }
 }
 
 } // namespace
@@ -276,12 +388,46 @@ std::vector<Variant> proposeVariants(const std::vector<Finding>& findings, const
             }
         } else if (f.rule == "tail") {
             tailVariants(f, e, mine);
+        } else if (f.rule == "few_warps") {
+            fewWarpsVariants(f, tunables, a, mine);
+        } else if (f.rule == "uncoalesced") {
+            // -Xptxas -dlcm=cg: global loads cached in L2 only. The sectors L2 and DRAM serve stay
+            // the same, so the prediction is no change; a measured change says L1 allocation
+            // mattered (reuse lost: slower; thrashing avoided: faster).
+            if (std::find(a.extraPtxasFlags.begin(), a.extraPtxasFlags.end(), "-dlcm=cg") == a.extraPtxasFlags.end()) {
+                Variant v;
+                v.optionFlags = "--ptxas-flag=-dlcm=cg";
+                v.change = "-Xptxas -dlcm=cg (global loads bypass L1, cached in L2 only)";
+                Prediction& p = v.prediction;
+                p.ratio = 1;
+                p.formula = "B/A = S′ / S = 1: the sectors requested from L2 (S = " +
+                            fmt("%.0f", f.values.at("sectors")) +
+                            ") do not change when loads skip L1; only L1 reuse (lost) or L1 thrashing (avoided) would "
+                            "show";
+                p.confidence = Confidence::Low;
+                p.confidenceReason = "no evidence of the L1 hit rate on these rows";
+                mine.push_back(std::move(v));
+            }
         } else if (f.rule == "math_precision" && !a.fastMath) {
             Variant v;
             v.optionFlags = "--fast-math";
             v.change = "--fast-math (approximate division, sqrt and transcendentals; flush denormals)";
             v.prediction = f.prediction;
             mine.push_back(std::move(v));
+            // One flag of the family: only the division lines change.
+            const auto div = f.values.find("math_share.division");
+            if (div != f.values.end() && div->second >= 0.05 && a.precDiv != 0) {
+                Variant d;
+                d.optionFlags = "--prec-div false";
+                d.change = "--prec-div false (approximate single-precision division only)";
+                Prediction& p = d.prediction;
+                p.ratio = 1 - 0.5 * div->second;
+                p.formula = "B/A = 1 − m_div × 0.5 = 1 − " + fmt("%.3f", div->second) + " × 0.5 = " + ratioText(p.ratio) +
+                            "; m_div the share of instructions on division lines, 0.5 an assumed shortening";
+                p.confidence = Confidence::Low;
+                p.confidenceReason = f.prediction.confidenceReason;
+                mine.push_back(std::move(d));
+            }
         } else if (f.rule == "launch_overhead") {
             Variant v;
             v.graph = true;

@@ -3,19 +3,29 @@
 // Lowerscope controls, the changed build or launch that tests it, with its own predicted effect.
 //
 //   finding                 variant
-//   occupancy.registers     --maxrregcount R (the largest R that fits one more block per SM);
-//                           a "min_blocks" tunable (a define inside __launch_bounds__) set one higher
+//   occupancy.registers     --maxrregcount R (the largest R that fits one more block per SM, and the
+//                           one that fits two more); a "min_blocks" tunable (a define inside
+//                           __launch_bounds__) set one and two higher. Beyond the first step each
+//                           is predicted at its own T′: B/A = 1 − s × (1 − T/T′), else T/T′
 //   occupancy.block_size    the block twice as large, the grid halved (1-D launches only)
-//   occupancy.shared_memory a smaller value of a "tile" tunable
+//   occupancy.shared_memory the two next smaller values of a "tile" tunable, each predicted at the
+//                           occupancy of the static shared memory scaled by the tile ratio
 //   latency                 the next larger value of an "unroll" tunable (more loads in flight)
 //   bank_conflicts          each other value of a "pad" tunable (shared-memory padding)
 //   spills                  --maxrregcount doubled (when the build capped registers); a lower
 //                           "min_blocks" tunable
-//   tail                    the block size among half and double that fills the waves best
-//   math_precision          --fast-math
+//   few_warps               each larger value of an "unroll" tunable (at most two), predicted
+//                           r = max(U/U′, W/16) (B/A = 1 − s × (1 − r) with a waiting share s)
+//   tail                    the block size among half and double that fills the waves best; under
+//                           one wave, among half and a quarter: the one that leaves the fewest
+//                           threads on the busiest SM (B/A = ⌈G′/SMs⌉·B′ / (⌈G/SMs⌉·B))
+//   uncoalesced             -Xptxas -dlcm=cg (loads cached in L2 only), predicted B/A = 1: the
+//                           sectors served do not change; a measured change shows L1 reuse or thrashing
+//   math_precision          --fast-math; --prec-div false when division lines hold ≥ 5 % of the
+//                           instructions (B/A = 1 − m_div × 0.5)
 //   launch_overhead         graph replay: proposed, not testable as an A/B of one launch (the
 //                           reproduce line names `experiment --graph-break-even`)
-// uncoalesced and divergence need a change to the code: no variant.
+// divergence needs a change to the code: no variant.
 //
 // Tunables are declared in the kernel's sidecar entry (kernels/NAME.json), "tunables": an object
 // from a define's name to {"values": [..numbers..], "default": N, "role": "unroll" | "tile" |

@@ -155,7 +155,10 @@ TEST(AdviseRules, UncoalescedRowsAreNamedWithTheirSectorsPerRequest) {
     EXPECT_NE(f->rows[0].detail.find("32.0 sectors/request (ideal 4.0)"), std::string::npos) << f->rows[0].detail;
     EXPECT_NEAR(f->prediction.ratio, (36000.0 - 28000) / 36000, 1e-9);
     EXPECT_EQ(f->prediction.confidence, Confidence::Medium);
-    EXPECT_TRUE(proposeVariants(fs, e, {}, BuildOptions{}).empty()); // a code change: no variant
+    // Coalescing needs a code change; the one variant is the L2-only load option (predicted no change).
+    const auto vs = proposeVariants(fs, e, {}, BuildOptions{});
+    ASSERT_EQ(vs.size(), 1u);
+    EXPECT_EQ(vs[0].optionFlags, "--ptxas-flag=-dlcm=cg");
 
     for (auto& r : e.rows) r.counts["smsp__sass_sectors_mem_global"] = r.counts["smsp__sass_sectors_mem_global_ideal"];
     EXPECT_EQ(find(adviseFindings(e), "uncoalesced"), nullptr);
@@ -313,6 +316,173 @@ TEST(AdviseRules, BusyKernelsWithSpecialFunctionMathGetAFastMathVariant) {
     EXPECT_EQ(find(adviseFindings(e), "math_precision"), nullptr);
 }
 
+TEST(AdviseRules, FewWarpsPerSmFromTheLaunchAloneAndTheUnrollVariants) {
+    // 64 blocks of 128 threads on 132 SMs: one block, 4 warps, on an SM (docs/examples/advisor_cases.cu
+    // strided_sum). Static evidence: no metrics, no counts.
+    AdviseEvidence e = base();
+    e.grid = {64, 1, 1};
+    e.block = {128, 1, 1};
+    const auto fs = adviseFindings(e);
+    const Finding* f = find(fs, "few_warps");
+    ASSERT_NE(f, nullptr) << join(ids(fs));
+    EXPECT_EQ(f->values.at("warps_per_sm"), 4);
+    EXPECT_NEAR(f->prediction.ratio, 0.5, 1e-9); // max(1/2, 4/16), a bound
+    EXPECT_EQ(f->prediction.confidence, Confidence::Low);
+    EXPECT_NE(f->prediction.formula.find("max(1/2, W/16)"), std::string::npos) << f->prediction.formula;
+
+    const std::vector<Tunable> t = {{"UNROLL", {1, 2, 4, 8}, 1, "unroll"}};
+    const auto vs = proposeVariants(fs, e, t, BuildOptions{});
+    std::map<std::string, const Variant*> byFlags;
+    for (const auto& v : vs) byFlags[v.optionFlags] = &v;
+    ASSERT_TRUE(byFlags.count("-D UNROLL=2")) << vs.size();
+    ASSERT_TRUE(byFlags.count("-D UNROLL=4"));
+    EXPECT_FALSE(byFlags.count("-D UNROLL=8")); // at most two larger values
+    EXPECT_NEAR(byFlags["-D UNROLL=2"]->prediction.ratio, 0.5, 1e-9);   // max(1/2, 4/16)
+    EXPECT_NEAR(byFlags["-D UNROLL=4"]->prediction.ratio, 0.25, 1e-9);  // max(1/4, 4/16)
+    EXPECT_EQ(byFlags["-D UNROLL=2"]->findingId, "few_warps");
+    // From a build that already uses UNROLL=4 only 8 is larger.
+    BuildOptions four;
+    four.defines = {"UNROLL=4"};
+    const auto v4 = proposeVariants(fs, e, t, four);
+    EXPECT_EQ(std::count_if(v4.begin(), v4.end(), [](const Variant& v) { return v.findingId == "few_warps"; }), 1);
+
+    // With a waiting share from the issue metric: B/A = 1 − s × (1 − r).
+    AdviseEvidence m = e;
+    metric(m, "smsp__issue_active.avg.pct_of_peak_sustained_active", 20);
+    const Finding* fm = find(adviseFindings(m), "few_warps");
+    ASSERT_NE(fm, nullptr);
+    EXPECT_NEAR(fm->prediction.ratio, 1 - 0.8 * 0.5, 1e-9);
+    // Silent on a full launch and when the scheduler already issues in ≥ 80 % of cycles.
+    EXPECT_EQ(find(adviseFindings(base()), "few_warps"), nullptr);
+    metric(e, "smsp__issue_active.avg.pct_of_peak_sustained_active", 85);
+    EXPECT_EQ(find(adviseFindings(e), "few_warps"), nullptr);
+}
+
+TEST(AdviseRules, UnderOneWaveSmallerBlocksSpreadOverMoreSms) {
+    // 16 blocks of 256 threads (docs/examples/graph_path.json): 16 SMs busy, 116 idle. Blocks of 64
+    // put 64 blocks on 64 SMs: the busiest SM holds 64 threads instead of 256.
+    AdviseEvidence e = base();
+    e.grid = {16, 1, 1};
+    const auto fs = adviseFindings(e);
+    ASSERT_NE(find(fs, "tail"), nullptr) << join(ids(fs));
+    std::vector<Variant> tail;
+    for (auto& v : proposeVariants(fs, e, {}, BuildOptions{})) {
+        if (v.findingId == "tail") tail.push_back(v);
+    }
+    ASSERT_EQ(tail.size(), 1u);
+    EXPECT_EQ((*tail[0].block)[0], 64u);
+    EXPECT_EQ((*tail[0].grid)[0], 64u);
+    EXPECT_NEAR(tail[0].prediction.ratio, 64.0 / 256, 1e-9);
+    EXPECT_NE(tail[0].prediction.formula.find("⌈G′/SMs⌉·B′"), std::string::npos) << tail[0].prediction.formula;
+
+    // 128 blocks of 128 threads (relu_matvec): halving the block gives 256 blocks, two on most SMs,
+    // the same 128 threads on the busiest: no variant.
+    AdviseEvidence r = base();
+    r.grid = {128, 1, 1};
+    r.block = {128, 1, 1};
+    const auto fr = adviseFindings(r);
+    ASSERT_NE(find(fr, "tail"), nullptr);
+    for (const auto& v : proposeVariants(fr, r, {}, BuildOptions{})) EXPECT_NE(v.findingId, "tail") << v.change;
+}
+
+TEST(AdviseRules, RegisterLimitedOccupancyGetsTwoCapsAndTwoLaunchBounds) {
+    // 80 registers × 256 threads: 3 blocks per SM, 37.5 % (advisor_cases.cu regs_heavy).
+    AdviseEvidence e = base();
+    e.resources->registers = 80;
+    e.grid = {16384, 1, 1};
+    const auto fs = adviseFindings(e);
+    const Finding* f = find(fs, "occupancy.registers");
+    ASSERT_NE(f, nullptr) << join(ids(fs));
+    EXPECT_EQ(f->values.at("blocks_per_sm"), 3);
+    const std::vector<Tunable> t = {{"MIN_BLOCKS", {1, 2, 3, 4, 5}, 1, "min_blocks"}};
+    const auto vs = proposeVariants(fs, e, t, BuildOptions{});
+    std::vector<std::string> flags;
+    for (const auto& v : vs) flags.push_back(v.optionFlags);
+    EXPECT_EQ(join(flags), "--maxrregcount 64 --maxrregcount 48 -D MIN_BLOCKS=4 -D MIN_BLOCKS=5 ") << join(flags);
+    const ArchLimits lim = archLimits("sm_90");
+    EXPECT_EQ(computeOccupancy(lim, 64, 0, 256).blocksPerSm, 4);
+    EXPECT_EQ(computeOccupancy(lim, 48, 0, 256).blocksPerSm, 5);
+    EXPECT_EQ(computeOccupancy(lim, 56, 0, 256).blocksPerSm, 4); // 48 is the largest cap for 5
+    // Each step predicted at its own occupancy: the bound T/T′ without a waiting share.
+    EXPECT_NEAR(vs[0].prediction.ratio, 24.0 / 32, 1e-9);
+    EXPECT_NEAR(vs[1].prediction.ratio, 24.0 / 40, 1e-9);
+    EXPECT_NEAR(vs[3].prediction.ratio, 24.0 / 40, 1e-9);
+}
+
+TEST(AdviseRules, SharedMemoryLimitedOccupancyGetsTheTwoNextSmallerTiles) {
+    // 48 KiB of static shared memory per 128-thread block: 4 blocks per SM, 25 % (smem_colsum).
+    AdviseEvidence e = base();
+    e.block = {128, 1, 1};
+    e.grid = {2112, 1, 1};
+    e.resources->sharedBytes = 48 * 1024;
+    const auto fs = adviseFindings(e);
+    const Finding* f = find(fs, "occupancy.shared_memory");
+    ASSERT_NE(f, nullptr) << join(ids(fs));
+    const std::vector<Tunable> t = {{"TILE", {24, 48, 96}, 96, "tile"}};
+    const auto vs = proposeVariants(fs, e, t, BuildOptions{});
+    ASSERT_EQ(vs.size(), 2u);
+    EXPECT_EQ(vs[0].optionFlags, "-D TILE=48");
+    EXPECT_EQ(vs[1].optionFlags, "-D TILE=24");
+    const ArchLimits lim = archLimits("sm_90");
+    const double t48 = computeOccupancy(lim, 32, 24 * 1024, 128).occupancy;
+    const double t24 = computeOccupancy(lim, 32, 12 * 1024, 128).occupancy;
+    EXPECT_NEAR(vs[0].prediction.ratio, 0.25 / t48, 1e-9);
+    EXPECT_NEAR(vs[1].prediction.ratio, 0.25 / t24, 1e-9);
+    EXPECT_LT(vs[1].prediction.ratio, vs[0].prediction.ratio);
+}
+
+TEST(AdviseRules, StaticMathFromTheSassRowsAndThePrecDivVariant) {
+    // No metrics, no counts (advise --static): each SASS row counts once. Line 15 holds the
+    // exponential, line 17 the precise division (FCHK guards its slow path).
+    AdviseEvidence e = base();
+    e.rows = {row(0x00, "LDG.E", 14, {}),    row(0x10, "MUFU.EX2", 15, {}), row(0x20, "FMUL", 15, {}),
+              row(0x30, "MUFU.RCP", 17, {}), row(0x40, "FCHK", 17, {}),     row(0x50, "FFMA", 17, {}),
+              row(0x60, "FFMA", 17, {}),     row(0x70, "STG.E", 18, {}),    row(0x80, "EXIT", 0, {}),
+              row(0x90, "BRA", 0, {})};
+    e.rows[8].line = e.rows[9].line = 0;
+    const auto fs = adviseFindings(e);
+    const Finding* f = find(fs, "math_precision");
+    ASSERT_NE(f, nullptr) << join(ids(fs));
+    EXPECT_NEAR(f->values.at("math_share"), 0.6, 1e-9);
+    EXPECT_NEAR(f->values.at("math_share.division"), 0.4, 1e-9);
+    EXPECT_NEAR(f->values.at("math_share.transcendental"), 0.2, 1e-9);
+    EXPECT_NE(f->prediction.formula.find("static share"), std::string::npos) << f->prediction.formula;
+    EXPECT_NE(f->limiter.find("Statically"), std::string::npos);
+    const auto vs = proposeVariants(fs, e, {}, BuildOptions{});
+    ASSERT_EQ(vs.size(), 2u);
+    EXPECT_EQ(vs[0].optionFlags, "--fast-math");
+    EXPECT_EQ(vs[1].optionFlags, "--prec-div false");
+    EXPECT_NEAR(vs[1].prediction.ratio, 1 - 0.4 * 0.5, 1e-9);
+    // A build that already has -prec-div=false gets no such variant.
+    BuildOptions noPrecDiv;
+    noPrecDiv.precDiv = 0;
+    EXPECT_EQ(proposeVariants(fs, e, {}, noPrecDiv).size(), 1u);
+    // An integer modulo's reciprocal (I2F of the divisor on the same line) is not math.
+    AdviseEvidence modulo = base();
+    modulo.rows = {row(0x00, "I2F.U32.RP", 20, {}), row(0x10, "MUFU.RCP", 20, {}), row(0x20, "F2I.FTZ.U32.TRUNC", 20, {}),
+                   row(0x30, "IMAD", 20, {})};
+    EXPECT_EQ(find(adviseFindings(modulo), "math_precision"), nullptr);
+    // Counts without an issue metric: a profile that cannot say the kernel is busy, silent.
+    for (auto& r : e.rows) r.counts[kInst] = 10;
+    EXPECT_EQ(find(adviseFindings(e), "math_precision"), nullptr);
+}
+
+TEST(AdviseRules, UncoalescedRowsGetTheL2OnlyLoadVariantPredictedAtNoChange) {
+    AdviseEvidence e = base();
+    e.rows = {row(0x10, "LDG.E", 12, {{kInst, 100}, {"smsp__sass_sectors_mem_global", 3200},
+                                      {"smsp__sass_sectors_mem_global_ideal", 400}})};
+    const auto fs = adviseFindings(e);
+    ASSERT_NE(find(fs, "uncoalesced"), nullptr);
+    const auto vs = proposeVariants(fs, e, {}, BuildOptions{});
+    ASSERT_EQ(vs.size(), 1u);
+    EXPECT_EQ(vs[0].optionFlags, "--ptxas-flag=-dlcm=cg");
+    EXPECT_DOUBLE_EQ(vs[0].prediction.ratio, 1.0);
+    BuildOptions cg;
+    cg.extraPtxasFlags = {"-dlcm=cg"};
+    EXPECT_TRUE(checkBuildOptions(cg).empty()) << checkBuildOptions(cg); // a flag the argv check lets through
+    EXPECT_TRUE(proposeVariants(fs, e, {}, cg).empty());                 // already built so
+}
+
 TEST(AdviseRules, AMetricOutsideItsRangeIsNoEvidence) {
     AdviseEvidence e = base();
     e.resources->registers = 128;
@@ -426,7 +596,8 @@ TEST(AdviseTunables, ReadFromTheKernelsSidecarEntryAndChecked) {
 }
 
 TEST(AdviseTunables, TheShippedSidecarsParse) {
-    for (const char* name : {"kernels/sgemm_tiled.json", "kernels/reduction.json", "docs/examples/ffma_chains.json"}) {
+    for (const char* name : {"kernels/sgemm_tiled.json", "kernels/reduction.json", "docs/examples/ffma_chains.json",
+                             "docs/examples/advisor_cases.json"}) {
         const json j = readJson(name);
         for (const auto& k : j["kernels"]) {
             EXPECT_NO_THROW(tunablesFromSidecar(j, k["name"].get<std::string>())) << name;
@@ -435,7 +606,16 @@ TEST(AdviseTunables, TheShippedSidecarsParse) {
     // docs/examples/ffma_chains.cu reads CHAINS (independent FFMA chains per thread) as a tunable.
     const auto t = tunablesFromSidecar(readJson("docs/examples/ffma_chains.json"), "ffma_chains");
     ASSERT_EQ(t.size(), 1u);
-    EXPECT_EQ(t[0], (Tunable{"CHAINS", {1, 2, 4, 8}, 4, "unroll"}));
+    EXPECT_EQ(t[0], (Tunable{"CHAINS", {1, 2, 4, 8, 16}, 4, "unroll"}));
+    // docs/examples/advisor_cases.cu: one tunable per kernel, each with its role.
+    const json cases = readJson("docs/examples/advisor_cases.json");
+    const std::map<std::string, std::string> roles = {
+        {"regs_heavy", "min_blocks"}, {"smem_colsum", "tile"}, {"strided_sum", "unroll"}, {"transpose_pad", "pad"}};
+    for (const auto& [kernel, role] : roles) {
+        const auto tc = tunablesFromSidecar(cases, kernel);
+        ASSERT_EQ(tc.size(), 1u) << kernel;
+        EXPECT_EQ(tc[0].role, role) << kernel;
+    }
 }
 
 // ------------------------------------------------------------------------------------ verdicts

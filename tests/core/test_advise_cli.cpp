@@ -13,8 +13,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 using namespace lowerscope;
 using namespace lowerscope::test;
@@ -149,4 +151,70 @@ TEST(CliAdvise, TestWithoutOutIsAUsageError) {
     const ProcessResult r = testutil::runCliOnFakeGpu({"advise", source("kernels/saxpy.cu"), "--test"}, d / "cache");
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.stderrText.find("--out"), std::string::npos) << r.stderrText;
+}
+
+TEST(CliAdvise, StaticAdviceNeedsNoGpuAndProposesTheSidecarsTunables) {
+    // docs/examples/advisor_cases.cu strided_sum: 64 blocks of 128 threads, one block per SM on the
+    // 132 SMs --static assumes: few warps (UNROLL 1 → 2 and 4) and a grid under one wave (block 64).
+    REQUIRE_NVCC_AND_NVDISASM();
+    const fs::path d = scratch("static");
+    const ProcessResult r = testutil::runCliOnFakeGpu({"advise", source("docs/examples/advisor_cases.cu"), "--kernel",
+                                                       "strided_sum", "--static", "--json", (d / "advice.json").string()},
+                                                      d / "cache", {{"LOWERSCOPE_LIBCUDA", "/nonexistent/libcuda.so.1"}});
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText << r.stdoutText;
+    const json a = readJson(d / "advice.json");
+    EXPECT_EQ(a["profile"], "static");
+    std::set<std::string> flags, findings;
+    for (const auto& f : a["findings"]) findings.insert(f["id"].get<std::string>());
+    for (const auto& v : a["variants"]) {
+        flags.insert(v["option_flags"].get<std::string>() + (v.contains("block") ? " block=" + v["block"][0].dump() : ""));
+        EXPECT_FALSE(v["prediction"]["formula"].get<std::string>().empty()) << v.dump();
+    }
+    EXPECT_TRUE(findings.count("few_warps")) << a["findings"].dump(1);
+    EXPECT_TRUE(findings.count("tail")) << a["findings"].dump(1);
+    EXPECT_TRUE(flags.count("-D UNROLL=2")) << a["variants"].dump(1);
+    EXPECT_TRUE(flags.count("-D UNROLL=4")) << a["variants"].dump(1);
+    EXPECT_TRUE(flags.count(" block=64")) << a["variants"].dump(1);
+
+    // The register-heavy kernel: 80 registers, 3 blocks of 256 per SM; the caps and the launch bounds.
+    const ProcessResult regs = testutil::runCliOnFakeGpu(
+        {"advise", source("docs/examples/advisor_cases.cu"), "--kernel", "regs_heavy", "--static", "--json",
+         (d / "regs.json").string()},
+        d / "cache", {{"LOWERSCOPE_LIBCUDA", "/nonexistent/libcuda.so.1"}});
+    ASSERT_EQ(regs.exitCode, 0) << regs.stderrText;
+    const json regsAdvice = readJson(d / "regs.json");
+    std::set<std::string> regFlags;
+    for (const auto& v : regsAdvice["variants"]) regFlags.insert(v["option_flags"].get<std::string>());
+    EXPECT_TRUE(regFlags.count("-D MIN_BLOCKS=4")) << regsAdvice.dump(1);
+    EXPECT_EQ(std::count_if(regFlags.begin(), regFlags.end(),
+                            [](const std::string& f) { return f.rfind("--maxrregcount ", 0) == 0; }),
+              2);
+
+    EXPECT_EQ(testutil::runCliOnFakeGpu({"advise", source("kernels/saxpy.cu"), "--static", "--profile", "x.json"}, d / "cache")
+                  .exitCode,
+              2);
+}
+
+TEST(CliAdvise, StaticTestBuildsTheTunableAndThePtxasVariantsAndMeasuresThem) {
+    // --static --test on the fake GPU: each variant is built (-D UNROLL=2, -D UNROLL=4, block 64)
+    // and measured against the original; every test is recorded, whatever its verdict.
+    REQUIRE_NVCC_AND_NVDISASM();
+    const fs::path d = scratch("static-test");
+    const ProcessResult r = testutil::runCliOnFakeGpu(
+        {"advise", source("docs/examples/advisor_cases.cu"), "--kernel", "strided_sum", "--static", "--test", "--out",
+         (d / "rec").string(), "--min-samples", "5", "--min-time", "0", "--max-time", "3", "--mode", "cold"},
+        d / "cache");
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText << r.stdoutText;
+    const json a = readJson(d / "rec" / "advice.json");
+    ASSERT_GE(a["tests"].size(), 3u) << a.dump(1);
+    for (const auto& t : a["tests"]) {
+        EXPECT_TRUE(t["measured"].get<bool>()) << t.dump();
+        EXPECT_TRUE(fs::exists(t["session"].get<std::string>())) << t.dump();
+    }
+    // A -Xptxas option as B's build: the option string the variant carries passes the argv checks.
+    const ProcessResult cg = testutil::runCliOnFakeGpu(
+        {"compare", source("kernels/saxpy.cu"), "--b=--ptxas-flag=-dlcm=cg", "--min-samples", "3",
+         "--min-time", "0", "--max-time", "2", "--mode", "cold"},
+        d / "cache");
+    EXPECT_EQ(cg.exitCode, 0) << cg.stderrText << cg.stdoutText;
 }
