@@ -106,7 +106,7 @@ std::string clusterStateDir(const ClusterArgs& c, const std::string& output) {
 }
 
 std::vector<ClusterRecord> measureOnCluster(const std::vector<PreparedSide>& sides, const LaunchArgs& a,
-                                            const std::string& stateDir) {
+                                            const std::string& stateDir, const std::vector<MemoryRegion>& regions) {
     const ClusterArgs& c = a.cluster;
     const std::vector<ClusterGroup> groups = clusterGroups(c);
     SlurmOptions o;
@@ -125,8 +125,16 @@ std::vector<ClusterRecord> measureOnCluster(const std::vector<PreparedSide>& sid
             throw CliFailure{kUsage, std::string("--runner: ") + e.what()};
         }
     }
+    if (!regions.empty()) {
+        if (o.nodeCommand.empty()) o.nodeCommand = {"lowerscope-runner"};
+        o.nodeCommand.push_back("--fixed-addresses");
+    }
     const MeasureSettings settings = measureSettingsOf(a);
     RunRequest request = measureRequest(sides, settings);
+    if (!regions.empty()) {
+        request.regions = regions;
+        request.returnOutputs = true; // the replay's memory is checked against the program's
+    }
     // On the node no client watches for silence: the runner's own watchdog stops a hung kernel.
     request.kernelTimeoutS = std::max(1.0, a.timeoutS);
     std::vector<SlurmTask> tasks;

@@ -52,8 +52,10 @@ struct ClusterRecord {
 // Measures `sides` once per group on the cluster, interleaved in one request each, with the
 // launch flags' settings; per-task progress lines go to stderr. Never throws for a group's failure
 // (its record's error says why); throws CliFailure (2) for bad flags.
+// `regions` (a replayed captured launch, core/capture/replay.h) go into every request, and the
+// node's runner then runs with --fixed-addresses.
 std::vector<ClusterRecord> measureOnCluster(const std::vector<PreparedSide>& sides, const LaunchArgs& a,
-                                            const std::string& stateDir);
+                                            const std::string& stateDir, const std::vector<MemoryRegion>& regions = {});
 
 // "device, SM clock, driver, node, job" rows of a side-by-side Markdown table, one column per
 // landed group (the header row included), and a line per failed group.

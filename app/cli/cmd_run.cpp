@@ -5,6 +5,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/compare_run.h"
 #include "app/cli/kept_outputs.h"
+#include "app/cli/replay_run.h"
 
 #include "core/analysis/diff.h"
 #include "core/experiment/series_job.h"
@@ -675,6 +676,7 @@ MeasurementRecord measureSides(ProcessRunner& runner, const std::vector<Prepared
 }
 
 void printCompareSummary(const nlohmann::json& compareDoc) { printCompare(compareDoc); }
+void printRunSummary(const MeasurementRecord& record, size_t i, const std::string& label) { printRun(record, i, label); }
 
 void addLaunchFlagsTo(CLI::App& cmd, LaunchArgs& args, bool compare) { addLaunchFlags(cmd, args, compare); }
 
@@ -726,13 +728,37 @@ void registerRunCommands(CLI::App& app, int& exitCode) {
                "spin gate; hot: CUDA graph replays). Without --kernel/--grid/--arg the sidecar FILE.json is used.\n"
                "Exit: 0 measured, 1 build error or kernel fault/timeout, 2 usage error, missing tool, no GPU or a "
                "runner that broke the protocol.");
-    run->add_option("file", runArgs->file, "CUDA source file")->required()->type_name("FILE.cu");
+    run->add_option("file", runArgs->file, "CUDA source file (not with --from-capture)")->type_name("FILE.cu");
+    auto runReplayArgs = std::make_shared<ReplayArgs>();
+    addReplayFlags(*run, *runReplayArgs);
+    addClusterFlags(*run, runArgs->launch.cluster); // with --from-capture only
     addBuildOptionFlags(*run, runArgs->options);
     auto runProject = std::make_shared<std::string>();
     run->add_option("--project", *runProject, "compile_commands.json (or its folder): the file's project flags")
         ->type_name("PATH");
     addLaunchFlags(*run, runArgs->launch, false);
-    run->callback([run, runArgs, runProject, &exitCode] {
+    run->callback([run, runArgs, runProject, runReplayArgs, &exitCode] {
+        if (!runReplayArgs->capture.empty()) {
+            if (!runArgs->file.empty()) {
+                std::cerr << "lowerscope-cli run: --from-capture replays the captured cubin; give no FILE.cu (use "
+                             "compare FILE.cu --from-capture ... --b OPTS for a rebuilt variant)\n";
+                exitCode = kUsage;
+                return;
+            }
+            exitCode = runReplay(*runReplayArgs, runArgs->launch);
+            return;
+        }
+        if (!runArgs->launch.cluster.cluster.empty()) {
+            std::cerr << "lowerscope-cli run: --cluster replays captured launches (--from-capture); for builds use "
+                         "compare or experiment --vary with --cluster\n";
+            exitCode = kUsage;
+            return;
+        }
+        if (runArgs->file.empty()) {
+            std::cerr << "lowerscope-cli run: FILE.cu is required (or --from-capture CAPTURE.json)\n";
+            exitCode = kUsage;
+            return;
+        }
         if (!runProject->empty() &&
             !applyProjectFlag(*run, *runProject, runArgs->file, runArgs->options, "lowerscope-cli run")) {
             exitCode = kUsage;
@@ -751,7 +777,20 @@ void registerRunCommands(CLI::App& app, int& exitCode) {
     addProjectBaseFlag(*cmp, cmpArgs->project);
     addLaunchFlags(*cmp, cmpArgs->launch, true);
     addClusterFlags(*cmp, cmpArgs->launch.cluster);
-    cmp->callback([cmpArgs, &exitCode] { exitCode = runCompare(*cmpArgs); });
+    auto cmpReplayArgs = std::make_shared<ReplayArgs>();
+    addReplayFlags(*cmp, *cmpReplayArgs);
+    cmp->callback([cmpArgs, cmpReplayArgs, &exitCode] {
+        if (!cmpReplayArgs->capture.empty()) {
+            if (!cmpArgs->launch.cluster.cluster.empty()) {
+                std::cerr << "lowerscope-cli compare: --from-capture runs on the local runner (or --runner); not yet with --cluster\n";
+                exitCode = kUsage;
+                return;
+            }
+            exitCode = compareReplay(*cmpReplayArgs, *cmpArgs);
+            return;
+        }
+        exitCode = runCompare(*cmpArgs);
+    });
 
     registerCompareOutputsCommand(app, exitCode);
 }

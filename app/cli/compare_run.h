@@ -125,6 +125,9 @@ ProfileSide profileSide(const BuiltLaunch& built, const std::string& file, const
 // The summary `profile` prints: collections, kernel metrics, stall reasons, the hottest lines.
 void printProfileSummary(const nlohmann::json& doc, const ProfileJoin& join, const std::vector<ProfileMetric>& metrics);
 
+// The human-readable summary `run` prints of launch `i` of a record.
+void printRunSummary(const MeasurementRecord& record, size_t i, const std::string& label = "");
+
 // The human-readable summary `compare` prints (both variants, the ratio and output agreement).
 void printCompareSummary(const nlohmann::json& compareDoc);
 

@@ -1,0 +1,269 @@
+// Replays of a captured launch (issue 29 item 2; core/capture/replay.h):
+//   run --from-capture FILE [--launch ID]               the captured launch timed standalone, from the
+//                                                       captured cubin on the captured memory
+//   compare SOURCE.cu --from-capture FILE [--launch ID] --b OPTS
+//                                                       the captured original (A) against the kernel
+//                                                       rebuilt from SOURCE with OPTS (B), interleaved on
+//                                                       the same restored memory, outputs compared
+// The runner runs with --fixed-addresses so that the memory returns at the addresses the program
+// used (pointers in the parameters, in memory and in tensor maps stay valid). After the run, the
+// original's memory is compared with the memory as the launch left it in the program: a replay
+// that does not reproduce it is said so.
+#include "app/cli/build_flags.h"
+#include "app/cli/cluster.h"
+#include "app/cli/compare_run.h"
+#include "app/cli/commands.h"
+#include "app/cli/replay_run.h"
+
+#include "core/build/build.h"
+#include "core/build/toolchain.h"
+#include "core/capture/replay.h"
+#include "core/experiment/series_job.h"
+#include "core/run/measurement.h"
+#include "core/untrusted.h"
+
+#include <cstdio>
+#include <iostream>
+#include <unistd.h>
+
+namespace lowerscope::cli {
+
+namespace {
+
+using nlohmann::json;
+
+std::unique_ptr<ProcessRunner> replayRunner(const LaunchArgs& a) {
+    std::unique_ptr<ProcessRunner> base = makeRunner(a);
+    RunnerConfig c = base->config();
+    if (c.command.empty()) {
+        std::string error;
+        c.command = defaultRunnerCommand(&error);
+        if (c.command.empty()) throw CliFailure{2, "cannot start the runner: " + error};
+    }
+    c.command.push_back("--fixed-addresses");
+    return std::make_unique<ProcessRunner>(c);
+}
+
+PreparedSide replaySide(const capture::ReplayInput& in, std::vector<uint8_t> cubin, const std::string& label,
+                        const std::string& file, const std::string& options) {
+    PreparedSide side;
+    side.variant = capture::replayVariant(in, std::move(cubin), label);
+    LaunchRecord& l = side.launch;
+    l.file = file;
+    l.kernelName = in.kernelDemangled.empty() ? in.snapshot.name : in.kernelDemangled;
+    l.buildOptions = options;
+    l.grid = side.variant.grid;
+    l.block = side.variant.block;
+    l.sharedBytes = side.variant.sharedBytes;
+    l.cluster = side.variant.cluster;
+    for (const ParamSlot& p : side.variant.params) {
+        std::string hex;
+        char b[4];
+        for (uint8_t x : p.scalar) {
+            std::snprintf(b, sizeof b, "%02x", x);
+            hex += b;
+        }
+        l.args.push_back(RecordedArg{p.name, "0x" + hex, "b" + std::to_string(p.size * 8)});
+    }
+    return side;
+}
+
+// Sends the request with the captured memory; the record as measure() makes it. Throws CliFailure.
+MeasurementRecord measureReplay(ProcessRunner& runner, const std::vector<PreparedSide>& sides, const LaunchArgs& a,
+                                std::vector<MemoryRegion> regions) {
+    RunRequest req = measureRequest(sides, measureSettingsOf(a));
+    req.returnOutputs = true; // the replay's memory is checked against the program's
+    req.regions = std::move(regions);
+    const bool tty = isatty(2);
+    RunOutcome o = runner.run(std::move(req), [&](const RunProgress& p) {
+        if (tty) {
+            std::fprintf(stderr, "\r%-14s %-2s samples %-6zu noise %5.2f%%  %5.1f s ", p.stage.c_str(),
+                         p.variant.c_str(), p.samples, p.noise * 100, p.elapsedS);
+            std::fflush(stderr);
+        }
+    });
+    if (tty) std::fprintf(stderr, "\r%60s\r", "");
+    MeasurementRecord rec;
+    rec.atol = a.atol;
+    rec.rtol = a.rtol;
+    for (const PreparedSide& s : sides) rec.launches.push_back(s.launch);
+    rec.runnerStderr = o.runnerStderr;
+    if (!o.ok) {
+        const LaunchBuildError f = measurementFailure(o.error);
+        throw CliFailure{f.code, f.what()};
+    }
+    rec.result = std::move(o.result);
+    return rec;
+}
+
+// The replay section of the document, and its lines on stdout.
+json replaySection(const capture::ReplayInput& in, const MeasurementRecord& rec, bool print) {
+    const std::vector<capture::ReplayCheck> checks = capture::checkReplay(in, rec.result.variants.at(0).outputs);
+    json regions = json::array();
+    bool reproduced = true, anyCompared = false;
+    for (const capture::ReplayCheck& c : checks) {
+        regions.push_back(json{{"name", c.name},
+                               {"bytes", c.bytes},
+                               {"compared", c.compared},
+                               {"differing_bytes", c.differingBytes},
+                               {"first_difference", c.firstDifference}});
+        anyCompared = anyCompared || c.compared;
+        if (c.compared && c.differingBytes) reproduced = false;
+        if (print) {
+            if (!c.compared)
+                std::printf("  replay %s (%llu bytes): not compared (the capture did not save it after the launch)\n",
+                            c.name.c_str(), static_cast<unsigned long long>(c.bytes));
+            else if (c.differingBytes == 0)
+                std::printf("  replay %s (%llu bytes): identical to the program's memory after the launch\n",
+                            c.name.c_str(), static_cast<unsigned long long>(c.bytes));
+            else
+                std::printf("  replay %s (%llu bytes): DIFFERS from the program's memory after the launch in %llu bytes "
+                            "(first at byte %lld)\n",
+                            c.name.c_str(), static_cast<unsigned long long>(c.bytes),
+                            static_cast<unsigned long long>(c.differingBytes), static_cast<long long>(c.firstDifference));
+        }
+    }
+    json relocated = json::array();
+    for (uint64_t r : rec.result.regionsRelocated) relocated.push_back(addressHex(r));
+    if (print) {
+        for (uint64_t r : rec.result.regionsRelocated)
+            std::printf("  note: the memory at %s could not get its original address; the parameters that pointed into "
+                        "it were relocated\n",
+                        addressHex(r).c_str());
+        for (const std::string& n : in.notes) std::printf("  note: %s\n", escapeControl(n).c_str());
+        if (anyCompared)
+            std::printf("  %s\n", reproduced ? "the replay reproduces the program's result"
+                                             : "the replay does NOT reproduce the program's result (the kernel reads "
+                                               "state the capture did not save, or is not deterministic)");
+    }
+    return json{{"capture", in.documentPath},
+                {"launch", in.snapshot.id()},
+                {"kernel", in.snapshot.name},
+                {"regions", regions},
+                {"relocated", relocated},
+                {"reproduced", anyCompared ? json(reproduced) : json(nullptr)},
+                {"notes", in.notes}};
+}
+
+ElemType compareType(const std::string& name) {
+    const auto t = parseElemType(name);
+    if (!t) throw CliFailure{2, "--compare-as: unknown element type '" + escapeControl(name) + "' (f32, f16, bf16, f64, u8, ...)"};
+    return *t;
+}
+
+capture::ReplayInput loadInput(const ReplayArgs& r) {
+    capture::ReplayInput in;
+    std::string error;
+    if (!capture::loadReplay(r.capture, r.launch, in, error)) throw CliFailure{2, escapeControl(error)};
+    return in;
+}
+
+} // namespace
+
+// run --from-capture --cluster slurm: the replay once per group (GPU type × repetition) on the
+// cluster's nodes, each group's document in OUT.LABEL.json when there are several.
+int runReplayOnCluster(const capture::ReplayInput& in, const ReplayArgs& r, const LaunchArgs& a, ElemType type) {
+    const std::string stateDir = clusterStateDir(a.cluster, a.jsonOut);
+    const std::vector<PreparedSide> sides{replaySide(in, in.cubin, "", r.capture, "(captured)")};
+    const std::vector<ClusterRecord> recs = measureOnCluster(sides, a, stateDir, capture::replayRegions(in, type));
+    int code = 0;
+    for (const ClusterRecord& g : recs) {
+        const std::string label = g.group.label.empty() ? "all" : g.group.label;
+        if (!g.record.ok()) {
+            std::printf("== %s: FAILED: %s\n", escapeControl(label).c_str(),
+                        escapeControl(g.record.error ? g.record.error->message : "no result").c_str());
+            code = 1;
+            continue;
+        }
+        std::printf("== %s (job %s on %s)\n", escapeControl(label).c_str(), escapeControl(g.status.jobId).c_str(),
+                    escapeControl(g.status.node).c_str());
+        printRunSummary(g.record, 0);
+        json doc = writeMeasurement(g.record);
+        doc["replay"] = replaySection(in, g.record, true);
+        if (!a.jsonOut.empty() && a.jsonOut != "-") {
+            const std::string out = recs.size() == 1 ? a.jsonOut : a.jsonOut + "." + label + ".json";
+            if (!writeJson(doc, out)) return 2;
+        }
+    }
+    return code;
+}
+
+int runReplay(const ReplayArgs& r, const LaunchArgs& a) {
+    try {
+        const capture::ReplayInput in = loadInput(r);
+        const ElemType type = compareType(r.compareAs);
+        if (!a.cluster.cluster.empty()) return runReplayOnCluster(in, r, a, type);
+        auto runner = replayRunner(a);
+        const std::vector<PreparedSide> sides{replaySide(in, in.cubin, "", r.capture, "(captured)")};
+        const MeasurementRecord rec = measureReplay(*runner, sides, a, capture::replayRegions(in, type));
+        json doc = writeMeasurement(rec);
+        const bool print = a.jsonOut != "-";
+        if (print) {
+            std::printf("replay of launch %s from %s\n", in.snapshot.id().c_str(), escapeControl(r.capture).c_str());
+            printRunSummary(rec, 0);
+        }
+        doc["replay"] = replaySection(in, rec, print);
+        if (!a.jsonOut.empty() && !writeJson(doc, a.jsonOut)) return 2;
+        return 0;
+    } catch (const CliFailure& f) {
+        std::cerr << "lowerscope-cli run: " << f.message << '\n';
+        return f.code;
+    }
+}
+
+int compareReplay(const ReplayArgs& r, const CompareArgs& c) {
+    try {
+        if (c.file.empty()) throw CliFailure{2, "compare --from-capture needs the source to rebuild B from (FILE.cu)"};
+        const capture::ReplayInput in = loadInput(r);
+        const ElemType type = compareType(r.compareAs);
+        BuildOptions optsB;
+        try {
+            optsB = parseBuildOptionString(c.optsB);
+        } catch (const std::invalid_argument& e) {
+            throw CliFailure{2, std::string("--b: ") + e.what()};
+        }
+        const Toolchain tc = discoverToolchain();
+        BuildResult built = buildFile(tc, c.file, optsB);
+        if (!built.ok) {
+            throw CliFailure{built.compileError ? 1 : 2,
+                             "cannot build B from " + escapeControl(c.file) + ": " +
+                                 (built.error.empty() ? std::string("compile error") : escapeControl(built.error))};
+        }
+        auto runner = replayRunner(c.launch);
+        const std::vector<PreparedSide> sides{replaySide(in, in.cubin, "A", r.capture, "(captured)"),
+                                              replaySide(in, built.cubin, "B", c.file, c.optsB)};
+        MeasurementRecord rec = measureReplay(*runner, sides, c.launch, capture::replayRegions(in, type));
+        rec.optionsA = "(captured)";
+        rec.optionsB = c.optsB;
+        json doc = writeMeasurement(rec);
+        const bool print = c.launch.jsonOut != "-";
+        if (print) {
+            std::printf("launch %s of %s (A, as captured) against %s rebuilt with [%s] (B), on the captured memory\n",
+                        in.snapshot.id().c_str(), escapeControl(r.capture).c_str(), escapeControl(c.file).c_str(),
+                        escapeControl(c.optsB).c_str());
+            printCompareSummary(doc);
+        }
+        doc["replay"] = replaySection(in, rec, print);
+        if (!c.launch.jsonOut.empty() && !writeJson(doc, c.launch.jsonOut)) return 2;
+        return 0;
+    } catch (const CliFailure& f) {
+        std::cerr << "lowerscope-cli compare: " << f.message << '\n';
+        return f.code;
+    } catch (const MeasurementError& e) {
+        std::cerr << "lowerscope-cli compare: " << e.what() << '\n';
+        return 2;
+    }
+}
+
+void addReplayFlags(CLI::App& cmd, ReplayArgs& r) {
+    cmd.add_option("--from-capture", r.capture,
+                   "replay a launch saved by `capture --save-launches`: its parameters and memory, restored at their "
+                   "original device addresses")
+        ->type_name("CAPTURE.json");
+    cmd.add_option("--launch", r.launch, "the saved launch to replay (PID-CORR, as capture printed it)")->type_name("ID");
+    cmd.add_option("--compare-as", r.compareAs,
+                   "element type for comparing the replayed memory between A and B (default u8: byte for byte)")
+        ->type_name("TYPE");
+}
+
+} // namespace lowerscope::cli

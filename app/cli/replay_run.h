@@ -1,0 +1,22 @@
+#pragma once
+// `run --from-capture` and `compare --from-capture` (cmd_replay.cpp): a captured launch replayed
+// standalone, or against a rebuilt variant, on its restored memory.
+#include "app/cli/compare_run.h"
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace lowerscope::cli {
+
+struct ReplayArgs {
+    std::string capture;          // --from-capture
+    std::string launch;           // --launch PID-CORR ("" = the only one saved)
+    std::string compareAs = "u8"; // --compare-as
+};
+
+void addReplayFlags(CLI::App& cmd, ReplayArgs& args);
+// Exit codes as run / compare: 0, 1 kernel or build error, 2 usage / setup.
+int runReplay(const ReplayArgs& replay, const LaunchArgs& launch);
+int compareReplay(const ReplayArgs& replay, const CompareArgs& compare);
+
+} // namespace lowerscope::cli

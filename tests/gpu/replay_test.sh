@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# GPU test gpu_replay (label gpu): a captured launch replayed standalone (issue 29 item 2).
+#   * tests/gpu/replay_program.cu under `capture --save-launches`: the second axpy_struct launch
+#     (pointers inside a by-value struct) and a bump_through_table launch (a pointer stored in
+#     device memory) are saved; `run --from-capture` replays each on its captured memory, at the
+#     original addresses, and must reproduce the program's memory after the launch byte for byte;
+#   * `compare SOURCE --from-capture` runs the kernel rebuilt with --fast-math (B) against the
+#     captured original (A) on the same restored memory: a verdict, outputs compared as f32;
+#   * `capture --metrics instructions`: the saved launch's instruction counts, replayed; with ncu
+#     present, identical to Nsight Compute's Source page for the same launch of the program;
+#   * python3 through ctypes (tests/gpu/capture_ctypes.py): a fill launch saved and replayed.
+# Exit 0 pass, 1 fail, 77 skip (no driver or device, or no nvcc).
+#   usage: tests/gpu/replay_test.sh BUILD_DIR      (from the repository root)
+set -uo pipefail
+BUILD=${1:?usage: tests/gpu/replay_test.sh BUILD_DIR}
+BUILD=$(cd "$BUILD" && pwd)
+CLI="$BUILD/app/lowerscope-cli"
+"$BUILD/app/lowerscope-runner" --info >/dev/null 2>&1
+rc=$?
+if [ "$rc" = 3 ] || [ "$rc" = 4 ]; then echo "SKIP: no CUDA driver or device"; exit 77; fi
+NVCC=${LOWERSCOPE_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+[ -x "$NVCC" ] || { echo "SKIP: nvcc not found"; exit 77; }
+out=${REPLAY_OUT:-$(mktemp -d)}
+mkdir -p "$out"
+[ -n "${REPLAY_OUT:-}" ] || trap 'rm -rf "$out"' EXIT
+fail=0
+check() { # check FILE PYTHON-EXPRESSION-ON-d WHAT
+  python3 - "$1" "$2" "$3" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+ok = bool(eval(sys.argv[2]))
+print(("PASS: " if ok else "FAIL: ") + sys.argv[3])
+sys.exit(0 if ok else 1)
+PY
+}
+
+"$NVCC" -O2 -lineinfo -arch=native -o "$out/replay_program" tests/gpu/replay_program.cu || {
+    echo "FAIL: nvcc could not build replay_program"; exit 1; }
+
+echo "== axpy_struct: pointers in a by-value struct"
+"$CLI" capture --save-launches --kernel axpy_struct --launch-skip 1 --launch-count 1 -o "$out/axpy/c.json" \
+    -- "$out/replay_program" || { echo "FAIL: capture exited $?"; fail=1; }
+check "$out/axpy/c.json" 'len(d["snapshots"]) == 1 and not d["snapshots"][0]["error"] and len(d["snapshots"][0]["regions"]) == 2' \
+    "one launch saved with its two allocations (x and y)"
+"$CLI" run --from-capture "$out/axpy/c.json" --json "$out/axpy/run.json" --max-time 3 || { echo "FAIL: run --from-capture exited $?"; fail=1; }
+check "$out/axpy/run.json" 'd["replay"]["reproduced"] is True and d["replay"]["relocated"] == []' \
+    "the replay, at the original addresses, reproduces the program's memory byte for byte"
+"$CLI" compare tests/gpu/replay_program.cu --from-capture "$out/axpy/c.json" --b "--fast-math" --compare-as f32 \
+    --json "$out/axpy/compare.json" --max-time 3 || { echo "FAIL: compare --from-capture exited $?"; fail=1; }
+check "$out/axpy/compare.json" 'd["schema"] == "lowerscope.compare/1" and len(d["agreement"]) == 2 and all(a["agree"] for a in d["agreement"]) and d["replay"]["reproduced"] is True' \
+    "A (captured) against B (rebuilt with --fast-math) on the same memory: outputs agree"
+
+echo "== bump_through_table: a pointer stored in device memory"
+"$CLI" capture --save-launches --kernel bump_through_table --launch-count 1 -o "$out/table/c.json" \
+    -- "$out/replay_program" || { echo "FAIL: capture exited $?"; fail=1; }
+check "$out/table/c.json" 'len(d["snapshots"]) == 1 and any(r["pointers"] for r in d["snapshots"][0]["regions"])' \
+    "the table's memory is saved and marked as holding pointers"
+"$CLI" run --from-capture "$out/table/c.json" --json "$out/table/run.json" --max-time 3 || { echo "FAIL: run --from-capture exited $?"; fail=1; }
+check "$out/table/run.json" 'd["replay"]["reproduced"] is True' "the replay through the stored pointer reproduces the program's memory"
+
+echo "== capture --metrics instructions (replayed), against ncu"
+"$CLI" capture --save-launches --kernel axpy_struct --launch-count 1 --metrics instructions -o "$out/metrics/c.json" \
+    -- "$out/replay_program" || { echo "FAIL: capture --metrics exited $?"; fail=1; }
+prof=$(ls "$out"/metrics/c.launches/*/profile.json 2>/dev/null | head -1)
+if [ -z "$prof" ]; then echo "FAIL: no profile.json for the saved launch"; fail=1; else
+  check "$prof" 'sum(r.get("counts", {}).get("smsp__sass_inst_executed", 0) for r in d["collections"]["instructions"]["profile"]["instructions"]) > 0' \
+      "instruction counts of the replayed launch"
+  if command -v "${NCU:-ncu}" >/dev/null 2>&1; then
+    "${NCU:-ncu}" --section SourceCounters -k regex:axpy_struct --launch-count 1 -f -o "$out/metrics/ncu" "$out/replay_program" >"$out/metrics/ncu.log" 2>&1
+    "${NCU:-ncu}" -i "$out/metrics/ncu.ncu-rep" --page source --csv --print-source sass >"$out/metrics/source.csv" 2>/dev/null
+    python3 - "$prof" "$out/metrics/source.csv" <<'PY' || fail=1
+import csv, json, sys
+ours = {r["pc_offset"]: r.get("counts", {}).get("smsp__sass_inst_executed", 0)
+        for r in json.load(open(sys.argv[1]))["collections"]["instructions"]["profile"]["instructions"]}
+rows, header, base = {}, None, None
+for rec in csv.reader(open(sys.argv[2])):
+    if not rec: continue
+    if rec[0] in ("Address", "# Address"): header = rec; continue
+    if header and rec[0].startswith("0x"):
+        a = int(rec[0], 16); base = a if base is None else base
+        v = dict(zip(header, rec)).get("Instructions Executed", "").replace(",", "")
+        if v: rows[a - base] = int(float(v))
+same = sum(1 for off, v in rows.items() if ours.get(off, 0) == v)
+print(f"{'PASS' if rows and same == len(rows) else 'FAIL'}: {same} of {len(rows)} offsets identical to ncu's Source page "
+      f"(the program's own launch under ncu, ours from the replay)")
+sys.exit(0 if rows and same == len(rows) else 1)
+PY
+  else echo "note: ncu not found; counts not compared with Nsight Compute"; fi
+fi
+
+echo "== python3 through ctypes"
+"$CLI" capture --save-launches --kernel fill --launch-skip 1 --launch-count 1 -o "$out/py/c.json" \
+    -- python3 tests/gpu/capture_ctypes.py || { echo "FAIL: capture exited $?"; fail=1; }
+"$CLI" run --from-capture "$out/py/c.json" --json "$out/py/run.json" --max-time 3 || { echo "FAIL: run --from-capture exited $?"; fail=1; }
+check "$out/py/run.json" 'd["replay"]["reproduced"] is True' "python's fill launch replayed and reproduced"
+
+[ "$fail" = 0 ] && echo "gpu_replay: PASS" || echo "gpu_replay: FAIL"
+exit $fail
