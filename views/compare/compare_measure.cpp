@@ -113,6 +113,7 @@ ExperimentData ExperimentController::gather() const {
     }
     if (m_currentSeries)
         if (nlohmann::json series = m_currentSeries(); !series.is_null()) d.extra[kSessionSeriesKey] = std::move(series);
+    if (m_currentAdvice) d.advice = m_currentAdvice();
     return d;
 }
 
@@ -170,6 +171,7 @@ bool ExperimentController::apply(const ExperimentData& opened, const QString& pa
         const auto it = data.extra.find(kSessionSeriesKey);
         m_showSeries(it != data.extra.end() ? *it : nlohmann::json());
     }
+    if (m_showAdvice) m_showAdvice(data.advice);
     if (m_a) m_a->build();
     if (m_compare && data.b.ownSource) m_compare->buildB();
     emit sessionOpened(path);

@@ -46,6 +46,13 @@ public:
         m_currentSeries = std::move(current);
         m_showSeries = std::move(show);
     }
+    // The advisor's tested suggestions travel with the session (issue 34): `current` gives them for
+    // saving (the session's "advice" array), `show` gets an opened session's back.
+    void setAdviceHooks(std::function<std::vector<AdviceEntry>()> current,
+                        std::function<void(const std::vector<AdviceEntry>&)> show) {
+        m_currentAdvice = std::move(current);
+        m_showAdvice = std::move(show);
+    }
     // Remembered "yes" answers (fingerprints of flag sets); persisted in QSettings when enabled.
     void setUseSettings(bool on) { m_useSettings = on; }
 
@@ -85,6 +92,8 @@ private:
     std::function<void(const QString&, const QString&)> m_load;
     std::function<nlohmann::json()> m_currentSeries;
     std::function<void(const nlohmann::json&)> m_showSeries;
+    std::function<std::vector<AdviceEntry>()> m_currentAdvice;
+    std::function<void(const std::vector<AdviceEntry>&)> m_showAdvice;
     // Top-level keys of the opened session that this version does not know (a newer Lowerscope's,
     // another tool's): written back on save, so a round trip through the GUI loses nothing.
     nlohmann::json m_unknownKeys = nlohmann::json::object();

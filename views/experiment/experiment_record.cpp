@@ -27,6 +27,13 @@ QString q(const std::string& s) { return QString::fromStdString(s); }
 // The GUI keeps a launch detail core's SessionLaunch has no field for (the measuring mode);
 // they travel in an extra top-level key, which core preserves on every round trip.
 constexpr const char* kGuiKey = "gui_launch";
+// The advisor's tested suggestions (AdviceEntry), one object each.
+constexpr const char* kAdviceKey = "advice";
+
+json cardJson(const ExperimentCardText& c) {
+    return json{{"hypothesis", s(c.hypothesis)}, {"implementation", s(c.implementation)}, {"measurement", s(c.measurement)},
+                {"result", s(c.result)}, {"interpretation", s(c.interpretation)}};
+}
 
 BuildConfig toCore(const ExperimentSide& side) {
     BuildConfig c;
@@ -68,6 +75,13 @@ ExperimentSession toCore(const ExperimentData& d) {
                                   s(d.card.result), s(d.card.interpretation)};
     session.extra = d.extra.is_object() ? d.extra : json::object();
     session.extra[kGuiKey] = json{{"mode", s(d.mode)}};
+    if (!d.advice.empty()) {
+        json advice = json::array();
+        for (const AdviceEntry& e : d.advice) advice.push_back(adviceEntryToJson(e));
+        session.extra[kAdviceKey] = std::move(advice);
+    } else {
+        session.extra.erase(kAdviceKey);
+    }
     return session;
 }
 
@@ -98,10 +112,55 @@ ExperimentData fromCore(const ExperimentSession& session) {
         }
         d.extra.erase(kGuiKey);
     }
+    if (auto it = d.extra.find(kAdviceKey); it != d.extra.end()) {
+        if (it->is_array()) {
+            for (const json& j : *it) {
+                AdviceEntry e;
+                if (adviceEntryFromJson(j, e)) d.advice.push_back(std::move(e));
+            }
+        }
+        d.extra.erase(kAdviceKey);
+    }
     return d;
 }
 
 } // namespace
+
+json adviceEntryToJson(const AdviceEntry& e) {
+    return json{{"title", s(e.title)},         {"kernel", s(e.kernel)},   {"finding", s(e.finding)},
+                {"variant", s(e.variant)},     {"verdict", s(e.verdict)}, {"reason", s(e.reason)},
+                {"options_b", s(e.optionsB)},  {"card", cardJson(e.card)}, {"test", e.test},
+                {"measurement", e.measurement}};
+}
+
+bool adviceEntryFromJson(const json& j, AdviceEntry& out) {
+    if (!j.is_object()) return false;
+    auto text = [&](const char* key) {
+        const auto it = j.find(key);
+        return it != j.end() && it->is_string() ? q(it->get<std::string>()) : QString();
+    };
+    AdviceEntry e;
+    e.title = text("title");
+    e.kernel = text("kernel");
+    e.finding = text("finding");
+    e.variant = text("variant");
+    e.verdict = text("verdict");
+    e.reason = text("reason");
+    e.optionsB = text("options_b");
+    if (e.variant.isEmpty() || e.verdict.isEmpty()) return false;
+    if (const auto c = j.find("card"); c != j.end() && c->is_object()) {
+        auto field = [&](const char* key) {
+            const auto it = c->find(key);
+            return it != c->end() && it->is_string() ? q(it->get<std::string>()) : QString();
+        };
+        e.card = ExperimentCardText{field("hypothesis"), field("implementation"), field("measurement"), field("result"),
+                                    field("interpretation")};
+    }
+    if (const auto t = j.find("test"); t != j.end() && t->is_object()) e.test = *t;
+    if (const auto m = j.find("measurement"); m != j.end() && m->is_object()) e.measurement = *m;
+    out = std::move(e);
+    return true;
+}
 
 bool loadExperiment(const QString& path, ExperimentData& out, QString& error) {
     ExperimentSession session;

@@ -39,6 +39,29 @@ struct ExperimentSide {
     QString sourceName, sourceText; // when ownSource
 };
 
+// A suggestion of the advisor (issue 34) tested from the GUI's *Test this*, as an experiment entry
+// of the session: the card core's suggestionCard wrote (hypothesis = the finding and its
+// prediction, result = the measured B/A with its interval and the verdict), B's nvcc options and
+// the A/B measurement document. Kept in the session file's "advice" array in the order tested,
+// failures (not built, not measured) included. Read back defensively: an entry is display only and
+// nothing in it is ever built.
+struct AdviceEntry {
+    QString title;     // "advise saxpy.cu: occupancy.block_size/block 32 → 64"
+    QString kernel;    // mangled
+    QString finding;   // finding id
+    QString variant;   // variant id
+    QString verdict;   // "held", "failed", "inconclusive"
+    QString reason;    // why that verdict
+    QString optionsB;  // B's nvcc options, shell-quoted (display only)
+    ExperimentCardText card;
+    nlohmann::json test;        // suggestionTestJson: predicted, measured, ratio, interval, error
+    nlohmann::json measurement; // the compare document; null when nothing was measured
+    bool operator==(const AdviceEntry&) const = default;
+};
+nlohmann::json adviceEntryToJson(const AdviceEntry& entry);
+// False for anything that is not an entry (the entry is then left as it was).
+bool adviceEntryFromJson(const nlohmann::json& json, AdviceEntry& entry);
+
 struct ExperimentData {
     static ExperimentSide sideB() {
         ExperimentSide side;
@@ -55,6 +78,7 @@ struct ExperimentData {
     QString mode = QStringLiteral("auto");
     std::vector<nlohmann::json> measurements;
     ExperimentCardText card;
+    std::vector<AdviceEntry> advice; // the advisor's tested suggestions (session key "advice")
     nlohmann::json extra = nlohmann::json::object(); // preserved unknown keys of the file
 };
 

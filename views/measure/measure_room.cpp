@@ -47,7 +47,11 @@ bool MeasureRoom::openProfile(const QString& path, QString* error) {
     }
     try {
         auto doc = std::make_shared<ProfileDocument>(readProfileDocument(text));
-        m_profile->setProfile(doc);
+        // The document as read too: the advisor takes its evidence from it (the same bounded reader).
+        std::shared_ptr<const nlohmann::json> source;
+        std::string jsonError;
+        if (auto j = parseJsonBounded(text, jsonError)) source = std::make_shared<const nlohmann::json>(std::move(*j));
+        m_profile->setProfile(doc, std::move(source));
         if (QDockWidget* d = m_host.pane(QStringLiteral("profile"))) d->raise();
         const QString note = m_code.sass()->setProfile(std::move(doc));
         if (error) *error = note.isEmpty() ? QString() : tr("The profile is not shown: %1").arg(note);

@@ -306,7 +306,7 @@ void ProfilePane::onFinished(quint64 jobId, const Outcomes& outcomes) {
     if (both) docB = documentOf(*outcomes.b, QStringLiteral("B"), errors, exitCode);
     if (docB) m_profileB = docB;
     if (docA) {
-        setProfile(docA);
+        setProfile(docA, std::make_shared<const nlohmann::json>(outcomes.a.result.document));
         emit profileCollected(docA);
     } else if (docB) {
         apply();
@@ -325,8 +325,9 @@ void ProfilePane::setProfileB(std::shared_ptr<const ProfileDocument> doc) {
     apply();
 }
 
-QString ProfilePane::setProfile(std::shared_ptr<const ProfileDocument> doc) {
+QString ProfilePane::setProfile(std::shared_ptr<const ProfileDocument> doc, std::shared_ptr<const nlohmann::json> source) {
     m_profile = std::move(doc);
+    m_profileSource = m_profile ? std::move(source) : nullptr;
     apply();
     return m_note;
 }
@@ -346,6 +347,11 @@ void ProfilePane::clearViews() {
 }
 
 void ProfilePane::apply() {
+    applyViews();
+    emit profileApplied();
+}
+
+void ProfilePane::applyViews() {
     m_note.clear();
     const SnapshotPtr snap = m_session ? m_session->snapshot() : nullptr;
     const KernelModel* k = m_session ? m_session->kernel() : nullptr;

@@ -65,8 +65,12 @@ public:
     // ---- showing
     // Shows `doc` (with the device it was taken on, when known, for the ceilings) on the current
     // build if it fits; returns "" or why it is not shown.
-    QString setProfile(std::shared_ptr<const ProfileDocument> doc);
+    // `source`, when given, is the document as read (the advisor reads its evidence from it).
+    QString setProfile(std::shared_ptr<const ProfileDocument> doc, std::shared_ptr<const nlohmann::json> source = nullptr);
     std::shared_ptr<const ProfileDocument> profile() const { return m_profile; }
+    std::shared_ptr<const nlohmann::json> profileSource() const { return m_profileSource; }
+    // Whether A's profile is shown on the current build now (it fits the build).
+    bool showsProfile() const { return m_profile && !m_viewsClear; }
     // B's profile (Compare A/B), shown beside A's while it fits B's build.
     void setProfileB(std::shared_ptr<const ProfileDocument> doc);
     std::shared_ptr<const ProfileDocument> profileB() const { return m_profileB; }
@@ -105,10 +109,13 @@ signals:
     void heatChanged(const std::map<std::string, std::vector<std::pair<int, double>>>& source,
                      const std::vector<std::pair<int, double>>& ptx);
     void jobFinished(quint64 jobId, bool ok);
+    // The profile shown changed: loaded, collected, cleared, or made stale or current by a build.
+    void profileApplied();
 
 private:
     void buildUi();
-    void apply(); // the profile on the current build: tables, chart, heat
+    void apply(); // the profile on the current build: tables, chart, heat; then profileApplied
+    void applyViews();
     void clearViews();
     void fillMetrics(const DeviceInfo* device);
     void fillHot();
@@ -134,6 +141,7 @@ private:
     quint64 m_running = 0;
 
     std::shared_ptr<const ProfileDocument> m_profile;
+    std::shared_ptr<const nlohmann::json> m_profileSource;
     std::shared_ptr<const ProfileDocument> m_profileB;
     bool m_showsB = false;
     bool m_viewsClear = false; // tables, chart and heat show nothing (clearViews has nothing to do)

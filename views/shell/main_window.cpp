@@ -3,6 +3,7 @@
 #include "views/shell/main_window.h"
 
 #include "core/build/json_io.h"
+#include "views/advise/advise_room.h"
 #include "views/build/build_options_pane.h"
 #include "views/build/build_room.h"
 #include "views/code/code_editor.h"
@@ -188,7 +189,8 @@ void MainWindow::createPanes() {
     m_measureRoom = new MeasureRoom(*this, *m_code, m_compareRoom->sessionB(), [this] { return m_compare->isActive(); });
     m_experimentRoom = new ExperimentRoom(*this, *m_measureRoom);
     m_compareRoom->connectRooms(*m_measureRoom, *m_experimentRoom);
-    m_rooms = {m_code, m_build, m_measureRoom, m_experimentRoom, m_compareRoom};
+    m_adviseRoom = new AdviseRoom(*this, *m_measureRoom, *m_compareRoom);
+    m_rooms = {m_code, m_build, m_measureRoom, m_experimentRoom, m_compareRoom, m_adviseRoom};
 
     m_source = m_code->source();
     m_ptx = m_code->ptx();

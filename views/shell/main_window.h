@@ -62,6 +62,7 @@ class BuildRoom;
 class CompareRoom;
 class MeasureRoom;
 class ExperimentRoom;
+class AdviseRoom;
 
 class MainWindow : public QMainWindow, public RoomHost {
     Q_OBJECT
@@ -151,6 +152,8 @@ public:
     // the build it was taken on (issue 14). False with the reason when it cannot be read; when it
     // belongs to another build it is kept but hidden, and *error says why.
     bool openProfile(const QString& path, QString* error = nullptr);
+    // The advisor (issue 34): its findings pane beside Profile.
+    AdviseRoom* adviseRoom() const { return m_adviseRoom; }
     void loadText(const QString& path, const QString& text) override; // a buffer (example, recovered text)
     void openExample();                                 // the bundled reduction.cu
     bool save();
@@ -259,6 +262,7 @@ private:
     MeasureRoom* m_measureRoom = nullptr;
     ExperimentRoom* m_experimentRoom = nullptr;
     CompareRoom* m_compareRoom = nullptr;
+    AdviseRoom* m_adviseRoom = nullptr;
     QList<Room*> m_rooms;
     QHash<QString, QDockWidget*> m_panes;
     QHash<QString, Qt::DockWidgetArea> m_paneArea; // the area each pane asked for
