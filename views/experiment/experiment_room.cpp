@@ -347,6 +347,15 @@ bool ExperimentRoom::runSeries(const QString& specText, QString* error) {
     r.launch = m_measure.measure()->launch();
     r.runnerCommand = m_measure.measure()->runnerCommand();
     r.deadlineS = m_measure.measure()->deadlineSeconds();
+    // The Measure pane's target (issue 32): on a Slurm cluster the series is one task there. A
+    // backend installed by a test stays unless the cluster was chosen.
+    if (m_measure.measure()->usesCluster()) {
+        m_seriesPane->setBackend(m_measure.measure()->seriesBackend());
+        m_seriesOnCluster = true;
+    } else if (m_seriesOnCluster) {
+        m_seriesPane->setBackend(runLocalSeriesJob);
+        m_seriesOnCluster = false;
+    }
     m_seriesPane->run(r, SeriesView::Target::Shown);
     if (QDockWidget* d = m_host.pane(QStringLiteral("series"))) {
         d->show();

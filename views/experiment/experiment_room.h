@@ -56,6 +56,7 @@ private:
     QString m_galleryId; // the series example the gallery window shows
     GraphBreakEvenView* m_graphView = nullptr;
     QString m_graphId; // the graph example the graph window shows
+    bool m_seriesOnCluster = false; // the series pane's backend is the Slurm one
 };
 
 } // namespace lowerscope

@@ -200,7 +200,18 @@ void MeasurePane::buildUi() {
     m_commandPreview = new QLabel(runnerBox);
     m_commandPreview->setWordWrap(true);
     m_commandPreview->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_target = new QComboBox(runnerBox);
+    m_target->addItem(tr("This machine or an ssh host"));
+    m_target->addItem(tr("Slurm cluster…"));
+    m_target->setToolTip(tr("Where kernels run: the runner here or on the ssh host below, or tasks of a Slurm job "
+                            "array (the cluster profile is asked for when chosen, and remembered)"));
+    m_editCluster = new QPushButton(tr("Edit…"), runnerBox);
+    m_editCluster->setToolTip(tr("Partition, GRES, constraint, account, time limit, tasks at once"));
+    auto* targetRow = new QHBoxLayout;
+    targetRow->addWidget(m_target, 1);
+    targetRow->addWidget(m_editCluster);
     auto* runnerForm = new QFormLayout(runnerBox);
+    runnerForm->addRow(tr("Target"), targetRow);
     runnerForm->addRow(tr("Host"), m_host);
     runnerForm->addRow(tr("ssh options"), m_sshOptions);
     runnerForm->addRow(tr("Remote command"), m_remoteCommand);
@@ -311,6 +322,17 @@ void MeasurePane::buildUi() {
     };
     for (QLineEdit* e : {m_host, m_sshOptions, m_remoteCommand}) connect(e, &QLineEdit::textChanged, this, preview);
     preview();
+    connect(m_target, &QComboBox::activated, this, [this](int index) {
+        // Choosing the cluster asks for its profile; a cancelled dialog leaves the target as it was.
+        if (index == 1 && !editClusterProfile()) {
+            const QSignalBlocker block(m_target);
+            m_target->setCurrentIndex(0);
+        }
+        targetChanged();
+    });
+    connect(m_editCluster, &QPushButton::clicked, this, [this] {
+        if (editClusterProfile()) targetChanged();
+    });
     connect(m_runA, &QPushButton::clicked, this, [this] { run(Target::A); });
     connect(m_runB, &QPushButton::clicked, this, [this] { run(Target::B); });
     connect(m_runAB, &QPushButton::clicked, this, [this] { run(Target::AB); });
@@ -328,6 +350,10 @@ void MeasurePane::loadSettings() {
     m_remoteCommand->setText(s.value(QStringLiteral("measure/remoteCommand")).toString());
     m_cost->setPersistent(true); // price and launches per request, shared with the series view
     m_deadlineS = s.value(QStringLiteral("measure/deadlineS"), 10.0).toDouble();
+    m_cluster = loadClusterProfile();
+    const QSignalBlocker block(m_target);
+    m_target->setCurrentIndex(s.value(QStringLiteral("measure/target")).toString() == QLatin1String("slurm") ? 1 : 0);
+    targetChanged();
 }
 
 void MeasurePane::saveSettings() {
@@ -336,6 +362,8 @@ void MeasurePane::saveSettings() {
     s.setValue(QStringLiteral("measure/sshOptions"), m_sshOptions->text());
     s.setValue(QStringLiteral("measure/remoteCommand"), m_remoteCommand->text());
     s.setValue(QStringLiteral("measure/deadlineS"), m_deadlineS);
+    s.setValue(QStringLiteral("measure/target"), usesCluster() ? QStringLiteral("slurm") : QStringLiteral("runner"));
+    saveClusterProfile(m_cluster);
 }
 
 void MeasurePane::setSessions(Workspace* a, Workspace* b) {
@@ -460,6 +488,59 @@ std::vector<std::string> MeasurePane::runnerCommand() const {
                             remote.isEmpty() ? std::string("lowerscope-runner") : remote.toStdString());
 }
 
+bool MeasurePane::usesCluster() const { return m_target->currentIndex() == 1; }
+
+void MeasurePane::setClusterTarget(bool on) {
+    {
+        const QSignalBlocker block(m_target);
+        m_target->setCurrentIndex(on ? 1 : 0);
+    }
+    targetChanged();
+}
+
+void MeasurePane::setClusterProfile(const ClusterProfile& profile) {
+    m_cluster = profile;
+    targetChanged();
+}
+
+bool MeasurePane::editClusterProfile() {
+    ClusterDialog dialog(m_cluster, this);
+    if (dialog.exec() != QDialog::Accepted) return false;
+    m_cluster = dialog.profile();
+    return true;
+}
+
+void MeasurePane::targetChanged() {
+    const bool cluster = usesCluster();
+    m_editCluster->setEnabled(cluster);
+    for (QLineEdit* e : {m_host, m_sshOptions, m_remoteCommand}) e->setEnabled(!cluster);
+    if (cluster) {
+        QStringList parts;
+        if (!m_cluster.partition.isEmpty()) parts << tr("partition %1").arg(m_cluster.partition);
+        if (!m_cluster.gres.isEmpty()) parts << tr("gres %1").arg(m_cluster.gres);
+        if (!m_cluster.constraint.isEmpty()) parts << tr("constraint %1").arg(m_cluster.constraint);
+        if (!m_cluster.account.isEmpty()) parts << tr("account %1").arg(m_cluster.account);
+        if (!m_cluster.timeLimit.isEmpty()) parts << tr("time %1").arg(m_cluster.timeLimit);
+        m_commandPreview->setText(tr("Runs: sbatch --array (%1), srun %2 on the node")
+                                      .arg(parts.isEmpty() ? tr("cluster defaults") : parts.join(QStringLiteral(", ")),
+                                           m_cluster.nodeCommand.isEmpty() ? QStringLiteral("lowerscope-runner")
+                                                                           : m_cluster.nodeCommand));
+    } else {
+        m_commandPreview->setText(tr("Runs: %1").arg(join(runnerCommand(), QStringLiteral(" "))));
+    }
+    if (m_opts.useSettings) saveSettings(); // remembered at once, not only when the window closes
+    if (m_deviceState != DeviceState::Unknown) probeDevice();
+}
+
+MeasurePane::SeriesBackend MeasurePane::seriesBackend() const {
+    if (!usesCluster()) return runLocalSeriesJob;
+    const SlurmOptions options = slurmOptionsFor(m_cluster);
+    return [options](const LocalSeriesRequest& r, std::atomic<bool>* cancel,
+                     const std::function<void(const std::string&)>& progress) {
+        return runSlurmSeriesJob(r, options, cancel, progress);
+    };
+}
+
 void MeasurePane::setPricePerGpuHour(double price) { m_cost->setPricePerGpuHour(price); }
 double MeasurePane::pricePerGpuHour() const { return m_cost->pricePerGpuHour(); }
 
@@ -502,6 +583,12 @@ quint64 MeasurePane::run(Target target) {
         }
         request.sides.push_back(std::move(b));
     }
+    if (usesCluster()) {
+        if (const QString problem = clusterProfileProblem(m_cluster); !problem.isEmpty()) {
+            showError(tr("The cluster profile cannot be used: %1").arg(problem));
+            return 0;
+        }
+    }
     // A newer job supersedes a running one: kill its runner; its result will be dropped.
     if (m_running) m_jobs->cancel(m_running);
     request.launch = launch();
@@ -516,7 +603,14 @@ quint64 MeasurePane::run(Target target) {
                                                                                     : request.runnerCommand.front())));
     const QString title = target == Target::AB ? tr("Measure A/B") : target == Target::A ? tr("Measure A") : tr("Measure B");
     QPointer<MeasurePane> self(this);
-    auto backend = m_backend;
+    MeasureBackend backend = m_backend;
+    if (usesCluster()) {
+        m_status->setText(tr("Submitting to Slurm…"));
+        backend = [options = slurmOptionsFor(m_cluster)](const MeasureRequest& r, std::atomic<bool>* cancel,
+                                                         const MeasureProgressFn& progress) {
+            return runSlurmMeasureJob(r, options, cancel, progress);
+        };
+    }
     const quint64 id = m_jobs->start<MeasureOutcome>(
         this, QStringLiteral("measure"), title,
         [backend, request, self](quint64 jobId, std::atomic<bool>* cancel) mutable {
@@ -554,6 +648,11 @@ void MeasurePane::cancel() {
 
 void MeasurePane::onProgress(quint64 jobId, const MeasureProgress& p) {
     if (jobId != m_running) return;
+    if (p.stage.rfind("slurm:", 0) == 0) { // a cluster task's state, not the runner's samples
+        m_status->setText(QString::fromStdString(p.stage));
+        emit jobProgress(jobId, m_status->text());
+        return;
+    }
     QString text = tr("%1%2: %3 samples, noise %4 %, %5 s")
                        .arg(QString::fromStdString(p.stage))
                        .arg(p.variant.empty() ? QString() : QStringLiteral(" ") + QString::fromStdString(p.variant))
@@ -629,6 +728,16 @@ QString MeasurePane::deviceText() const {
 }
 
 void MeasurePane::probeDevice() {
+    if (usesCluster()) {
+        // A probe would be a job of its own on the cluster: the device is known from the first answer.
+        ++m_probeJob;
+        m_deviceState = DeviceState::Available;
+        m_deviceName = tr("a Slurm node");
+        if (!m_running) m_status->setText(deviceText());
+        updateButtons();
+        emit deviceProbed(true);
+        return;
+    }
     if (!m_probe)
         m_probe = [](const std::vector<std::string>& command, std::string& device, RunErrorKind& kind,
                      std::string& message) { return probeRunner(command, device, kind, message); };

@@ -14,6 +14,7 @@
 #include "core/run/measure_job.h"
 #include "core/run/measurement_data.h"
 #include "views/common/job_tracker.h"
+#include "views/measure/cluster_target.h"
 
 #include <QPointer>
 #include <QWidget>
@@ -72,6 +73,20 @@ public:
     std::vector<std::string> runnerCommand() const;
     void setDeadlineSeconds(double s) { m_deadlineS = s; }
     double deadlineSeconds() const { return m_deadlineS; }
+    // The target list (issue 32): this machine or an ssh host (the fields below), or "Slurm
+    // cluster…", whose profile (cluster_target.h) is edited in a dialog when chosen and remembered
+    // with the other runner settings. On the cluster, Run A / B / A/B and Run series go through
+    // core's Slurm back end (one task per measurement; Cancel scancels); builds stay here.
+    bool usesCluster() const;
+    void setClusterTarget(bool on); // without the dialog
+    const ClusterProfile& clusterProfile() const { return m_cluster; }
+    void setClusterProfile(const ClusterProfile& profile);
+    bool editClusterProfile(); // the dialog; true when accepted (the profile is then kept)
+    QComboBox* targetCombo() const { return m_target; }
+    // How a parameter series runs on the chosen target: runLocalSeriesJob, or on the cluster.
+    using SeriesBackend = std::function<LocalSeriesOutcome(const LocalSeriesRequest&, std::atomic<bool>*,
+                                                           const std::function<void(const std::string&)>&)>;
+    SeriesBackend seriesBackend() const;
     void setPricePerGpuHour(double price);
     double pricePerGpuHour() const;
 
@@ -182,6 +197,10 @@ private:
     QPlainTextEdit* m_args;
     QLabel* m_origin;
     QPushButton* m_prefill;
+    void targetChanged();
+    QComboBox* m_target;
+    QPushButton* m_editCluster;
+    ClusterProfile m_cluster;
     QLineEdit* m_host;
     QLineEdit* m_sshOptions;
     QLineEdit* m_remoteCommand;
