@@ -3,12 +3,15 @@
 // CUDA_INJECTION64_PATH), record every kernel launch and every loaded cubin, write the
 // lowerscope.capture/1 document OUT with the cubins next to it (HASH.cubin), and print the kernel
 // table (share of GPU time, total, launches, median with its 95 % interval, min, max), largest
-// total first. `inspect OUT --kernel NAME` opens a captured kernel's cubin.
+// total first. `inspect OUT --kernel NAME` opens a captured kernel's cubin. With --save-launches
+// the selected launches' parameters and the device memory they reach are saved next to OUT
+// (STEM.launches/, core/capture/launch_snapshot.h) for `run --from-capture OUT --launch ID`.
 // Exit: 0 captured and the program exited 0; 1 captured but the program failed (exit status,
 // signal, cancelled or timed out: the document says which); 2 usage error, the program or the
 // injection library could not be started, or the document could not be written.
 #include "app/cli/commands.h"
 
+#include "core/build/demangle.h"
 #include "core/capture/capture_run.h"
 #include "core/untrusted.h"
 
@@ -27,6 +30,8 @@ struct CaptureArgs {
     std::string workingDir;
     std::vector<std::string> env;
     double timeoutS = 0;
+    bool saveLaunches = false;
+    double memoryLimitMiB = 1024;
     std::vector<std::string> command;
 };
 
@@ -39,6 +44,13 @@ int runCaptureCommand(const CaptureArgs& a) {
     spec.filter.skip = a.skip;
     if (a.count >= 0) spec.filter.count = static_cast<uint64_t>(a.count);
     spec.timeout = std::chrono::milliseconds(static_cast<int64_t>(a.timeoutS * 1000));
+    spec.saveLaunches = a.saveLaunches;
+    spec.memoryLimit = static_cast<uint64_t>(a.memoryLimitMiB * 1024.0 * 1024.0);
+    if (a.saveLaunches && a.count < 0) {
+        spec.filter.count = 1;
+        std::cerr << "lowerscope-cli capture: note: --save-launches without --launch-count saves the first selected "
+                     "launch only (give --launch-count N for more)\n";
+    }
     for (const std::string& kv : a.env) {
         const size_t eq = kv.find('=');
         if (eq == 0 || eq == std::string::npos) {
@@ -65,8 +77,25 @@ int runCaptureCommand(const CaptureArgs& a) {
     if (!s.kernels.empty()) std::cout << '\n' << capture::kernelTableText(s);
     uint64_t selected = 0;
     for (const auto& k : s.kernels) selected += k.selected;
-    if (!a.kernel.empty() || a.skip > 0 || a.count >= 0)
+    if (!a.kernel.empty() || a.skip > 0 || a.count >= 0 || a.saveLaunches)
         std::cout << "\nthe filter selected " << selected << " launches (\"selected\" in the document)\n";
+    if (a.saveLaunches) {
+        size_t saved = 0;
+        for (const capture::LaunchSnapshot& snap : o.snapshots) {
+            if (!snap.error.empty()) continue; // said in the notes
+            uint64_t bytes = 0;
+            for (const auto& r : snap.regions) bytes += r.bytes;
+            std::cout << "saved launch " << snap.id() << ": " << escapeControl(boundedText(demangle(snap.name), 200)) << ", "
+                      << snap.regions.size() << " allocations, " << bytes << " bytes"
+                      << (snap.omitted.empty() ? "" : " (" + std::to_string(snap.omitted.size()) + " left out)") << '\n'
+                      << "  replay with: lowerscope-cli run --from-capture " << escapeControl(a.output) << " --launch "
+                      << snap.id() << '\n';
+            ++saved;
+        }
+        if (saved == 0)
+            std::cerr << "lowerscope-cli capture: note: no launch was saved for replay (none selected, or each "
+                         "failed: see the notes)\n";
+    }
     for (const std::string& n : s.notes) std::cerr << "lowerscope-cli capture: note: " << escapeControl(n) << '\n';
     std::cout.flush();
     if (o.run.cancelled || o.run.timedOut) {
@@ -114,6 +143,15 @@ void registerCaptureCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--timeout", args->timeoutS, "stop the program (its whole process group) after S seconds")
         ->type_name("S")
         ->check(CLI::NonNegativeNumber);
+    cmd->add_flag("--save-launches", args->saveLaunches,
+                  "save the selected launches' parameters and the device memory they reach next to OUT (STEM.launches/) "
+                  "for `lowerscope-cli run --from-capture OUT --launch ID`; without --launch-count the first selected "
+                  "launch only. The program runs without address-space randomisation");
+    cmd->add_option("--memory-limit", args->memoryLimitMiB,
+                    "with --save-launches: at most this much device memory saved per launch (MiB; as much again for "
+                    "the memory after the launch; default 1024)")
+        ->type_name("MIB")
+        ->check(CLI::PositiveNumber);
     cmd->add_option("command", args->command, "the program and its arguments, after --")
         ->required()
         ->type_name("-- PROGRAM ARGS...");

@@ -6,7 +6,10 @@
 //     cluster, shared memory, stream, GPU start/end), written as they complete;
 //   * every loaded module's cubin (the resource domain's MODULE_LOADED callback), saved as
 //     HASH.cubin in $LOWERSCOPE_CAPTURE_CUBINS;
-//   * each device a context is created on (name, compute capability).
+//   * each device a context is created on (name, compute capability);
+//   * with $LOWERSCOPE_CAPTURE_SNAPSHOTS, the selected launches' parameters and the device memory
+//     they reach, before and after the launch (launch_capture.h; driver-API callbacks of the
+//     launch calls, enabled only then).
 // Everything goes to $LOWERSCOPE_CAPTURE_EVENTS/events-PID.jsonl in the format of
 // core/capture/capture_events.h; the bookkeeping (order, filter, statistics, document) is done by
 // the CLI after the program ended. At exit the activity buffers are flushed and an `end` line is
@@ -14,6 +17,7 @@
 // program fail: a CUPTI that cannot be loaded or subscribed to (another profiler holds it) is
 // reported in the `process` line.
 #include "app/inject/inject_cupti.h"
+#include "app/inject/launch_capture.h"
 #include "core/capture/capture_events.h"
 
 #define XXH_INLINE_ALL
@@ -141,6 +145,10 @@ void recordDevice(CUcontext context) {
 }
 
 void callback(void*, int domain, uint32_t cbid, const void* data) {
+    if (domain == inject::CUPTI_CB_DOMAIN_DRIVER_API) {
+        inject::launchCaptureCallback(cbid, static_cast<const inject::CUpti_CallbackData*>(data));
+        return;
+    }
     if (domain != inject::CUPTI_CB_DOMAIN_RESOURCE || !data) return;
     const auto* r = static_cast<const CUpti_ResourceData*>(data);
     if (cbid == inject::CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
@@ -262,6 +270,15 @@ int initialize() {
         return failed("cuptiActivityRegisterCallbacks", r);
     if (CUptiResult r = s.cupti.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); r != CUPTI_SUCCESS)
         return failed("cuptiActivityEnable(CONCURRENT_KERNEL)", r);
+    // Saving selected launches for replay: the launch calls' callbacks, only when asked for.
+    std::string snapshotError;
+    if (inject::launchCaptureInit(s.pid, emit, snapshotError)) {
+        size_t count = 0;
+        const uint32_t* ids = inject::launchCaptureCallbackIds(count);
+        // (a call CUPTI cannot report is simply not saved; the kernel records go on)
+        for (size_t i = 0; i < count; ++i)
+            s.cupti.cuptiEnableCallback(1, s.subscriber, inject::CUPTI_CB_DOMAIN_DRIVER_API, ids[i]);
+    }
     emit(capture::processEventLine(s.pid, versionText, ""));
     s.active = true;
     std::atexit(finish);

@@ -2,7 +2,10 @@
 // The CUPTI declarations the injection library needs beyond app/runner/cupti_api.h (which the
 // runner shares with it): the whole kernel activity record (cluster dimensions sit past the
 // prefix the runner reads), the resource domain's callback data (module loaded, context created)
-// and their ids. Mirrored from NVIDIA's cupti_activity.h and cupti_callbacks.h (CUDA 13) field by
+// and their ids, and for saving selected launches (launch_snapshot.h) the driver-API domain's
+// callback data, the kernel launch calls' ids and parameter structs (generated_cuda_meta.h) and
+// the driver's launch configuration (cuda.h). Mirrored from NVIDIA's cupti_activity.h,
+// cupti_callbacks.h, cupti_driver_cbid.h, generated_cuda_meta.h and cuda.h (CUDA 13) field by
 // field; tests/core/test_capture_cupti_layout.cpp compares them with those headers where the
 // toolkit has them.
 
@@ -71,6 +74,96 @@ struct LS_CUPTI_PACKED CUpti_ActivityKernel10 {
 };
 
 #undef LS_CUPTI_PACKED
+
+// ------------------------------------------------------------------ driver-API launch callbacks
+
+constexpr int CUPTI_CB_DOMAIN_DRIVER_API = 1;
+constexpr int CUPTI_API_ENTER = 0;
+constexpr int CUPTI_API_EXIT = 1;
+// CUPTI_DRIVER_TRACE_CBID_* of the kernel launch calls (cupti_driver_cbid.h)
+constexpr uint32_t CBID_cuLaunchKernel = 307;
+constexpr uint32_t CBID_cuLaunchKernel_ptsz = 442;
+constexpr uint32_t CBID_cuLaunchCooperativeKernel = 477;
+constexpr uint32_t CBID_cuLaunchCooperativeKernel_ptsz = 478;
+constexpr uint32_t CBID_cuLaunchKernelEx = 652;
+constexpr uint32_t CBID_cuLaunchKernelEx_ptsz = 653;
+
+using CUfunction = void*;
+using CUstream = void*;
+using CUdeviceptr = unsigned long long;
+
+// CUpti_CallbackData: what a driver- or runtime-API callback receives.
+struct CUpti_CallbackData {
+    int32_t callbackSite; // CUPTI_API_ENTER or CUPTI_API_EXIT
+    const char* functionName;
+    const void* functionParams; // the call's *_params struct
+    void* functionReturnValue;  // CUresult* (valid at exit)
+    const char* symbolName;     // the kernel's (mangled) name for launch calls
+    CUcontext context;
+    uint32_t contextUid;
+    uint64_t* correlationData;
+    uint32_t correlationId;
+};
+
+// cuLaunchKernel_params and cuLaunchKernel_ptsz_params (the same fields).
+struct cuLaunchKernel_params {
+    CUfunction f;
+    unsigned int gridDimX, gridDimY, gridDimZ;
+    unsigned int blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes;
+    CUstream hStream;
+    void** kernelParams;
+    void** extra;
+};
+
+// cuLaunchCooperativeKernel_params and _ptsz_params: no `extra`.
+struct cuLaunchCooperativeKernel_params {
+    CUfunction f;
+    unsigned int gridDimX, gridDimY, gridDimZ;
+    unsigned int blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes;
+    CUstream hStream;
+    void** kernelParams;
+};
+
+// CUlaunchAttributeValue (64 bytes) with the one member read: clusterDim.
+union CUlaunchAttributeValue {
+    char pad[64];
+    struct {
+        unsigned int x, y, z;
+    } clusterDim;
+};
+
+constexpr int32_t CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4;
+
+struct CUlaunchAttribute {
+    int32_t id; // CUlaunchAttributeID
+    char pad[4];
+    CUlaunchAttributeValue value;
+};
+
+struct CUlaunchConfig {
+    unsigned int gridDimX, gridDimY, gridDimZ;
+    unsigned int blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes;
+    CUstream hStream;
+    CUlaunchAttribute* attrs;
+    unsigned int numAttrs;
+};
+
+// cuLaunchKernelEx_params and cuLaunchKernelEx_ptsz_params.
+struct cuLaunchKernelEx_params {
+    const CUlaunchConfig* config;
+    CUfunction f;
+    void** kernelParams;
+    void** extra;
+};
+
+// The `extra` array's keys (cuda.h's CU_LAUNCH_PARAM_END, _BUFFER_POINTER, _BUFFER_SIZE): pairs of key
+// and value, ended by END.
+inline void* const kLaunchParamEnd = nullptr;
+inline void* const kLaunchParamBufferPointer = reinterpret_cast<void*>(1);
+inline void* const kLaunchParamBufferSize = reinterpret_cast<void*>(2);
 
 // CUpti_ResourceData: what a resource-domain callback receives.
 struct CUpti_ResourceData {

@@ -10,7 +10,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <spawn.h>
+#include <sys/personality.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -74,7 +76,32 @@ bool writeFileAtomically(const std::string& path, const std::string& text, std::
     return true;
 }
 
+// The snapshot folder made ready: created, and emptied of the PID-CORR folders an earlier capture
+// to the same document left (nothing else in it is touched).
+bool prepareSnapshotFolder(const fs::path& dir, std::string& error) {
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(dir, ec)) && !fs::is_directory(fs::symlink_status(dir, ec))) {
+        error = dir.string() + " exists and is not a folder (the launches are saved there)";
+        return false;
+    }
+    static const std::regex launchFolder("[0-9]+-[0-9]+");
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+        if (entry.is_directory(ec) && !entry.is_symlink(ec) &&
+            std::regex_match(entry.path().filename().string(), launchFolder))
+            fs::remove_all(entry.path(), ec);
+    fs::create_directories(dir, ec);
+    if (!fs::is_directory(dir)) {
+        error = "cannot create the folder " + dir.string();
+        return false;
+    }
+    return true;
+}
+
 } // namespace
+
+std::string snapshotFolderName(const std::string& outputPath) {
+    return fs::path(outputPath).stem().string() + ".launches";
+}
 
 std::string findInjectionLibrary(std::string& error) {
     if (const char* env = std::getenv("LOWERSCOPE_INJECT"); env && *env) {
@@ -142,6 +169,12 @@ CaptureOutcome runCapture(const CaptureSpec& spec) {
     set["LOWERSCOPE_CAPTURE_KERNEL"] = spec.filter.kernelRegex;
     set["LOWERSCOPE_CAPTURE_SKIP"] = std::to_string(spec.filter.skip);
     set["LOWERSCOPE_CAPTURE_COUNT"] = spec.filter.count ? std::to_string(*spec.filter.count) : "";
+    const std::string snapshotName = spec.saveLaunches ? snapshotFolderName(output.string()) : "";
+    if (spec.saveLaunches) {
+        if (!prepareSnapshotFolder(folder / snapshotName, o.error)) return o;
+        set["LOWERSCOPE_CAPTURE_SNAPSHOTS"] = (folder / snapshotName).string();
+        set["LOWERSCOPE_CAPTURE_MEMORY_LIMIT"] = std::to_string(spec.memoryLimit);
+    }
 
     o.run.program = spec.argv.front();
     o.run.args.assign(spec.argv.begin() + 1, spec.argv.end());
@@ -171,8 +204,17 @@ CaptureOutcome runCapture(const CaptureSpec& spec) {
     pid_t pid = -1;
     const bool hasSlash = spec.argv.front().find('/') != std::string::npos;
     const auto started = std::chrono::steady_clock::now();
+    // Saving launches for replay: the program runs without address-space randomisation. The CUDA
+    // driver then reserves its device virtual addresses at the same places from run to run, so
+    // the addresses the saved memory had (and the pointers inside it and in the parameters) repeat
+    // in the runner, which is started the same way and maps the memory back at those addresses
+    // (lowerscope-runner --fixed-addresses). The personality is this thread's (Linux keeps it per
+    // task), inherited by the spawned child and its children, and restored right after the spawn.
+    const int oldPersonality = spec.saveLaunches ? ::personality(0xffffffff) : -1;
+    if (oldPersonality != -1) ::personality(static_cast<unsigned long>(oldPersonality) | ADDR_NO_RANDOMIZE);
     const int rc = hasSlash ? posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data())
                             : posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
+    if (oldPersonality != -1) ::personality(static_cast<unsigned long>(oldPersonality));
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     if (rc != 0) {
@@ -218,12 +260,13 @@ CaptureOutcome runCapture(const CaptureSpec& spec) {
         if (!log.addFile(f.string(), error)) ++log.skippedLines;
     }
     const std::vector<ModuleFile> modules = describeModules(log, folder.string());
-    o.document = captureDocument(log, o.run, spec.filter, modules);
+    o.document = captureDocument(log, o.run, spec.filter, modules, snapshotName);
+    if (spec.saveLaunches && log.snapshots.empty()) fs::remove(folder / snapshotName, ec); // only when empty
     if (!writeFileAtomically(output.string(),
                              o.document.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
                              o.error))
         return o;
-    if (!readCaptureDocument(o.document, o.summary, o.error)) {
+    if (!readCaptureDocument(o.document, o.summary, o.error) || !readSnapshots(o.document, o.snapshots, o.error)) {
         o.error = "the capture document written does not read back: " + o.error;
         return o;
     }

@@ -10,6 +10,13 @@
 //   LOWERSCOPE_CAPTURE_EVENTS      a fresh folder where each process writes events-PID.jsonl
 //   LOWERSCOPE_CAPTURE_CUBINS      the document's folder, where cubins go as HASH.cubin
 //   LOWERSCOPE_CAPTURE_KERNEL, LOWERSCOPE_CAPTURE_SKIP, LOWERSCOPE_CAPTURE_COUNT   the launch filter
+// and with saveLaunches (launch_snapshot.h):
+//   LOWERSCOPE_CAPTURE_SNAPSHOTS     the folder "STEM.launches" next to the document (emptied of an
+//                                    earlier capture's PID-CORR folders first), where the selected
+//                                    launches' memory goes
+//   LOWERSCOPE_CAPTURE_MEMORY_LIMIT  bytes of device memory saved per launch (before the launch;
+//                                    as much again after it)
+// and the program then runs without address-space randomisation (personality ADDR_NO_RANDOMIZE).
 
 #include "core/capture/capture_document.h"
 
@@ -30,7 +37,14 @@ struct CaptureSpec {
     LaunchFilterOptions filter;
     std::chrono::milliseconds timeout{0};     // 0 = none
     std::atomic<bool>* cancel = nullptr;
+    // Save the selected launches' parameters and the device memory they reach, for replay
+    // (`lowerscope-cli run --from-capture OUT --launch ID`); at most memoryLimit bytes a launch.
+    bool saveLaunches = false;
+    uint64_t memoryLimit = uint64_t(1) << 30;
 };
+
+// "run.launches" for "out/run.json": the snapshot folder's name, next to the document.
+std::string snapshotFolderName(const std::string& outputPath);
 
 struct CaptureOutcome {
     bool ok = false;          // the document was written (the program may still have failed: see run)
@@ -38,6 +52,7 @@ struct CaptureOutcome {
     CaptureRunInfo run;
     nlohmann::json document;
     CaptureSummary summary;   // the document as read back
+    std::vector<LaunchSnapshot> snapshots; // the document's snapshots as read back (saveLaunches)
 };
 
 // The injection library: $LOWERSCOPE_INJECT, else liblowerscope_inject.so next to this program,

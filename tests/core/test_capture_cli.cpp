@@ -5,17 +5,20 @@
 // runner's loader and that delivers a context, a module with a real cubin and kernel records.
 // Checked: the kernel table and document (counts, medians, cluster, shared memory, filter,
 // device, module with its cubin), `inspect` on the capture, a failing, crashing or hanging
-// program (its process group killed at the timeout), a CUPTI held by another profiler, and the
-// library's exports.
+// program (its process group killed at the timeout), a CUPTI held by another profiler, the
+// library's exports, and saved launches (--save-launches: the parameter bytes and the fake
+// device memory before and after each selected launch, the memory limit, no callbacks without it).
 #include "core/bounded_json.h"
 #include "core/build/process.h"
 #include "core/build/toolchain.h"
 
 #include <csignal>
+#include <cstring>
 #include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <iterator>
 #include <unistd.h>
 
 using namespace lowerscope;
@@ -215,4 +218,183 @@ TEST(CaptureCli, UsageErrorsStopBeforeTheProgramRuns) {
     EXPECT_NE(missing.stderrText.find("cannot start"), std::string::npos) << missing.stderrText;
     const ProcessResult noProgram = cli({"capture", "-o", (dir.path / "n.json").string()});
     EXPECT_EQ(noProgram.exitCode, 2);
+}
+
+// ------------------------------------------------------------ saved launches (issue 29 item 2)
+
+namespace {
+
+std::vector<uint8_t> fileBytes(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::vector<float> floats(const std::vector<uint8_t>& bytes) {
+    std::vector<float> out(bytes.size() / 4);
+    std::memcpy(out.data(), bytes.data(), out.size() * 4);
+    return out;
+}
+
+// The region of a document snapshot with this many bytes (the fake's allocations differ in size).
+const json* regionOfSize(const json& snapshot, uint64_t bytes) {
+    for (const json& r : snapshot["regions"])
+        if (r["bytes"] == bytes) return &r;
+    return nullptr;
+}
+
+} // namespace
+
+TEST(CaptureCli, SavedLaunchesHoldTheParametersAndTheMemoryBeforeAndAfter) {
+    TempDir dir;
+    const fs::path doc = dir.path / "out" / "run.json";
+    // A stale launch folder of an earlier capture to the same document goes; other files stay.
+    fs::create_directories(dir.path / "out" / "run.launches" / "1-1");
+    std::ofstream(dir.path / "out" / "run.launches" / "README") << "mine";
+    const ProcessResult r = cli({"capture", "-o", doc.string(), "--kernel", "add", "--launch-skip", "1",
+                                 "--launch-count", "2", "--save-launches", "--", FAKE_PROGRAM, kCubin});
+    ASSERT_EQ(r.exitCode, 0) << r.stdoutText << r.stderrText;
+    // No address-space randomisation for the program (the addresses then repeat in the runner).
+    EXPECT_NE(r.stdoutText.find("address randomisation off"), std::string::npos) << r.stdoutText;
+    EXPECT_FALSE(fs::exists(dir.path / "out" / "run.launches" / "1-1"));
+    EXPECT_TRUE(fs::exists(dir.path / "out" / "run.launches" / "README"));
+
+    const json d = readDoc(doc);
+    ASSERT_EQ(d["snapshots"].size(), 2u) << d["snapshots"].dump() << d["notes"];
+    const json& s12 = d["snapshots"][0];
+    const json& s14 = d["snapshots"][1];
+    const std::string pid = std::to_string(d["processes"][0]["pid"].get<uint32_t>());
+    EXPECT_EQ(s12["id"], pid + "-12");
+    EXPECT_EQ(s14["id"], pid + "-14");
+    EXPECT_NE(r.stdoutText.find("replay with: lowerscope-cli run --from-capture " + doc.string() + " --launch " + pid +
+                                "-12"),
+              std::string::npos)
+        << r.stdoutText;
+    EXPECT_NE(r.stdoutText.find("--launch " + pid + "-14"), std::string::npos) << r.stdoutText;
+    // Each is tied to its kernel record, which names it.
+    for (const json& l : d["launches"]) {
+        const int corr = l["correlation"];
+        if (corr == 12 || corr == 14) {
+            EXPECT_EQ(l.value("snapshot", ""), pid + "-" + std::to_string(corr)) << l.dump();
+            EXPECT_TRUE(l["selected"].get<bool>());
+        } else {
+            EXPECT_FALSE(l.contains("snapshot")) << l.dump();
+        }
+    }
+    EXPECT_EQ(d["launches"][s12["launch"].get<size_t>()]["correlation"], 12);
+    EXPECT_EQ(d["launches"][s14["launch"].get<size_t>()]["correlation"], 14);
+
+    for (const json* s : {&s12, &s14}) {
+        SCOPED_TRACE(s->value("id", ""));
+        EXPECT_EQ((*s)["name"], "add_kernel");
+        EXPECT_EQ((*s)["error"], "");
+        EXPECT_EQ((*s)["grid"], json::array({4, 1, 1}));
+        EXPECT_EQ((*s)["block"], json::array({128, 1, 1}));
+        EXPECT_EQ((*s)["smem"], 1024);
+        EXPECT_EQ((*s)["params"], json::array({{0, 8}, {8, 8}, {16, 8}, {24, 4}}));
+        // x, y and table from the parameters, d through table's first word; `pinned` (host
+        // memory) left out with the reason.
+        ASSERT_EQ((*s)["regions"].size(), 4u) << (*s)["regions"].dump();
+        ASSERT_EQ((*s)["omitted"].size(), 1u) << (*s)["omitted"].dump();
+        EXPECT_EQ((*s)["omitted"][0]["bytes"], 64);
+        EXPECT_NE((*s)["omitted"][0]["why"].get<std::string>().find("host memory"), std::string::npos);
+        const json* table = regionOfSize(*s, 64);
+        ASSERT_NE(table, nullptr);
+        EXPECT_TRUE((*table)["pointers"].get<bool>());
+        for (uint64_t bytes : {4096, 256, 128}) {
+            const json* region = regionOfSize(*s, bytes);
+            ASSERT_NE(region, nullptr) << bytes;
+            EXPECT_FALSE((*region)["pointers"].get<bool>()) << bytes;
+        }
+    }
+    // The parameter bytes are the same whether they came from kernelParams (12) or `extra` (14):
+    // three pointers (the regions' addresses) and n = 64.
+    EXPECT_EQ(s12["param_bytes"], s14["param_bytes"]);
+    const std::string hex = s12["param_bytes"];
+    ASSERT_EQ(hex.size(), 56u);
+    EXPECT_EQ(hex.substr(48), "40000000");
+    auto wordAt = [&](size_t offset) {
+        uint64_t v = 0;
+        for (int b = 7; b >= 0; --b) v = v * 256 + std::stoul(hex.substr(2 * (offset + b), 2), nullptr, 16);
+        return v;
+    };
+    EXPECT_EQ(wordAt(0), std::stoull((*regionOfSize(s12, 4096))["address"].get<std::string>(), nullptr, 16));
+    EXPECT_EQ(wordAt(8), std::stoull((*regionOfSize(s12, 256))["address"].get<std::string>(), nullptr, 16));
+    // The Ex launch's cluster comes from its launch attributes.
+    EXPECT_EQ(s12["cluster"], json::array({0, 0, 0}));
+    EXPECT_EQ(s14["cluster"], json::array({2, 1, 1}));
+
+    // The files, relative to the document's folder: y before and after each launch. add_kernel
+    // adds x[i] + 1 each run: after launches 10, 12, 14 y[i] is (i+1), 2(i+1), 3(i+1).
+    const fs::path folder = doc.parent_path();
+    auto yOf = [&](const json& s, const char* which) {
+        const json* y = regionOfSize(s, 256);
+        const std::string rel = (*y)[which];
+        EXPECT_EQ(rel.rfind("run.launches/" + s["id"].get<std::string>() + "/" + which + "-", 0), 0u) << rel;
+        return floats(fileBytes(folder / rel));
+    };
+    for (int run = 0; run < 2; ++run) {
+        const json& s = run == 0 ? s12 : s14;
+        const std::vector<float> before = yOf(s, "before"), after = yOf(s, "after");
+        ASSERT_EQ(before.size(), 64u);
+        ASSERT_EQ(after.size(), 64u);
+        for (int i = 0; i < 64; ++i) {
+            EXPECT_EQ(before[static_cast<size_t>(i)], static_cast<float>((run + 1) * (i + 1))) << i;
+            EXPECT_EQ(after[static_cast<size_t>(i)], static_cast<float>((run + 2) * (i + 1))) << i;
+        }
+    }
+    // x never changes: 0, 1, 2, ... before and after; d[0] counts the runs.
+    const std::vector<float> x = floats(fileBytes(folder / (*regionOfSize(s12, 4096))["before"].get<std::string>()));
+    ASSERT_EQ(x.size(), 1024u);
+    EXPECT_EQ(x[1000], 1000.0f);
+    EXPECT_EQ(fileBytes(folder / (*regionOfSize(s12, 4096))["after"].get<std::string>()),
+              fileBytes(folder / (*regionOfSize(s12, 4096))["before"].get<std::string>()));
+    const auto dBefore = fileBytes(folder / (*regionOfSize(s14, 128))["before"].get<std::string>());
+    const auto dAfter = fileBytes(folder / (*regionOfSize(s14, 128))["after"].get<std::string>());
+    ASSERT_EQ(dBefore.size(), 128u);
+    EXPECT_EQ(dBefore[0], 2);
+    EXPECT_EQ(dAfter[0], 3);
+    // The table holds d's address first.
+    const auto table = fileBytes(folder / (*regionOfSize(s12, 64))["before"].get<std::string>());
+    uint64_t first = 0;
+    std::memcpy(&first, table.data(), 8);
+    EXPECT_EQ(first, std::stoull((*regionOfSize(s12, 128))["address"].get<std::string>(), nullptr, 16));
+}
+
+TEST(CaptureCli, TheMemoryLimitLeavesAllocationsOutAndOneLaunchIsTheDefault) {
+    TempDir dir;
+    const fs::path doc = dir.path / "small.json";
+    // 0.001 MiB = 1048 bytes: x (4096 bytes) is left out; y, table and d (448 bytes) are saved.
+    const ProcessResult r = cli({"capture", "-o", doc.string(), "--kernel", "add", "--save-launches",
+                                 "--memory-limit", "0.001", "--", FAKE_PROGRAM, kCubin});
+    ASSERT_EQ(r.exitCode, 0) << r.stdoutText << r.stderrText;
+    EXPECT_NE(r.stderrText.find("saves the first selected launch only"), std::string::npos) << r.stderrText;
+    const json d = readDoc(doc);
+    ASSERT_EQ(d["snapshots"].size(), 1u);
+    const json& s = d["snapshots"][0];
+    EXPECT_EQ(d["launches"][s["launch"].get<size_t>()]["correlation"], 10);
+    EXPECT_EQ(s["regions"].size(), 3u) << s.dump();
+    EXPECT_EQ(regionOfSize(s, 4096), nullptr);
+    bool limited = false;
+    for (const json& o : s["omitted"])
+        limited = limited || (o["bytes"] == 4096 && o["why"].get<std::string>().find("memory limit") != std::string::npos);
+    EXPECT_TRUE(limited) << s["omitted"].dump();
+    EXPECT_NE(d["notes"].dump().find("memory limit"), std::string::npos) << d["notes"];
+    // Exactly one launch was selected and saved.
+    size_t selected = 0;
+    for (const json& l : d["launches"]) selected += l["selected"].get<bool>() ? 1 : 0;
+    EXPECT_EQ(selected, 1u);
+    EXPECT_EQ(fs::is_directory(dir.path / "small.launches" / s["id"].get<std::string>()), true);
+}
+
+TEST(CaptureCli, WithoutSaveLaunchesNoLaunchCallbackRunsAndNothingIsSaved) {
+    TempDir dir;
+    const fs::path doc = dir.path / "plain.json";
+    const ProcessResult r = cli({"capture", "-o", doc.string(), "--", FAKE_PROGRAM, kCubin});
+    ASSERT_EQ(r.exitCode, 0) << r.stderrText;
+    // The fake driver counts cuCtxSynchronize calls: none without the launch callbacks.
+    EXPECT_NE(r.stdoutText.find("0 synchronisations"), std::string::npos) << r.stdoutText;
+    EXPECT_EQ(r.stdoutText.find("address randomisation off"), std::string::npos) << r.stdoutText;
+    const json d = readDoc(doc);
+    EXPECT_TRUE(d["snapshots"].empty());
+    EXPECT_FALSE(fs::exists(dir.path / "plain.launches"));
 }

@@ -3,11 +3,13 @@
 // callback and activity ones; the rest answer CUPTI_ERROR_NOT_SUPPORTED. A test program
 // (fake_cuda_program.cpp) plays the driver: it calls the fake_cupti_* functions below to deliver a
 // context creation, a module load with its cubin and kernel activity records, which reach the
-// injection's callbacks as CUPTI would deliver them.
+// injection's callbacks as CUPTI would deliver them; and the driver-API callbacks of kernel launch
+// calls (fake_cupti_driver_api), for the launch calls whose callback the injection enabled.
 #include "app/inject/inject_cupti.h"
 
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <vector>
 
 using namespace lowerscope::runner;
@@ -23,6 +25,7 @@ struct State {
     CUpti_BuffersCallbackRequestFunc requested = nullptr;
     CUpti_BuffersCallbackCompleteFunc completed = nullptr;
     std::vector<CUpti_ActivityKernel10> pending;
+    std::set<uint32_t> driverCallbacks; // enabled driver-API callback ids
 };
 
 State& st() {
@@ -54,6 +57,26 @@ void fake_cupti_module_loaded(uint32_t id, const char* cubin, size_t size) {
     r.resourceDescriptor = &m;
     s.callback(s.user, lowerscope::inject::CUPTI_CB_DOMAIN_RESOURCE,
                lowerscope::inject::CUPTI_CBID_RESOURCE_MODULE_LOADED, &r);
+}
+
+// A driver-API launch call's callback at its entry (site 0) or exit (site 1), as CUPTI delivers
+// it, when the injection enabled that id. Returns whether it was delivered.
+int fake_cupti_driver_api(uint32_t cbid, int site, const void* params, const char* symbol, uint32_t corr,
+                          int* result) {
+    State& s = st();
+    if (!s.callback || s.driverCallbacks.count(cbid) == 0) return 0;
+    static uint64_t correlationData = 0;
+    lowerscope::inject::CUpti_CallbackData d{};
+    d.callbackSite = site;
+    d.functionName = "cuLaunchKernel";
+    d.functionParams = params;
+    d.functionReturnValue = result;
+    d.symbolName = symbol;
+    d.context = reinterpret_cast<CUcontext>(0x1000);
+    d.correlationData = &correlationData;
+    d.correlationId = corr;
+    s.callback(s.user, lowerscope::inject::CUPTI_CB_DOMAIN_DRIVER_API, cbid, &d);
+    return 1;
 }
 
 // Queues one kernel record (delivered at the next flush) when kernel activity is enabled.
@@ -126,6 +149,10 @@ int cuptiUnsubscribe(CUpti_SubscriberHandle) {
     return 0;
 }
 int cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle, int domain, uint32_t cbid) {
+    if (domain == lowerscope::inject::CUPTI_CB_DOMAIN_DRIVER_API) {
+        if (enable) st().driverCallbacks.insert(cbid);
+        else st().driverCallbacks.erase(cbid);
+    }
     if (domain == lowerscope::inject::CUPTI_CB_DOMAIN_RESOURCE) {
         if (cbid == lowerscope::inject::CUPTI_CBID_RESOURCE_MODULE_LOADED) st().resourceModule = enable != 0;
         if (cbid == lowerscope::inject::CUPTI_CBID_RESOURCE_CONTEXT_CREATED) st().resourceContext = enable != 0;
