@@ -5,16 +5,20 @@
 // table (share of GPU time, total, launches, median with its 95 % interval, min, max), largest
 // total first. `inspect OUT --kernel NAME` opens a captured kernel's cubin. With --save-launches
 // the selected launches' parameters and the device memory they reach are saved next to OUT
-// (STEM.launches/, core/capture/launch_snapshot.h) for `run --from-capture OUT --launch ID`.
-// Exit: 0 captured and the program exited 0; 1 captured but the program failed (exit status,
+// (STEM.launches/, core/capture/launch_snapshot.h) for `run --from-capture OUT --launch ID`;
+// --metrics profiles each saved launch on its replay (capture_metrics.h).
+// Exit: 0 captured and the program exited 0 (and every --metrics collection came back); 1 captured but the program failed (exit status,
 // signal, cancelled or timed out: the document says which); 2 usage error, the program or the
 // injection library could not be started, or the document could not be written.
+#include "app/cli/capture_metrics.h"
 #include "app/cli/commands.h"
+#include "app/cli/compare_run.h"
 
 #include "core/build/demangle.h"
 #include "core/capture/capture_run.h"
 #include "core/untrusted.h"
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -32,6 +36,9 @@ struct CaptureArgs {
     double timeoutS = 0;
     bool saveLaunches = false;
     double memoryLimitMiB = 1024;
+    std::string metrics;      // --metrics kernel,instructions,samples: profiles of the saved launches, replayed
+    double runnerTimeoutS = 30; // --runner-timeout: the runner's silence deadline for --metrics
+    std::string runner;       // --runner: the runner command for --metrics
     std::vector<std::string> command;
 };
 
@@ -44,9 +51,22 @@ int runCaptureCommand(const CaptureArgs& a) {
     spec.filter.skip = a.skip;
     if (a.count >= 0) spec.filter.count = static_cast<uint64_t>(a.count);
     spec.timeout = std::chrono::milliseconds(static_cast<int64_t>(a.timeoutS * 1000));
-    spec.saveLaunches = a.saveLaunches;
+    if (!a.metrics.empty() && !a.saveLaunches) {
+        std::cerr << "lowerscope-cli capture: note: --metrics profiles the launches it saves (--save-launches implied)\n";
+    }
+    const bool saveLaunches = a.saveLaunches || !a.metrics.empty();
+    if (!a.metrics.empty()) {
+        // The list is checked before the program runs.
+        std::vector<ProfileCollection> collections;
+        std::string listError;
+        if (!parseProfileCollections(a.metrics, collections, listError)) {
+            std::cerr << "lowerscope-cli capture: error: --metrics: " << escapeControl(listError) << '\n';
+            return 2;
+        }
+    }
+    spec.saveLaunches = saveLaunches;
     spec.memoryLimit = static_cast<uint64_t>(a.memoryLimitMiB * 1024.0 * 1024.0);
-    if (a.saveLaunches && a.count < 0) {
+    if (saveLaunches && a.count < 0) {
         spec.filter.count = 1;
         std::cerr << "lowerscope-cli capture: note: --save-launches without --launch-count saves the first selected "
                      "launch only (give --launch-count N for more)\n";
@@ -77,10 +97,10 @@ int runCaptureCommand(const CaptureArgs& a) {
     if (!s.kernels.empty()) std::cout << '\n' << capture::kernelTableText(s);
     uint64_t selected = 0;
     for (const auto& k : s.kernels) selected += k.selected;
-    if (!a.kernel.empty() || a.skip > 0 || a.count >= 0 || a.saveLaunches)
+    if (!a.kernel.empty() || a.skip > 0 || a.count >= 0 || saveLaunches)
         std::cout << "\nthe filter selected " << selected << " launches (\"selected\" in the document)\n";
-    if (a.saveLaunches) {
-        size_t saved = 0;
+    size_t saved = 0;
+    if (saveLaunches) {
         for (const capture::LaunchSnapshot& snap : o.snapshots) {
             if (!snap.error.empty()) continue; // said in the notes
             uint64_t bytes = 0;
@@ -98,6 +118,22 @@ int runCaptureCommand(const CaptureArgs& a) {
     }
     for (const std::string& n : s.notes) std::cerr << "lowerscope-cli capture: note: " << escapeControl(n) << '\n';
     std::cout.flush();
+    int metricsCode = 0;
+    if (!a.metrics.empty() && saved > 0) {
+        // Counters of each saved launch, taken on its replay (capture_metrics.h).
+        try {
+            for (const CapturedProfile& p : profileCapturedLaunches(a.output, a.metrics, a.runnerTimeoutS, a.runner)) {
+                if (!p.document.empty()) std::cout << "profile of launch " << p.launch << ": " << escapeControl(p.document) << '\n';
+                for (const std::string& e : p.errors)
+                    std::cerr << "lowerscope-cli capture: launch " << p.launch << ": " << escapeControl(e) << '\n';
+                metricsCode = std::max(metricsCode, p.exitCode);
+            }
+        } catch (const CliFailure& f) {
+            std::cerr << "lowerscope-cli capture: --metrics: " << escapeControl(f.message) << '\n';
+            metricsCode = 2;
+        }
+        std::cout.flush();
+    }
     if (o.run.cancelled || o.run.timedOut) {
         std::cerr << "lowerscope-cli capture: the program was " << (o.run.timedOut ? "stopped at the timeout" : "cancelled")
                   << "; what it had recorded is in the document\n";
@@ -111,7 +147,7 @@ int runCaptureCommand(const CaptureArgs& a) {
         std::cerr << "lowerscope-cli capture: the program exited with status " << o.run.exitCode << '\n';
         return 1;
     }
-    return 0;
+    return metricsCode == 0 ? 0 : 1;
 }
 
 } // namespace
@@ -147,6 +183,16 @@ void registerCaptureCommand(CLI::App& app, int& exitCode) {
                   "save the selected launches' parameters and the device memory they reach next to OUT (STEM.launches/) "
                   "for `lowerscope-cli run --from-capture OUT --launch ID`; without --launch-count the first selected "
                   "launch only. The program runs without address-space randomisation");
+    cmd->add_option("--metrics", args->metrics,
+                    "profile each saved launch on its replay (implies --save-launches): kernel, instructions, "
+                    "samples, joined onto the captured kernel's SASS and source lines as `profile` does; written to "
+                    "STEM.launches/ID/profile.json")
+        ->type_name("kernel,instructions,samples");
+    cmd->add_option("--runner", args->runner, "with --metrics: the command that starts lowerscope-runner")->type_name("CMD");
+    cmd->add_option("--runner-timeout", args->runnerTimeoutS,
+                    "with --metrics: seconds the runner may stay silent before it is stopped (default 30)")
+        ->type_name("S")
+        ->check(CLI::PositiveNumber);
     cmd->add_option("--memory-limit", args->memoryLimitMiB,
                     "with --save-launches: at most this much device memory saved per launch (MiB; as much again for "
                     "the memory after the launch; default 1024)")

@@ -398,3 +398,35 @@ TEST(CaptureCli, WithoutSaveLaunchesNoLaunchCallbackRunsAndNothingIsSaved) {
     EXPECT_TRUE(d["snapshots"].empty());
     EXPECT_FALSE(fs::exists(dir.path / "plain.launches"));
 }
+
+// The saved launch replayed through the real runner on the fake GPU (issue 29 item 2): the fake
+// program's "device memory" is its own static arrays, which in the runner's process lie where the
+// runner's own binary is mapped, so the fake driver gives other addresses; the table holds
+// pointers (into d, x), so the memory cannot be relocated and the replay refuses with that reason
+// instead of running on wrong pointers. A launch id that the capture does not have is named.
+TEST(CaptureCli, AReplayThatCannotHaveItsAddressesSaysWhy) {
+    TempDir dir;
+    const fs::path doc = dir.path / "out" / "run.json";
+    const ProcessResult c = cli({"capture", "-o", doc.string(), "--kernel", "add", "--launch-skip", "1",
+                                 "--launch-count", "1", "--save-launches", "--", FAKE_PROGRAM, kCubin});
+    ASSERT_EQ(c.exitCode, 0) << c.stdoutText << c.stderrText;
+    const json d = readDoc(doc);
+    ASSERT_EQ(d["snapshots"].size(), 1u);
+    const std::string id = d["snapshots"][0]["id"];
+    const std::map<std::string, std::string> gpu = {{"LOWERSCOPE_LIBCUDA", FAKE_GPU}, {"LOWERSCOPE_LIBCUPTI", FAKE_GPU}};
+
+    const ProcessResult r = cli({"run", "--from-capture", doc.string(), "--launch", id, "--runner", RUNNER_BIN,
+                                 "--max-time", "1"},
+                                gpu);
+    EXPECT_EQ(r.exitCode, 2) << r.stdoutText << r.stderrText;
+    EXPECT_NE(r.stderrText.find("holds pointers"), std::string::npos) << r.stderrText;
+    EXPECT_NE(r.stderrText.find("cannot be mapped at its original address"), std::string::npos) << r.stderrText;
+
+    const ProcessResult bad = cli({"run", "--from-capture", doc.string(), "--launch", "1-999", "--runner", RUNNER_BIN}, gpu);
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.stderrText.find("no launch '1-999' (it has: " + id + ")"), std::string::npos) << bad.stderrText;
+
+    const ProcessResult both = cli({"run", "x.cu", "--from-capture", doc.string()}, gpu);
+    EXPECT_EQ(both.exitCode, 2);
+    EXPECT_NE(both.stderrText.find("give no FILE.cu"), std::string::npos) << both.stderrText;
+}
