@@ -9,6 +9,9 @@
 # usage: bench/advise_calibration.sh BUILD_DIR [OUT_DIR]
 #   MAX_TIME=S    each test's measuring loop (default 10 s)
 #   ARCH=sm_XX    build architecture (default: the build options' default, sm_90)
+#   SUMMARY_ONLY=1  only the table, from the records a cut-off run left
+#   STATIC=1      test the static findings only (`advise --static --test`: no profile is
+#                 collected first; faster, and what a machine without counter access can do)
 #   DRY=1         no GPU: `advise --static --json` per kernel (the build and the launch only, 132
 #                 SMs assumed) and a count of the suggestions a GPU run would test, per kernel, in
 #                 OUT_DIR/advise_dry.md. The GPU run's profile can add findings (latency, bank
@@ -61,7 +64,12 @@ PY
   exit 0
 fi
 
-for src in kernels/*.cu docs/examples/*.cu; do
+MODE=()
+[ "${STATIC:-0}" = 1 ] && MODE=(--static)
+# SUMMARY_ONLY=1: only the table, from the records already there (a run cut off by a time limit).
+[ "${SUMMARY_ONLY:-0}" = 1 ] || {
+# docs/examples first: the advisor's test subjects and the kernels with tunables.
+for src in docs/examples/*.cu kernels/*.cu; do
   sidecar="${src%.cu}.json"
   [ -f "$sidecar" ] || continue
   for kernel in $(python3 -c 'import json,sys; print(" ".join(k["name"] for k in json.load(open(sys.argv[1]))["kernels"]))' "$sidecar"); do
@@ -69,11 +77,12 @@ for src in kernels/*.cu docs/examples/*.cu; do
     dir="$OUT/records/$name"
     rm -rf "$dir"
     echo "== $src $kernel"
-    "$CLI" advise "$src" --kernel "$kernel" --a "$OPTS" --test --out "$dir" --max-time "${MAX_TIME:-10}" \
+    "$CLI" advise "$src" --kernel "$kernel" --a "$OPTS" "${MODE[@]}" --test --out "$dir" --max-time "${MAX_TIME:-10}" \
       >"$OUT/records/$name.log" 2>&1
     echo "   exit $? ($(grep -c '^testing ' "$OUT/records/$name.log") tests; log $OUT/records/$name.log)"
   done
 done
+}
 
 python3 - "$OUT" <<'PY'
 import json, os, statistics, sys

@@ -12,7 +12,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=$(cd "${1:?usage: bench/capture_bench.sh BUILD_DIR [OUT_DIR]}" && pwd)
 OUT=${2:-out/capture_bench}
-mkdir -p "$OUT"
+mkdir -p "$OUT/long" "$OUT/short"
 OUT=$(cd "$OUT" && pwd)
 CLI="$BUILD/app/lowerscope-cli"
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}

@@ -22,6 +22,7 @@
 #include "core/run/measurement.h"
 #include "core/untrusted.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <unistd.h>
@@ -125,6 +126,16 @@ json replaySection(const capture::ReplayInput& in, const MeasurementRecord& rec,
     }
     json relocated = json::array();
     for (uint64_t r : rec.result.regionsRelocated) relocated.push_back(addressHex(r));
+    if (print && !rec.result.regionsRelocated.empty()) {
+        // What the runner said about the addresses it asked for.
+        size_t from = 0;
+        while (from < rec.runnerStderr.size()) {
+            const size_t end = std::min(rec.runnerStderr.find('\n', from), rec.runnerStderr.size());
+            const std::string line = rec.runnerStderr.substr(from, end - from);
+            if (line.rfind("lowerscope-runner: replay:", 0) == 0) std::printf("  %s\n", escapeControl(line).c_str());
+            from = end + 1;
+        }
+    }
     if (print) {
         for (uint64_t r : rec.result.regionsRelocated)
             std::printf("  note: the memory at %s could not get its original address; the parameters that pointed into "

@@ -71,6 +71,7 @@ struct State {
     std::map<uint32_t, std::unique_ptr<Pending>> pending; // by correlation id
     CtxSynchronizeFn ctxSynchronize = nullptr;
     FuncGetParamInfoFn funcGetParamInfo = nullptr;
+    FuncGetParamInfoFn kernelGetParamInfo = nullptr; // cuKernelGetParamInfo: the same shape, for a CUkernel
     FuncGetNameFn funcGetName = nullptr;
     MemGetAddressRangeFn memGetAddressRange = nullptr;
     MemcpyDtoHFn memcpyDtoH = nullptr;
@@ -262,11 +263,22 @@ void scanWords(const State& s, const uint8_t* data, size_t size, bool scan, std:
 // The parameter layout and bytes of the launch into p.snap; "" or why they cannot be had.
 std::string readParameters(const State& s, const LaunchCall& call, LaunchSnapshot& snap) {
     bool layoutKnown = false;
-    if (s.funcGetParamInfo && call.f) {
+    // The runtime API launches through a CUkernel handle (context-independent loading, CUDA 12+)
+    // passed where a CUfunction goes: cuFuncGetParamInfo refuses it as an invalid handle, and
+    // cuKernelGetParamInfo (12.4+) answers. CUDA_ERROR_INVALID_VALUE (1) at index 0 is a kernel
+    // without parameters.
+    FuncGetParamInfoFn info = s.funcGetParamInfo;
+    if (info && call.f) {
+        size_t offset = 0, size = 0;
+        const int r = info(call.f, 0, &offset, &size);
+        if (r != 0 && r != 1 && s.kernelGetParamInfo) info = s.kernelGetParamInfo;
+        if (info(call.f, 0, &offset, &size) > 1) info = nullptr; // neither handle kind: the layout is unknown
+    }
+    if (info && call.f) {
         layoutKnown = true;
         for (size_t i = 0; i <= capture::kMaxSnapshotParams; ++i) {
             size_t offset = 0, size = 0;
-            if (s.funcGetParamInfo(call.f, i, &offset, &size) != 0) break;
+            if (info(call.f, i, &offset, &size) != 0) break;
             if (i == capture::kMaxSnapshotParams) return "the kernel has more than 1024 parameters";
             if (size == 0 || offset + size > capture::kMaxParamBytes)
                 return "the driver describes a parameter outside 32 KiB of parameters";
@@ -415,6 +427,7 @@ bool launchCaptureInit(uint32_t pid, EmitFn emit, std::string& error) {
     }
     s.ctxSynchronize = reinterpret_cast<CtxSynchronizeFn>(driverSymbol("cuCtxSynchronize"));
     s.funcGetParamInfo = reinterpret_cast<FuncGetParamInfoFn>(driverSymbol("cuFuncGetParamInfo"));
+    s.kernelGetParamInfo = reinterpret_cast<FuncGetParamInfoFn>(driverSymbol("cuKernelGetParamInfo"));
     s.funcGetName = reinterpret_cast<FuncGetNameFn>(driverSymbol("cuFuncGetName"));
     s.memGetAddressRange = reinterpret_cast<MemGetAddressRangeFn>(driverSymbol("cuMemGetAddressRange_v2"));
     s.memcpyDtoH = reinterpret_cast<MemcpyDtoHFn>(driverSymbol("cuMemcpyDtoH_v2"));

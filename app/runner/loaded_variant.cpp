@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 
 namespace lowerscope::runner {
@@ -279,7 +280,9 @@ void LoadedVariant::load(RequestProgress& progress) {
     // A replay's parameters hold the captured program's device addresses: those into regions the
     // driver would not give back at their address move with them.
     if (m_memory && !m_memory->relocated().empty()) {
-        m_memory->relocate(m_paramBuf);
+        const int moved = m_memory->relocate(m_paramBuf);
+        std::fprintf(stderr, "lowerscope-runner: replay: %d parameter words of %s relocated\n", moved,
+                     label.empty() ? "the launch" : label.c_str());
     }
     // Tensor maps: a device copy for each one passed by pointer, then every map encoded over the
     // buffers just allocated.

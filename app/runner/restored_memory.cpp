@@ -4,6 +4,7 @@
 #include "app/runner/device_context.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 namespace lowerscope::runner {
@@ -73,6 +74,10 @@ void RestoredMemory::map(const std::vector<MemoryRegion>& regions) {
             m_ctx.check(r, "cuMemAddressReserve", "restore_memory");
         }
         m.got = got;
+        if (got != lo) {
+            std::fprintf(stderr, "lowerscope-runner: replay: asked for 0x%llx (%zu bytes), the driver gave 0x%llx\n",
+                         static_cast<unsigned long long>(lo), m.bytes, static_cast<unsigned long long>(got));
+        }
         m_mappings.push_back(m);
         Mapping& mm = m_mappings.back();
         m_ctx.check(d.cuMemCreate(&mm.handle, mm.bytes, &prop, 0), "cuMemCreate", "restore_memory");

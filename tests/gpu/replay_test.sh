@@ -24,6 +24,31 @@ out=${REPLAY_OUT:-$(mktemp -d)}
 mkdir -p "$out"
 [ -n "${REPLAY_OUT:-}" ] || trap 'rm -rf "$out"' EXIT
 fail=0
+# On a failure, what the capture saved and what the replay left (first elements as f32).
+explain() { # explain CAPTURE.json [KEPT_DIR]
+  python3 - "$@" <<'PY'
+import glob, json, os, struct, sys
+d = json.load(open(sys.argv[1]))
+folder = os.path.dirname(sys.argv[1])
+for s in d.get("snapshots", []):
+    print("  snapshot", s["id"], s["name"], "params", s["params"], "param_bytes", s["param_bytes"][:96], "error", repr(s["error"]))
+    for r in s["regions"]:
+        def head(f):
+            try:
+                b = open(os.path.join(folder, f), "rb").read(16)
+                return [round(x, 4) for x in struct.unpack("<4f", b)] if len(b) == 16 else b.hex()
+            except Exception as e:
+                return str(e)
+        print("   region", r["address"], r["bytes"], "pointers", r["pointers"], "before", head(r["before"]), "after", head(r["after"]) if r["after"] else None)
+    for o in s.get("omitted", []):
+        print("   omitted", o)
+if len(sys.argv) > 2:
+    for f in sorted(glob.glob(os.path.join(sys.argv[2], "**", "*"), recursive=True)):
+        if os.path.isfile(f):
+            b = open(f, "rb").read(16)
+            print("   replay output", os.path.relpath(f, sys.argv[2]), [round(x, 4) for x in struct.unpack("<4f", b)] if len(b) == 16 else b.hex())
+PY
+}
 check() { # check FILE PYTHON-EXPRESSION-ON-d WHAT
   python3 - "$1" "$2" "$3" <<'PY' || fail=1
 import json, sys
@@ -42,7 +67,8 @@ echo "== axpy_struct: pointers in a by-value struct"
     -- "$out/replay_program" || { echo "FAIL: capture exited $?"; fail=1; }
 check "$out/axpy/c.json" 'len(d["snapshots"]) == 1 and not d["snapshots"][0]["error"] and len(d["snapshots"][0]["regions"]) == 2' \
     "one launch saved with its two allocations (x and y)"
-"$CLI" run --from-capture "$out/axpy/c.json" --json "$out/axpy/run.json" --max-time 3 || { echo "FAIL: run --from-capture exited $?"; fail=1; }
+"$CLI" run --from-capture "$out/axpy/c.json" --json "$out/axpy/run.json" --max-time 3 --keep-outputs "$out/axpy/kept" || { echo "FAIL: run --from-capture exited $?"; fail=1; }
+explain "$out/axpy/c.json" "$out/axpy/kept"
 check "$out/axpy/run.json" 'd["replay"]["reproduced"] is True and d["replay"]["relocated"] == []' \
     "the replay, at the original addresses, reproduces the program's memory byte for byte"
 "$CLI" compare tests/gpu/replay_program.cu --from-capture "$out/axpy/c.json" --b "--fast-math" --compare-as f32 \
@@ -56,6 +82,7 @@ echo "== bump_through_table: a pointer stored in device memory"
 check "$out/table/c.json" 'len(d["snapshots"]) == 1 and any(r["pointers"] for r in d["snapshots"][0]["regions"])' \
     "the table's memory is saved and marked as holding pointers"
 "$CLI" run --from-capture "$out/table/c.json" --json "$out/table/run.json" --max-time 3 || { echo "FAIL: run --from-capture exited $?"; fail=1; }
+explain "$out/table/c.json"
 check "$out/table/run.json" 'd["replay"]["reproduced"] is True' "the replay through the stored pointer reproduces the program's memory"
 
 echo "== capture --metrics instructions (replayed), against ncu"
@@ -91,7 +118,8 @@ fi
 echo "== python3 through ctypes"
 "$CLI" capture --save-launches --kernel fill --launch-skip 1 --launch-count 1 -o "$out/py/c.json" \
     -- python3 tests/gpu/capture_ctypes.py || { echo "FAIL: capture exited $?"; fail=1; }
-"$CLI" run --from-capture "$out/py/c.json" --json "$out/py/run.json" --max-time 3 || { echo "FAIL: run --from-capture exited $?"; fail=1; }
+"$CLI" run --from-capture "$out/py/c.json" --json "$out/py/run.json" --max-time 3 --keep-outputs "$out/py/kept" || { echo "FAIL: run --from-capture exited $?"; fail=1; }
+explain "$out/py/c.json" "$out/py/kept"
 check "$out/py/run.json" 'd["replay"]["reproduced"] is True' "python's fill launch replayed and reproduced"
 
 [ "$fail" = 0 ] && echo "gpu_replay: PASS" || echo "gpu_replay: FAIL"
