@@ -3,9 +3,15 @@
 //              [--select-sass ADDR] [--kernel NAME] [--profile P.json]
 //              [--screenshot OUT.png] [--size WxH] [--dump-state OUT.json] [--quit-after-build]
 //              [--dark|--light] [--compare | --compare-with "B's build flags"]
-// FILE is anything docs/INPUTS.md lists: a .cu, .ptx, cubin, binary or Triton folder.
+//              [--profile-dialog "PROGRAM ARGS"]
+// FILE is anything docs/INPUTS.md lists: a .cu, .ptx, cubin, binary or Triton folder, or a capture
+// document (lowerscope-cli capture; --kernel picks the captured kernel that opens).
 // Without a file the bundled example kernel (kernels/reduction.cu) opens.
 #include "app/cli/build_flags.h"
+#include "core/capture/capture_document.h"
+#include "views/capture/capture_form.h"
+#include "views/capture/capture_room.h"
+#include "views/capture/profile_dialog.h"
 #include "views/shell/automation.h"
 #include "views/compare/compare_measure.h"
 #include "views/compare/compare_panel.h"
@@ -38,6 +44,7 @@ struct Args {
     std::string kernel;     // as lowerscope-cli --kernel
     std::string profile;
     std::string screenshot, dumpState, size, compareWith;
+    std::string profileDialog; // "PROGRAM ARGS" for File → Profile a program…
     bool dark = false, light = false, compare = false;
 };
 
@@ -71,6 +78,10 @@ void describe(CLI::App& cli, Args& a) {
     cli.add_option("--profile", a.profile,
                    "Show this lowerscope.profile/1 document (lowerscope-cli profile --json) on the SASS rows")
         ->type_name("PROFILE.json");
+    cli.add_option("--profile-dialog", a.profileDialog,
+                   "Open File → Profile a program… with this program and its arguments filled in (split as a shell "
+                   "would); --screenshot then pictures the dialog")
+        ->type_name("\"PROGRAM ARGS\"");
     cli.add_option("--screenshot", a.screenshot, "Write a PNG of the window after the first build");
     cli.add_option("--size", a.size, "Window size for this run, e.g. 1024x700 (the layout is made for it)")
         ->check([](const std::string& s) {
@@ -162,6 +173,7 @@ int main(int argc, char** argv) {
     if (!args.frame.empty()) automation.attribution = lowerscope::parseAttribution(args.frame);
     automation.screenshot = QString::fromStdString(args.screenshot);
     automation.dumpState = QString::fromStdString(args.dumpState);
+    automation.profileDialog = !args.profileDialog.empty();
     const std::string& file = args.file;
 
     // A scripted run has nobody to answer a dialog: questions take their safe answer, problems go
@@ -202,7 +214,11 @@ int main(int argc, char** argv) {
             return 2;
         }
     } else if (!file.empty()) {
-        if (!window.openFile(QString::fromStdString(file))) {
+        // A capture document opens the kernel --kernel names (else its largest with a saved cubin).
+        const bool isCapture = QFileInfo(QString::fromStdString(file)).isFile() &&
+                               lowerscope::capture::looksLikeCaptureDocument(file);
+        if (isCapture ? !window.openCapture(QString::fromStdString(file), QString::fromStdString(args.kernel))
+                      : !window.openFile(QString::fromStdString(file))) {
             std::fprintf(stderr, "lowerscope: cannot open %s\n", file.c_str());
             if (automation.active()) return 2;
             // Interactive: the window opens on the example with the reason, rather than vanishing.
@@ -239,6 +255,20 @@ int main(int argc, char** argv) {
         }
     }
     window.show();
+    if (!args.profileDialog.empty()) {
+        QStringList words;
+        QString error;
+        if (!lowerscope::splitShellWords(QString::fromStdString(args.profileDialog), words, error) || words.isEmpty()) {
+            std::fprintf(stderr, "lowerscope: --profile-dialog: %s\n", error.isEmpty() ? "no program" : qPrintable(error));
+            return 2;
+        }
+        lowerscope::ProfileProgramDialog* dialog = window.captureRoom()->profileDialog();
+        lowerscope::CaptureFormFields fields = dialog->fields();
+        fields.program = words.takeFirst();
+        fields.arguments = lowerscope::joinShellWords(words);
+        dialog->setFields(fields);
+        window.captureRoom()->showProfileDialog();
+    }
 
     lowerscope::AutomationDriver driver(&window, automation);
     if (automation.active()) driver.start();

@@ -4,7 +4,7 @@
 # Usage: check_rooms.sh VIEWS_DIR. Prints every include that breaks it; fails when there is one.
 set -eu
 dir=${1:?usage: check_rooms.sh VIEWS_DIR}
-order="common code build measure experiment compare advise shell"
+order="common code build measure experiment compare advise capture shell"
 rank() {
     i=0
     for r in $order; do

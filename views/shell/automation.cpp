@@ -1,9 +1,12 @@
 #include "views/shell/automation.h"
 
+#include "views/capture/capture_room.h"
+#include "views/capture/profile_dialog.h"
 #include "views/compare/compare_panel.h"
 #include "views/shell/main_window.h"
 #include "views/common/workspace.h"
 
+#include <QApplication>
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDir>
@@ -93,7 +96,9 @@ void AutomationDriver::finish() {
     if (!m_options.screenshot.isEmpty()) {
         QDir().mkpath(QFileInfo(m_options.screenshot).absolutePath());
         QString error;
-        if (!m_window->saveScreenshot(m_options.screenshot, &error)) {
+        QWidget* dialog = m_options.profileDialog ? m_window->captureRoom()->profileDialog() : nullptr;
+        if (dialog) QApplication::processEvents();
+        if (dialog ? !dialog->grab().save(m_options.screenshot, "PNG") : !m_window->saveScreenshot(m_options.screenshot, &error)) {
             std::fprintf(stderr, "lowerscope: screenshot failed: %s\n", qPrintable(error));
             m_exitCode = 4;
         } else {

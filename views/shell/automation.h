@@ -29,10 +29,11 @@ struct AutomationOptions {
     QString screenshot;
     QString dumpState;
     bool quitAfterBuild = false;
+    bool profileDialog = false; // File → Profile a program… is open: the screenshot is of it
     int timeoutMs = 300000;
     bool active() const {
         return selectLine > 0 || selectSass >= 0 || attribution || !kernel.isEmpty() || !screenshot.isEmpty() ||
-               !dumpState.isEmpty() || quitAfterBuild;
+               !dumpState.isEmpty() || quitAfterBuild || profileDialog;
     }
 };
 

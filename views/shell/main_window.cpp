@@ -7,6 +7,7 @@
 #include "views/build/build_options_pane.h"
 #include "views/build/build_room.h"
 #include "views/code/code_editor.h"
+#include "views/capture/capture_room.h"
 #include "views/code/code_room.h"
 #include "views/code/source_pane.h"
 #include "views/common/dialogs.h"
@@ -190,7 +191,8 @@ void MainWindow::createPanes() {
     m_experimentRoom = new ExperimentRoom(*this, *m_measureRoom);
     m_compareRoom->connectRooms(*m_measureRoom, *m_experimentRoom);
     m_adviseRoom = new AdviseRoom(*this, *m_measureRoom, *m_compareRoom);
-    m_rooms = {m_code, m_build, m_measureRoom, m_experimentRoom, m_compareRoom, m_adviseRoom};
+    m_captureRoom = new CaptureRoom(*this, [this](const QString& cubin) { return openFile(cubin); });
+    m_rooms = {m_code, m_build, m_measureRoom, m_experimentRoom, m_compareRoom, m_adviseRoom, m_captureRoom};
 
     m_source = m_code->source();
     m_ptx = m_code->ptx();
@@ -234,6 +236,11 @@ bool MainWindow::rerunBundledSeries(const QString& id, QString* error) { return 
 bool MainWindow::rerunBundledGraph(const QString& id, QString* error) { return m_experimentRoom->rerunBundledGraph(id, error); }
 bool MainWindow::runSeries(const QString& spec, QString* error) { return m_experimentRoom->runSeries(spec, error); }
 bool MainWindow::openSeries(const QString& path, QString* error) { return m_experimentRoom->openSeries(path, error); }
+bool MainWindow::openCapture(const QString& path, const QString& kernel, QString* error) {
+    if (!m_captureRoom->openCapture(path, kernel, error)) return false;
+    addRecent(QFileInfo(path).absoluteFilePath());
+    return true;
+}
 
 void MainWindow::createActions() {
     QMenu* file = m_fileMenu = menuBar()->addMenu(tr("&File"));
@@ -241,7 +248,8 @@ void MainWindow::createActions() {
         if (!maybeSave()) return;
         const QString path = QFileDialog::getOpenFileName(
             this, tr("Open"), QFileInfo(m_session->sourcePath()).absolutePath(),
-            tr("CUDA sources (*.cu *.cuh);;PTX (*.ptx);;Binaries (*.cubin *.fatbin *.o *.so *.so.*);;All files (*)"));
+            tr("CUDA sources (*.cu *.cuh);;PTX (*.ptx);;Binaries (*.cubin *.fatbin *.o *.so *.so.*);;"
+               "Captures (*.capture.json *.json);;All files (*)"));
         if (!path.isEmpty()) openFile(path);
     });
     open->setShortcut(QKeySequence::Open);

@@ -63,6 +63,7 @@ class CompareRoom;
 class MeasureRoom;
 class ExperimentRoom;
 class AdviseRoom;
+class CaptureRoom;
 
 class MainWindow : public QMainWindow, public RoomHost {
     Q_OBJECT
@@ -154,6 +155,11 @@ public:
     bool openProfile(const QString& path, QString* error = nullptr);
     // The advisor (issue 34): its findings pane beside Profile.
     AdviseRoom* adviseRoom() const { return m_adviseRoom; }
+    // The capture room (issue 29): File → Profile a program… and the Capture pane. openFile opens a
+    // capture document (schema lowerscope.capture/1) there: its kernel table, and a kernel's cubin
+    // in the code panes (`kernel` picks it; "" = the largest with a saved cubin).
+    CaptureRoom* captureRoom() const { return m_captureRoom; }
+    bool openCapture(const QString& path, const QString& kernel = {}, QString* error = nullptr);
     void loadText(const QString& path, const QString& text) override; // a buffer (example, recovered text)
     void openExample();                                 // the bundled reduction.cu
     bool save();
@@ -263,6 +269,7 @@ private:
     ExperimentRoom* m_experimentRoom = nullptr;
     CompareRoom* m_compareRoom = nullptr;
     AdviseRoom* m_adviseRoom = nullptr;
+    CaptureRoom* m_captureRoom = nullptr;
     QList<Room*> m_rooms;
     QHash<QString, QDockWidget*> m_panes;
     QHash<QString, Qt::DockWidgetArea> m_paneArea; // the area each pane asked for

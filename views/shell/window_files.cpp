@@ -3,6 +3,7 @@
 #include "views/shell/main_window.h"
 
 #include "core/build/compile_db.h"
+#include "core/capture/capture_document.h"
 #include "core/build/input.h"
 #include "core/build/json_io.h"
 #include "core/parse/ptx_parser.h"
@@ -40,6 +41,14 @@ QString readTextFile(const QString& path) {
 
 bool MainWindow::openFile(const QString& path) {
     const QFileInfo info(path);
+    // A capture document (lowerscope-cli capture, File → Profile a program…): its kernel table,
+    // and its largest kernel's saved cubin opened as the input.
+    if (info.isFile() && capture::looksLikeCaptureDocument(path.toStdString())) {
+        QString error;
+        if (openCapture(path, {}, &error)) return true;
+        if (isVisible()) showProblem(this, tr("Open capture"), error);
+        return false;
+    }
     const InputKind kind = detectInputKind(path.toStdString());
     // PTX opens in the editor unless its line info names sources that exist: then, like a binary,
     // it opens as it is and the source pane shows those sources.

@@ -2,6 +2,7 @@
 // sizes once shown, the focus layout and compare mode.
 #include "views/shell/main_window.h"
 
+#include "views/capture/capture_room.h"
 #include "views/common/workspace.h"
 #include "views/compare/compare_panel.h"
 #include "views/measure/profile_pane.h"
@@ -76,6 +77,9 @@ void MainWindow::defaultLayout() {
     // An open profile is what the user asked to see (--profile, File → Open profile…).
     if (m_profilePane && m_profilePane->profile())
         if (QDockWidget* p = pane(QStringLiteral("profile"))) p->raise();
+    // So is an open capture's kernel table (File → Open of a capture, File → Profile a program…).
+    if (m_captureRoom && m_captureRoom->hasDocument())
+        if (QDockWidget* c = pane(QStringLiteral("capture"))) QTimer::singleShot(0, c, [this, c] { selectDockTab(c); });
     if (QDockWidget* cmp = pane(QStringLiteral("compare")); cmp && compareMode()) {
         // The diff is the main view of a comparison (issue 35 item 2): in the top row at full
         // height where PTX and SASS were (they are tabs beside it); narrow, the whole top row.
