@@ -264,6 +264,10 @@ void LoadedVariant::load(RequestProgress& progress) {
         m_ctx.check(d.cuMemcpyHtoD(m_buffers[i], m_initData[i].data(), bytes), "cuMemcpyHtoD",
                     "initialise " + b.name, label);
     }
+    if (!m_buffers.empty()) {
+        // Landed before anything launches on the runner's non-blocking stream (see restoreInputs).
+        m_ctx.check(d.cuCtxSynchronize(), "cuCtxSynchronize", "initialise", label);
+    }
     // Parameter buffer: scalars copied in, device addresses written at buffer slots; the driver
     // gets one pointer per parameter into this buffer.
     m_paramBuf.assign(static_cast<size_t>(std::max(s.paramBytes, 8)), 0);
@@ -380,6 +384,10 @@ void LoadedVariant::restoreInputs() {
     }
     if (m_memory) {
         m_memory->restore();
+    } else if (!m_buffers.empty()) {
+        // The copies are staged, not landed, when cuMemcpyHtoD returns, and the runner's stream
+        // does not wait for the legacy stream they use (see RestoredMemory::restore).
+        m_ctx.check(m_ctx.driver().cuCtxSynchronize(), "cuCtxSynchronize", "restore", label());
     }
 }
 

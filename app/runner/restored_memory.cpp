@@ -109,6 +109,11 @@ void RestoredMemory::restore() {
     for (const Region& r : m_regions) {
         m_ctx.check(d.cuMemcpyHtoD(r.now, r.spec->data.data(), r.spec->data.size()), "cuMemcpyHtoD", "restore_memory");
     }
+    // A copy from pageable memory returns once the bytes are staged, before the DMA has landed,
+    // and it goes through the legacy stream, which the runner's non-blocking stream does not wait
+    // for: without this a launch right after could run first and see its output overwritten (the
+    // first H200 run of gpu_replay: the replayed memory read back as it was before the launch).
+    if (!m_regions.empty()) m_ctx.check(d.cuCtxSynchronize(), "cuCtxSynchronize", "restore_memory");
 }
 
 std::vector<uint8_t> RestoredMemory::read(size_t i) {

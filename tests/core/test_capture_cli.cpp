@@ -430,3 +430,46 @@ TEST(CaptureCli, AReplayThatCannotHaveItsAddressesSaysWhy) {
     EXPECT_EQ(both.exitCode, 2);
     EXPECT_NE(both.stderrText.find("give no FILE.cu"), std::string::npos) << both.stderrText;
 }
+
+// Capture → replay end to end on the fake GPU: the fake program's memory placed where the runner
+// can map it back (FAKE_DEVICE_AT), its second add_kernel launch saved, and `run --from-capture`
+// through the real runner (--fixed-addresses) on the fake GPU, which runs add_kernel as the
+// program does (FAKE_ADD_KERNEL): the parameters point at the restored memory, the table's stored
+// pointer reaches d, and the replayed memory equals the program's after the launch, byte for
+// byte. The pinned host memory the capture left out is said.
+TEST(CaptureCli, ASavedLaunchReplaysAndReproducesTheProgramsMemory) {
+    TempDir dir;
+    const fs::path doc = dir.path / "out" / "run.json";
+    const ProcessResult c = cli({"capture", "-o", doc.string(), "--kernel", "add", "--launch-skip", "1",
+                                 "--launch-count", "1", "--save-launches", "--", FAKE_PROGRAM, kCubin},
+                                {{"FAKE_DEVICE_AT", "5b0000000000"}});
+    ASSERT_EQ(c.exitCode, 0) << c.stdoutText << c.stderrText;
+    const json d = readDoc(doc);
+    ASSERT_EQ(d["snapshots"].size(), 1u);
+    const std::string id = d["snapshots"][0]["id"];
+    EXPECT_EQ(d["snapshots"][0]["regions"][0]["address"].get<std::string>().rfind("0x5b", 0), 0u)
+        << d["snapshots"][0].dump();
+    const fs::path out = dir.path / "replay.json";
+    const ProcessResult r = cli({"run", "--from-capture", doc.string(), "--launch", id, "--runner", RUNNER_BIN,
+                                 "--max-time", "1", "--json", out.string()},
+                                {{"LOWERSCOPE_LIBCUDA", FAKE_GPU}, {"LOWERSCOPE_LIBCUPTI", FAKE_GPU}, {"FAKE_ADD_KERNEL", "1"}});
+    ASSERT_EQ(r.exitCode, 0) << r.stdoutText << r.stderrText;
+    const json rep = readDoc(out);
+    EXPECT_EQ(rep["replay"]["reproduced"], true) << rep["replay"].dump();
+    EXPECT_EQ(rep["replay"]["relocated"], json::array());
+    EXPECT_EQ(rep["replay"]["regions"].size(), 4u);
+    for (const json& g : rep["replay"]["regions"]) {
+        EXPECT_TRUE(g["compared"].get<bool>()) << g.dump();
+        EXPECT_EQ(g["differing_bytes"], 0) << g.dump();
+    }
+    EXPECT_NE(r.stdoutText.find("the replay reproduces the program's result"), std::string::npos) << r.stdoutText;
+    EXPECT_NE(r.stdoutText.find("was not saved: host memory"), std::string::npos) << r.stdoutText;
+
+    // Without the fake kernel's work the replay leaves y and d as they were before: not reproduced.
+    const ProcessResult idle = cli({"run", "--from-capture", doc.string(), "--runner", RUNNER_BIN, "--max-time", "1",
+                                    "--json", out.string()},
+                                   {{"LOWERSCOPE_LIBCUDA", FAKE_GPU}, {"LOWERSCOPE_LIBCUPTI", FAKE_GPU}});
+    ASSERT_EQ(idle.exitCode, 0) << idle.stderrText;
+    EXPECT_EQ(readDoc(out)["replay"]["reproduced"], false);
+    EXPECT_NE(idle.stdoutText.find("does NOT reproduce"), std::string::npos) << idle.stdoutText;
+}

@@ -22,14 +22,17 @@
 // device allocations (cuMemGetAddressRange_v2, cuMemcpyDtoH_v2): x (1024 floats i), y (64 floats,
 // 0), table (64 bytes: pointers to d, x and `pinned`) and d (128 bytes, d[0] counts add_kernel
 // runs); `pinned` (64 bytes) is host memory mapped for the device (cuPointerGetAttribute says
-// HOST). add_kernel, between the call's entry and exit callbacks, does y[i] += x[i] + 1 for
-// i < n and d[0] += 1. It prints "address randomisation off" when started without it.
+// HOST); FAKE_DEVICE_AT=HEX places x, y, table and d at that address. add_kernel, between the
+// call's entry and exit callbacks, does y[i] += x[i] + 1 for i < n and d[0] += 1 (through
+// table[0]). It prints "address randomisation off" when started without it.
 #include "app/inject/inject_cupti.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <new>
+#include <sys/mman.h>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -42,17 +45,37 @@ namespace inj = lowerscope::inject;
 
 namespace {
 
-alignas(256) float x[1024];
-alignas(256) float y[64];
-alignas(256) uint64_t table[8];
-alignas(256) uint32_t d[32];
+// The "device memory": static arrays, or (FAKE_DEVICE_AT=ADDRESS, hex) the same layout in pages
+// mapped at that address, where a replaying runner can map it back (the static arrays lie where
+// the runner's own binary is).
+struct DeviceMemory {
+    alignas(256) float x[1024];
+    alignas(256) float y[64];
+    alignas(256) uint64_t table[8];
+    alignas(256) uint32_t d[32];
+};
+DeviceMemory staticMemory;
+DeviceMemory* memory = &staticMemory;
 alignas(256) uint8_t pinned[64];
 
 struct FakeAlloc {
     void* base;
     size_t bytes;
 };
-const FakeAlloc kAllocs[] = {{x, sizeof x}, {y, sizeof y}, {table, sizeof table}, {d, sizeof d}, {pinned, sizeof pinned}};
+FakeAlloc kAllocs[5];
+
+void placeMemory() {
+    if (const char* at = std::getenv("FAKE_DEVICE_AT")) {
+        void* want = reinterpret_cast<void*>(std::strtoull(at, nullptr, 16));
+        void* got = mmap(want, 1 << 16, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+        if (got == want) memory = new (got) DeviceMemory{};
+    }
+    kAllocs[0] = {memory->x, sizeof memory->x};
+    kAllocs[1] = {memory->y, sizeof memory->y};
+    kAllocs[2] = {memory->table, sizeof memory->table};
+    kAllocs[3] = {memory->d, sizeof memory->d};
+    kAllocs[4] = {pinned, sizeof pinned};
+}
 
 const FakeAlloc* allocOf(unsigned long long p) {
     for (const FakeAlloc& a : kAllocs) {
@@ -152,6 +175,7 @@ CUpti_ActivityKernel10 record(uint32_t corr, const char* name, uint64_t start, u
 } // namespace
 
 int main(int argc, char** argv) {
+    placeMemory();
     if (argc < 2) {
         std::fprintf(stderr, "usage: fake_cuda_program CUBIN [--exit N] [--crash] [--hang]\n");
         return 2;
@@ -201,6 +225,10 @@ int main(int argc, char** argv) {
     moduleLoaded(1, cubin.data(), cubin.size());
     moduleLoaded(2, cubin.data(), cubin.size()); // the same cubin loaded again: one file
     // The launch calls, in call order.
+    float* x = memory->x;
+    float* y = memory->y;
+    uint64_t* table = memory->table;
+    uint32_t* d = memory->d;
     for (int i = 0; i < 1024; ++i) x[i] = static_cast<float>(i);
     table[0] = reinterpret_cast<uint64_t>(d);
     table[1] = reinterpret_cast<uint64_t>(x);
@@ -212,7 +240,7 @@ int main(int argc, char** argv) {
     void* kernelParams[] = {&xp, &yp, &tp, &n};
     auto addKernelRuns = [&] {
         for (int i = 0; i < n; ++i) y[i] += x[i] + 1;
-        d[0] += 1;
+        reinterpret_cast<uint32_t*>(table[0])[0] += 1; // d, through the pointer stored in the table
     };
     auto call = [&](uint32_t cbid, const void* params, const char* symbol, uint32_t corr, bool isAdd) {
         int result = 0;

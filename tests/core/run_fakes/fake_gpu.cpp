@@ -39,6 +39,11 @@
 // computes with 3a (a rebuilt variant whose results differ). FAKE_LAUNCH_LOG gets "replay_params
 // X Y" (the addresses it was given) at each such launch.
 //
+// FAKE_ADD_KERNEL=1: a user kernel named add_kernel does what the capture tests' fake program
+// (capture_fakes/fake_cuda_program.cpp) does for it: parameters (float* x, float* y,
+// uint64_t* table, int n), y[i] += x[i] + 1 for i < n, and ((uint32_t*)table[0])[0] += 1 — so a
+// replay of its saved launch must reproduce the program's memory.
+//
 // FAKE_CUPTI_FAIL selects failures: a comma list of area=code, area one of activity, range,
 // sass, pcsampling, support (code ignored: the device is reported unsupported), e.g.
 // "range=35" (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES from cuptiRangeProfilerEnable).
@@ -241,6 +246,14 @@ void execute(Func* f, void** params, uint32_t corr, uint32_t graphId, uint64_t n
         auto* out = reinterpret_cast<uint8_t*>(*static_cast<const uint64_t*>(params[2]));
         std::memcpy(out, byValue, 128);
         std::memcpy(out + 128, byPointer, 128);
+    }
+    if (params && f->name == "add_kernel" && std::getenv("FAKE_ADD_KERNEL")) {
+        const auto* x = reinterpret_cast<const float*>(*static_cast<const uint64_t*>(params[0]));
+        auto* y = reinterpret_cast<float*>(*static_cast<const uint64_t*>(params[1]));
+        const auto* table = reinterpret_cast<const uint64_t*>(*static_cast<const uint64_t*>(params[2]));
+        const int n = *static_cast<const int*>(params[3]);
+        for (int i = 0; i < n; ++i) y[i] += x[i] + 1;
+        reinterpret_cast<uint32_t*>(table[0])[0] += 1;
     }
     const char* replayName = std::getenv("FAKE_REPLAY_KERNEL");
     const std::string replay = replayName && *replayName ? replayName : "fake_replay_axpy";
