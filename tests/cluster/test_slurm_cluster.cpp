@@ -240,6 +240,36 @@ TEST(SlurmCluster, CompareLandsTheLocalDocument) {
     EXPECT_NE(bad.stderrText.find("is not a partition name"), std::string::npos) << bad.stderrText;
 }
 
+#ifdef FAKE_PROGRAM
+// run --from-capture --cluster slurm (issue 32 with issue 29's replay): a launch the capture saved
+// (the capture tests' fake program, its memory where a runner can map it back) is replayed in a job
+// array element, by the node's runner started with --fixed-addresses, and the replay reproduces
+// the program's memory (the fake GPU runs add_kernel as the program does).
+TEST(SlurmCluster, AReplayOfACapturedLaunchRunsOnANode) {
+    const fs::path doc = g_dir / "capture" / "run.json";
+    ProcessSpec spec;
+    spec.argv = {LOWERSCOPE_CLI, "capture", "-o", doc.string(), "--kernel", "add", "--launch-skip", "1",
+                 "--launch-count", "1", "--save-launches", "--", FAKE_PROGRAM,
+                 std::string(LOWERSCOPE_SOURCE_DIR) +
+                     "/tests/data/triton/cache/GVJ5JLWJO4FI5T6C3ZJORNRNHWSRSYR6A5QVSPS2G2X3LGKK4TOA/add_kernel.cubin"};
+    spec.env = {{"LOWERSCOPE_LIBCUPTI", FAKE_CUPTI}, {"LOWERSCOPE_INJECT", INJECT_LIB}, {"FAKE_DEVICE_AT", "5c0000000000"}};
+    spec.timeout = std::chrono::seconds(60);
+    const ProcessResult c = runProcess(spec);
+    ASSERT_EQ(c.exitCode, 0) << c.stdoutText << c.stderrText;
+    const fs::path out = g_dir / "replay.json";
+    const ProcessResult r = testutil::runCliOnFakeGpu(
+        cat({"run", "--from-capture", doc.string(), "--cluster", "slurm", "--cluster-poll", "0.2", "--json", out.string()},
+            quick()),
+        g_dir / "cache", {{"FAKE_ADD_KERNEL", "1"}});
+    ASSERT_EQ(r.exitCode, 0) << r.stdoutText << r.stderrText;
+    const json d = json::parse(readText(out));
+    EXPECT_EQ(d["schema"], "lowerscope.run/1");
+    EXPECT_EQ(d["replay"]["reproduced"], true) << d["replay"].dump();
+    EXPECT_NE(r.stdoutText.find("the replay reproduces the program's result"), std::string::npos) << r.stdoutText;
+    EXPECT_NE(r.stderrText.find("slurm: [1/1]"), std::string::npos) << r.stderrText;
+}
+#endif
+
 // A task's job step is killed while it runs: the task is retried on the other node (--exclude),
 // and the answer of the retry is the one that counts.
 TEST(SlurmCluster, AKilledStepIsRetriedOnTheOtherNode) {
