@@ -131,7 +131,8 @@ void applyLaunchText(const LaunchText& launch, LaunchSpec& spec) {
     spec.flops = launch.flops;
 }
 
-MeasureOutcome runMeasureJob(const MeasureRequest& request, std::atomic<bool>* cancel, const MeasureProgressFn& progress) {
+MeasureOutcome runMeasureJobOn(Runner& runner, const MeasureRequest& request, std::atomic<bool>* cancel,
+                               const MeasureProgressFn& progress) {
     MeasureOutcome out;
     out.jobId = request.jobId;
     MeasurementRecord record;
@@ -170,16 +171,21 @@ MeasureOutcome runMeasureJob(const MeasureRequest& request, std::atomic<bool>* c
 
     MeasureSettings settings;
     settings.mode = parseMode(request.mode).value_or(MeasureMode::Auto);
-    RunnerConfig config;
-    config.command = request.runnerCommand;
-    config.deadline = std::chrono::milliseconds(int64_t(std::max(1.0, request.deadlineS) * 1000));
-    ProcessRunner runner(config);
     RunProgressFn onProgress = [&](const RunProgress& p) {
         if (progress) progress(MeasureProgress{p.stage, p.variant, int(p.samples), p.noise, p.elapsedS});
     };
     record = measure(runner, prepared, settings, onProgress, cancel);
-    runner.stop();
     return finish();
+}
+
+MeasureOutcome runMeasureJob(const MeasureRequest& request, std::atomic<bool>* cancel, const MeasureProgressFn& progress) {
+    RunnerConfig config;
+    config.command = request.runnerCommand;
+    config.deadline = std::chrono::milliseconds(int64_t(std::max(1.0, request.deadlineS) * 1000));
+    ProcessRunner runner(config);
+    MeasureOutcome out = runMeasureJobOn(runner, request, cancel, progress);
+    runner.stop();
+    return out;
 }
 
 } // namespace lowerscope

@@ -81,6 +81,10 @@ using MeasureBackend =
 // The real backend: a ProcessRunner started with request.runnerCommand for this job and stopped
 // after it (a faulting kernel leaves nothing behind; the next job starts a fresh runner).
 MeasureOutcome runMeasureJob(const MeasureRequest& request, std::atomic<bool>* cancel, const MeasureProgressFn& progress);
+// The same on a runner the caller made (the GUI's Slurm target: a SlurmRunner, core/run/slurm.h);
+// request.runnerCommand and deadlineS are then the caller's business.
+MeasureOutcome runMeasureJobOn(Runner& runner, const MeasureRequest& request, std::atomic<bool>* cancel,
+                               const MeasureProgressFn& progress);
 
 // The runner command for preferences: local (host "") → defaultRunnerCommand(); remote →
 // ssh [sshOptions...] -o BatchMode=yes HOST remoteCommand.

@@ -113,46 +113,11 @@ std::string slurmStatusLine(const SlurmTaskStatus& s) {
 
 MeasureOutcome runSlurmMeasureJob(const MeasureRequest& request, const SlurmOptions& options, std::atomic<bool>* cancel,
                                   const MeasureProgressFn& progress) {
-    MeasureOutcome out;
-    out.jobId = request.jobId;
-    MeasurementRecord record;
-    auto finish = [&] {
-        out.ok = record.ok();
-        if (record.error) {
-            out.cancelled = record.error->kind == RunErrorKind::Cancelled || (cancel && cancel->load());
-            if (out.cancelled) record.error->kind = RunErrorKind::Cancelled;
-            out.errorKind = record.error->kind;
-            out.errorMessage = record.error->message;
-        }
-        out.document = writeMeasurement(record);
-        return out;
-    };
-    auto fail = [&](const std::string& message) {
-        record.error = RunError{RunErrorKind::BadLaunch, message, "", 0, "", "", false};
-        return finish();
-    };
-    if (request.sides.empty()) return fail("nothing to run: build A (and B) first");
-    std::vector<PreparedSide> prepared;
-    for (MeasureSide side : request.sides) {
-        const std::string label = side.label;
-        if (side.cubin.empty()) return fail(label + " has no cubin: build it first");
-        side.spec.kernel = side.mangled;
-        applyLaunchText(request.launch, side.spec);
-        if (side.file.empty()) side.file = request.sourceName;
-        if (request.sides.size() == 1) side.label.clear();
-        try {
-            prepared.push_back(prepareSide(side));
-        } catch (const std::exception& e) {
-            return fail(label + ": " + e.what());
-        }
-    }
-    MeasureSettings settings;
-    settings.mode = parseMode(request.mode).value_or(MeasureMode::Auto);
+    // The Slurm runner reports per-task states, not samples: those become the progress lines.
     SlurmRunner runner(options, [&](size_t, const SlurmTaskStatus& s) {
         if (progress) progress(MeasureProgress{slurmStatusLine(s), "", 0, 0, 0});
     });
-    record = measure(runner, prepared, settings, {}, cancel);
-    return finish();
+    return runMeasureJobOn(runner, request, cancel, progress);
 }
 
 LocalSeriesOutcome runSlurmSeriesJob(const LocalSeriesRequest& r, const SlurmOptions& options, std::atomic<bool>* cancel,
