@@ -3,6 +3,7 @@
 #include "core/capture/launch_snapshot.h"
 
 #include "core/bounded_json.h"
+#include "core/run/protocol.h"
 #include "core/untrusted.h"
 
 #include <cerrno>
@@ -49,23 +50,11 @@ bool tripleField(const json& j, const char* key, std::array<int64_t, 3>& out) {
     return true;
 }
 
-// "0x" and 1 to 16 hex digits (either case).
+// "0x" and 1 to 16 hex digits (either case): the runner protocol's address text.
 std::optional<uint64_t> addressField(const json& j, const char* key) {
     const auto it = j.find(key);
     if (it == j.end() || !it->is_string()) return std::nullopt;
-    const std::string& s = it->get_ref<const std::string&>();
-    if (s.size() < 3 || s.size() > 18 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) return std::nullopt;
-    uint64_t v = 0;
-    for (size_t i = 2; i < s.size(); ++i) {
-        const char c = s[i];
-        int d = -1;
-        if (c >= '0' && c <= '9') d = c - '0';
-        else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
-        else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
-        if (d < 0) return std::nullopt;
-        v = v * 16 + static_cast<uint64_t>(d);
-    }
-    return v;
+    return parseAddressHex(it->get_ref<const std::string&>());
 }
 
 // A folder name put before the region files in a document: plain relative components.
