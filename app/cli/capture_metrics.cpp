@@ -3,6 +3,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/compare_run.h"
+#include "app/cli/replay_run.h"
 
 #include "core/analysis/lowering.h"
 #include "core/build/build.h"
@@ -41,12 +42,8 @@ std::vector<CapturedProfile> profileCapturedLaunches(const std::string& captureP
     LaunchArgs launchArgs;
     launchArgs.timeoutS = timeoutS;
     launchArgs.runner = runnerCommand;
-    std::unique_ptr<ProcessRunner> base = makeRunner(launchArgs);
-    RunnerConfig config = base->config();
-    if (config.command.empty()) config.command = defaultRunnerCommand(&error);
-    if (config.command.empty()) throw CliFailure{2, "cannot start the runner: " + error};
-    config.command.push_back("--fixed-addresses");
-    ProcessRunner runner(config);
+    const std::unique_ptr<ProcessRunner> replay = replayRunner(launchArgs);
+    ProcessRunner& runner = *replay;
     const Toolchain tc = discoverToolchain();
 
     std::vector<CapturedProfile> out;

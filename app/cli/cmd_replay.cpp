@@ -33,18 +33,6 @@ namespace {
 
 using nlohmann::json;
 
-std::unique_ptr<ProcessRunner> replayRunner(const LaunchArgs& a) {
-    std::unique_ptr<ProcessRunner> base = makeRunner(a);
-    RunnerConfig c = base->config();
-    if (c.command.empty()) {
-        std::string error;
-        c.command = defaultRunnerCommand(&error);
-        if (c.command.empty()) throw CliFailure{2, "cannot start the runner: " + error};
-    }
-    c.command.push_back("--fixed-addresses");
-    return std::make_unique<ProcessRunner>(c);
-}
-
 PreparedSide replaySide(const capture::ReplayInput& in, std::vector<uint8_t> cubin, const std::string& label,
                         const std::string& file, const std::string& options) {
     PreparedSide side;
@@ -170,6 +158,18 @@ capture::ReplayInput loadInput(const ReplayArgs& r) {
 }
 
 } // namespace
+
+std::unique_ptr<ProcessRunner> replayRunner(const LaunchArgs& a) {
+    std::unique_ptr<ProcessRunner> base = makeRunner(a);
+    RunnerConfig c = base->config();
+    if (c.command.empty()) {
+        std::string error;
+        c.command = defaultRunnerCommand(&error);
+        if (c.command.empty()) throw CliFailure{2, "cannot start the runner: " + error};
+    }
+    c.command.push_back("--fixed-addresses");
+    return std::make_unique<ProcessRunner>(c);
+}
 
 // run --from-capture --cluster slurm: the replay once per group (GPU type × repetition) on the
 // cluster's nodes, each group's document in OUT.LABEL.json when there are several.

@@ -4,6 +4,7 @@
 #include "app/cli/compare_run.h"
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <string>
 
 namespace lowerscope::cli {
@@ -15,6 +16,9 @@ struct ReplayArgs {
 };
 
 void addReplayFlags(CLI::App& cmd, ReplayArgs& args);
+// The runner the flags ask for (--runner, --timeout), started with --fixed-addresses. Throws
+// CliFailure (2) when no runner command can be formed.
+std::unique_ptr<ProcessRunner> replayRunner(const LaunchArgs& launch);
 // Exit codes as run / compare: 0, 1 kernel or build error, 2 usage / setup.
 int runReplay(const ReplayArgs& replay, const LaunchArgs& launch);
 int compareReplay(const ReplayArgs& replay, const CompareArgs& compare);
