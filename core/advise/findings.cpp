@@ -153,6 +153,12 @@ void occupancyRule(const AdviseEvidence& e, std::vector<Finding>& out) {
     if (!(resource && occ.occupancy < kLowOccupancy) && !(blockSize && occ.occupancy < kLowOccupancyBlockSize)) return;
     const std::optional<double> issue = e.metric(kIssueActive);
     if (issue && *issue >= kIssueSaturated) return;
+    // A grid that fits in one wave at today's occupancy has every block resident already: more
+    // blocks per SM (or bigger blocks, which halve the grid) have nothing to add. The grid, not
+    // the resource, limits the warps (the tail rule speaks for that case).
+    if (e.device && e.device->smCount > 0 && e.gridBlocks() > 0 &&
+        e.gridBlocks() <= static_cast<uint64_t>(std::max(occ.blocksPerSm, 0)) * static_cast<uint64_t>(e.device->smCount))
+        return;
 
     const ArchLimits limits = archLimits(e.arch.empty() ? "sm_90" : e.arch);
     // The next step of relief: one more block per SM.

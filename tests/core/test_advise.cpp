@@ -137,6 +137,24 @@ TEST(AdviseRules, SmallBlocksRunOutOfBlockSlotsAndTheVariantDoublesTheBlock) {
     EXPECT_EQ(find(adviseFindings(ok), "occupancy.block_size"), nullptr);
 }
 
+TEST(AdviseRules, OccupancyIsSilentWhenTheGridAlreadyFitsInOneWave) {
+    // 132 blocks of 32 threads on 132 SMs: one block per SM, every block resident at once. Bigger
+    // blocks (half the grid) or more blocks per SM add nothing: the grid limits the warps.
+    AdviseEvidence e = base();
+    e.block = {32, 1, 1};
+    e.grid = {132, 1, 1};
+    EXPECT_EQ(find(adviseFindings(e), "occupancy.block_size"), nullptr) << join(ids(adviseFindings(e)));
+    // The same kernel with registers the limiter, grid under one wave at 2 blocks of 256 per SM.
+    AdviseEvidence r = base();
+    r.resources->registers = 128;
+    r.grid = {200, 1, 1};
+    metric(r, "smsp__issue_active.avg.pct_of_peak_sustained_active", 30);
+    EXPECT_EQ(find(adviseFindings(r), "occupancy.registers"), nullptr) << join(ids(adviseFindings(r)));
+    // One block more than a wave holds: the finding is back.
+    r.grid = {2 * 132 + 1, 1, 1};
+    EXPECT_NE(find(adviseFindings(r), "occupancy.registers"), nullptr) << join(ids(adviseFindings(r)));
+}
+
 TEST(AdviseRules, UncoalescedRowsAreNamedWithTheirSectorsPerRequest) {
     AdviseEvidence e = base();
     e.rows = {row(0x80, "LDG.E", 12,
@@ -533,7 +551,7 @@ AdviseEvidence fromRunnerRecording(const std::string& name) {
 
 } // namespace
 
-TEST(AdviseRecorded, FfmaDependentChainOnOneWarpPerSmIsSmallBlocksAndAnEmptyGpu) {
+TEST(AdviseRecorded, FfmaDependentChainOnOneWarpPerSmIsAnEmptyGpu) {
     // docs/examples/ffma_chain.ffma_dependent.profile.json: 132 blocks of 32 threads on an H200's
     // 132 SMs, one dependent FFMA chain per thread.
     AdviseEvidence e = evidenceFromProfileDocument(readJson("docs/examples/ffma_chain.ffma_dependent.profile.json"));
@@ -546,7 +564,11 @@ TEST(AdviseRecorded, FfmaDependentChainOnOneWarpPerSmIsSmallBlocksAndAnEmptyGpu)
     r.sharedBytes = 0;
     e.resources = r;
     const auto fs = adviseFindings(e);
-    EXPECT_NE(find(fs, "occupancy.block_size"), nullptr) << join(ids(fs));
+    // Blocks of 32 would cap occupancy at 50 %, but the 132 blocks are all resident at once: the
+    // grid limits the warps, so the block-size finding stays silent (a bigger block halves the
+    // grid and fills half the SMs). The tail and few-warps rules speak for it.
+    EXPECT_EQ(find(fs, "occupancy.block_size"), nullptr) << join(ids(fs));
+    EXPECT_NE(find(fs, "few_warps"), nullptr) << join(ids(fs));
     const Finding* tail = find(fs, "tail");
     ASSERT_NE(tail, nullptr) << join(ids(fs));
     EXPECT_LT(tail->values.at("waves"), 0.05); // 132 blocks of a 32 × 132-block wave
