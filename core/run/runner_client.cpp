@@ -173,31 +173,37 @@ ProcessRunner::ProcessRunner(RunnerConfig config) : m_config(std::move(config)) 
 
 ProcessRunner::~ProcessRunner() { stop(); }
 
+void ProcessRunner::dropSpare() {
+    if (m_spare) m_spare->kill();
+    m_spare.reset();
+}
+
 void ProcessRunner::stop() {
+    dropSpare();
     if (m_running) {
-        m_proc.writeLine(R"({"op":"quit"})", std::chrono::milliseconds(200));
-        m_proc.closeStdin();
-        m_proc.wait(std::chrono::milliseconds(2000));  // kills the group past the timeout
+        m_proc->writeLine(R"({"op":"quit"})", std::chrono::milliseconds(200));
+        m_proc->closeStdin();
+        m_proc->wait(std::chrono::milliseconds(2000));  // kills the group past the timeout
     }
-    m_proc.kill();
+    m_proc->kill();
     m_running = false;
 }
 
 void ProcessRunner::endProcess(RunError* describe, bool killed) {
     ProcessResult r;
     if (killed) {
-        m_proc.kill();
-        r = m_proc.wait(std::chrono::milliseconds(100));
+        m_proc->kill();
+        r = m_proc->wait(std::chrono::milliseconds(100));
     } else {
-        m_proc.closeStdin();
-        r = m_proc.wait(std::chrono::milliseconds(3000));
+        m_proc->closeStdin();
+        r = m_proc->wait(std::chrono::milliseconds(3000));
     }
     m_running = false;
     if (describe) {
         describe->kind = RunErrorKind::RunnerExited;
         describe->message = "the runner ended without an answer (" + r.describe() + ")";
         std::string err =
-            escapeControl(tail(m_proc.stderrText().empty() ? r.stderrText : m_proc.stderrText(), 1000), true);
+            escapeControl(tail(m_proc->stderrText().empty() ? r.stderrText : m_proc->stderrText(), 1000), true);
         if (!err.empty()) {
             describe->message += ": " + err;
         }
@@ -205,12 +211,7 @@ void ProcessRunner::endProcess(RunError* describe, bool killed) {
     }
 }
 
-bool ProcessRunner::ensureStarted(RunError& error, Clock::time_point end) {
-    if (m_running && m_proc.running()) {
-        return true;
-    }
-    m_proc.kill();
-    m_running = false;
+bool ProcessRunner::spawn(InteractiveProcess& proc, RunError& error) {
     if (m_config.command.empty()) {
         error = RunError{RunErrorKind::RunnerStart, m_commandError.empty() ? "no runner command" : m_commandError, "", 0,
                          "start", "", true};
@@ -219,21 +220,55 @@ bool ProcessRunner::ensureStarted(RunError& error, Clock::time_point end) {
     ProcessSpec spec;
     spec.argv = m_config.command;
     spec.env = m_config.env;
-    if (!m_proc.start(spec)) {
+    if (!proc.start(spec)) {
         error = RunError{RunErrorKind::RunnerStart,
                          "cannot start the runner (" + (m_config.command.empty() ? "" : m_config.command[0]) +
-                             "): " + m_proc.startError(),
+                             "): " + proc.startError(),
                          "", 0, "start", "", true};
         return false;
     }
     ++m_starts;
-    // Before hello only short lines are expected (ssh banners, the hello itself).
-    m_proc.setMaxLineBytes(kRunnerMessageLimits.maxBytes);
+    return true;
+}
+
+bool ProcessRunner::ensureStarted(RunError& error, Clock::time_point end) {
+    if (m_running && m_proc->running()) {
+        return true;
+    }
+    m_proc->kill();
+    m_running = false;
     const Clock::time_point helloBy = std::min(end, Clock::now() + m_config.startTimeout);
+    if (m_spare) {
+        // A spare started during the last one-shot collection: use it if it says hello; if it
+        // cannot (it ended: a GPU in exclusive-process mode refuses a second context), start
+        // a fresh runner as if there had been none.
+        std::swap(m_proc, m_spare);
+        m_spare.reset();
+        if (m_proc->running()) {
+            RunError spareError;
+            if (readHello(spareError, helloBy)) {
+                ++m_sparesUsed;
+                return true;
+            }
+            if (spareError.kind == RunErrorKind::Cancelled) {
+                error = spareError;
+                return false;
+            }
+        }
+        m_proc->kill();
+        m_running = false;
+    }
+    if (!spawn(*m_proc, error)) return false;
+    return readHello(error, helloBy);
+}
+
+bool ProcessRunner::readHello(RunError& error, Clock::time_point helloBy) {
+    // Before hello only short lines are expected (ssh banners, the hello itself).
+    m_proc->setMaxLineBytes(kRunnerMessageLimits.maxBytes);
     std::string line;
     int junk = 0;
     for (;;) {
-        auto st = m_proc.readLine(line, leftUntil(helloBy));
+        auto st = m_proc->readLine(line, leftUntil(helloBy));
         if (st == InteractiveProcess::ReadStatus::Timeout) {
             error = RunError{RunErrorKind::RunnerStart,
                              "the runner did not say hello within " + seconds(m_config.startTimeout) + " s; it was killed",
@@ -322,14 +357,14 @@ RunOutcome ProcessRunner::run(RunRequest request, const RunProgressFn& progress,
     const auto limit = m_config.startTimeout + requestTimeLimit(request, m_config.deadline);
     const Clock::time_point end = m_config.limitRequestTime ? Clock::now() + limit : Clock::time_point::max();
     if (!ensureStarted(out.error, end)) {
-        out.runnerStderr = m_proc.stderrText();
+        out.runnerStderr = m_proc->stderrText();
         return out;
     }
     if (request.id.empty()) {
         request.id = std::to_string(m_nextId++);
     }
     const JsonLimits limits = resultLimits(request);
-    m_proc.setMaxLineBytes(limits.maxBytes);
+    m_proc->setMaxLineBytes(limits.maxBytes);
     auto protocolError = [&](const std::string& message) {
         out.error = RunError{RunErrorKind::Protocol, message + "; the runner was killed", "", 0, "", "", true};
         endProcess(nullptr, true);
@@ -342,16 +377,24 @@ RunOutcome ProcessRunner::run(RunRequest request, const RunProgressFn& progress,
         request.kernelTimeoutS = deadlineS + 5.0;
     }
     const std::string line = toJson(request).dump();
-    if (!m_proc.writeLine(line, std::max(m_config.deadline, std::chrono::milliseconds(5000)))) {
+    if (!m_proc->writeLine(line, std::max(m_config.deadline, std::chrono::milliseconds(5000)))) {
         out.error = RunError{RunErrorKind::RunnerExited, "could not send the request to the runner", "", 0, "send", "", true};
         endProcess(nullptr, true);
-        out.runnerStderr = m_proc.stderrText();
+        out.runnerStderr = m_proc->stderrText();
         return out;
+    }
+    if (m_config.spareForOneShots && !m_spare &&
+        (request.profile == ProfileCollection::Instructions || request.profile == ProfileCollection::Samples)) {
+        // This runner ends after its answer: start the next one now, so its start-up overlaps
+        // the collection. A spare that cannot start is no error (the next request starts one).
+        auto spare = std::make_unique<InteractiveProcess>();
+        RunError ignored;
+        if (spawn(*spare, ignored)) m_spare = std::move(spare);
     }
     std::string reply;
     for (;;) {
         const bool overall = leftUntil(end) < m_config.deadline;
-        auto st = m_proc.readLine(reply, std::min(m_config.deadline, leftUntil(end)), cancel);
+        auto st = m_proc->readLine(reply, std::min(m_config.deadline, leftUntil(end)), cancel);
         if (st == InteractiveProcess::ReadStatus::Timeout && overall) {
             out.error = RunError{RunErrorKind::Deadline,
                                  "the runner had no answer " + seconds(limit) +
@@ -435,7 +478,7 @@ RunOutcome ProcessRunner::run(RunRequest request, const RunProgressFn& progress,
         }
         if (!ignore("hello or info messages")) break;
     }
-    out.runnerStderr = m_proc.stderrText();
+    out.runnerStderr = m_proc->stderrText();
     return out;
 }
 

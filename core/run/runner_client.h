@@ -59,6 +59,12 @@ struct RunnerConfig {
     std::chrono::milliseconds deadline{10000};       // longest silence while a request runs
     std::chrono::milliseconds startTimeout{60000};   // for the hello line (driver init, ssh login)
     std::map<std::string, std::string> env;          // extra environment for the runner
+    // Instruction-count and stall-sample collections end their runner (RunResult::runnerExits):
+    // while one runs, a spare runner is started beside it, so the next request finds a runner
+    // that has finished its start-up (CUDA context creation, ~0.3-0.5 s) instead of waiting for
+    // a fresh one. A spare that is never needed is ended by stop(). Timing requests never start
+    // one (nothing else starts on the GPU while they measure).
+    bool spareForOneShots = true;
     // When true, run() as a whole (start-up included) may take at most startTimeout +
     // requestTimeLimit(request, deadline); past it the runner is killed (kind "deadline").
     bool limitRequestTime = false;
@@ -106,8 +112,11 @@ public:
                    std::atomic<bool>* cancel = nullptr) override;
     void stop() override;
     const RunnerConfig& config() const { return m_config; }
-    // How many times the runner process was started (tests check restarts after faults).
+    // How many times the runner process was started (tests check restarts after faults); a spare
+    // counts when it is started.
     int starts() const { return m_starts; }
+    // How many requests found a spare runner ready and used it.
+    int sparesUsed() const { return m_sparesUsed; }
     // The runner's version string from its hello line ("" before the first start).
     const std::string& runnerVersion() const { return m_version; }
 
@@ -118,12 +127,21 @@ private:
     // Ends the runner (killed, or given a moment to exit) and, when `describe` is given, fills it as
     // a runner_exited error saying how the process ended.
     void endProcess(RunError* describe, bool killed);
+    // Spawns the runner command into `proc` (no hello read). False with `error` filled on failure.
+    bool spawn(InteractiveProcess& proc, RunError& error);
+    // Reads m_proc's hello line, waiting at most until `helloBy`. False with `error` filled (the
+    // process ended) on failure.
+    bool readHello(RunError& error, std::chrono::steady_clock::time_point helloBy);
+    // Kills and reaps the spare runner, if any.
+    void dropSpare();
 
     RunnerConfig m_config;
     std::string m_commandError; // why the default command could not be made ($LOWERSCOPE_RUNNER)
-    InteractiveProcess m_proc;
+    std::unique_ptr<InteractiveProcess> m_proc = std::make_unique<InteractiveProcess>();
+    std::unique_ptr<InteractiveProcess> m_spare; // started during a one-shot collection, or null
     bool m_running = false;
     int m_starts = 0;
+    int m_sparesUsed = 0;
     int m_nextId = 1;
     DeviceInfo m_device;
     std::string m_version;

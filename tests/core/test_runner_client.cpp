@@ -69,6 +69,73 @@ TEST(RunnerClient, RunsAndReportsProgress) {
     EXPECT_EQ(runner.starts(), 1);
 }
 
+TEST(RunnerClient, AOneShotCollectionStartsASpareThatTheNextRequestUses) {
+    // Instruction counts end their runner: the spare started beside it answers the next request,
+    // and a request of another kind starts no spare.
+    ProcessRunner runner(fakeConfig(std::chrono::milliseconds(5000)));
+    RunRequest counts = request("oneshot");
+    counts.profile = ProfileCollection::Instructions;
+    RunOutcome o = runner.run(counts);
+    ASSERT_TRUE(o.ok) << o.error.message;
+    EXPECT_TRUE(o.result.runnerExits);
+    EXPECT_EQ(runner.starts(), 2); // the first runner and its spare
+    RunOutcome next = runner.run(request("ok"));
+    ASSERT_TRUE(next.ok) << next.error.message;
+    EXPECT_EQ(runner.sparesUsed(), 1);
+    EXPECT_EQ(runner.starts(), 2);
+    EXPECT_TRUE(runner.run(request("ok")).ok); // the same process again: no spare for timing requests
+    EXPECT_EQ(runner.starts(), 2);
+
+    // Without spares, the one-shot runner's end costs a fresh start.
+    RunnerConfig plain = fakeConfig(std::chrono::milliseconds(5000));
+    plain.spareForOneShots = false;
+    ProcessRunner without(plain);
+    ASSERT_TRUE(without.run(counts).ok);
+    EXPECT_EQ(without.starts(), 1);
+    ASSERT_TRUE(without.run(request("ok")).ok);
+    EXPECT_EQ(without.starts(), 2);
+    EXPECT_EQ(without.sparesUsed(), 0);
+}
+
+TEST(RunnerClient, ASpareThatCannotGetTheGpuIsReplacedByAFreshRunner) {
+    // A GPU in exclusive-process mode: the spare cannot take the device while the first runner
+    // holds it and ends; the next request starts a runner as if there had been no spare.
+    const std::string lock = (std::filesystem::temp_directory_path() /
+                              ("lowerscope-exclusive-" + std::to_string(::getpid()))).string();
+    RunnerConfig c = fakeConfig(std::chrono::milliseconds(5000));
+    c.command = {FAKE_RUNNER, "--exclusive", lock};
+    ProcessRunner runner(c);
+    RunRequest samples = request("oneshot");
+    samples.profile = ProfileCollection::Samples;
+    ASSERT_TRUE(runner.run(samples).ok);
+    RunOutcome next = runner.run(request("ok"));
+    ASSERT_TRUE(next.ok) << next.error.message;
+    EXPECT_EQ(runner.sparesUsed(), 0);
+    EXPECT_EQ(runner.starts(), 3); // first, the spare that gave up, the fresh one
+    runner.stop();
+    std::filesystem::remove(lock);
+}
+
+TEST(RunnerClient, AnUnusedSpareEndsWithTheRunner) {
+    const std::string mark = (std::filesystem::temp_directory_path() /
+                              ("lowerscope-spare-" + std::to_string(::getpid()))).string();
+    RunnerConfig c = fakeConfig(std::chrono::milliseconds(5000));
+    c.command = {FAKE_RUNNER, "--mark", mark};
+    {
+        ProcessRunner runner(c);
+        RunRequest counts = request("oneshot");
+        counts.profile = ProfileCollection::Instructions;
+        ASSERT_TRUE(runner.run(counts).ok);
+        EXPECT_EQ(runner.starts(), 2);
+    }
+    // The last process to write the mark is the spare: it is gone once the runner is destroyed.
+    std::ifstream in(mark);
+    pid_t pid = 0;
+    ASSERT_TRUE(in >> pid);
+    EXPECT_NE(::kill(pid, 0), 0);
+    std::filesystem::remove(mark);
+}
+
 TEST(RunnerClient, HungKernelIsKilledAtTheDeadlineAndTheClientRecovers) {
     ProcessRunner runner(fakeConfig(std::chrono::milliseconds(1000)));
     auto t0 = Clock::now();

@@ -15,12 +15,16 @@
 //   "stale"     results for another request id, forever
 //   "control"   a fatal error whose message holds terminal escape sequences
 //   "names"     a good result whose outputs have hostile names ("../../escaped", "/abs", "..", "")
+//   "oneshot"   after 300 ms a result that says the runner ends (runner_exits, as the real runner's
+//               instruction and sample collections do), then exits 0
 // Arguments (any order, so that tests can pass them through --runner / $LOWERSCOPE_RUNNER):
 //   --no-driver    prints the no_driver error line and exits 3 (as the real runner does)
 //   --mode M       behave as mode M whatever the kernel is called (for the CLI, whose kernels
 //                  have real names)
 //   --silent       never says hello (sleeps)
 //   --mark FILE    writes its pid to FILE first (tests check it was killed)
+//   --exclusive F  holds an exclusive lock on F while it lives; a second fake that cannot take it
+//                  prints a fatal no_device error and exits 4 (a GPU in exclusive-process mode)
 #include "core/run/protocol.h"
 
 #include <chrono>
@@ -28,6 +32,8 @@
 #include <fstream>
 #include <iostream>
 #include <thread>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 using namespace lowerscope;
@@ -52,6 +58,14 @@ int main(int argc, char** argv) {
         if (a == "--silent") silent = true;
         if (a == "--mode" && i + 1 < argc) forcedMode = argv[++i];
         if (a == "--mark" && i + 1 < argc) std::ofstream(argv[++i]) << ::getpid() << "\n";
+        if (a == "--exclusive" && i + 1 < argc) {
+            const int fd = ::open(argv[++i], O_CREAT | O_RDWR, 0600);
+            if (fd < 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+                out(errorLine(RunError{RunErrorKind::NoDevice, "the GPU is in use by another process (fake)", "", 0, "", "",
+                                       true}));
+                return 4;
+            }
+        }
     }
     if (silent) {
         std::this_thread::sleep_for(std::chrono::hours(1));
@@ -103,6 +117,20 @@ int main(int argc, char** argv) {
         } else if (kernel == "soft") {
             out(errorLine(RunError{RunErrorKind::KernelNotFound, "no kernel 'soft'", "", 0, "module_load", "", false}, req.id));
             continue;
+        } else if (kernel == "oneshot") {
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            RunResult r;
+            r.id = req.id;
+            r.device = d;
+            VariantResult v;
+            v.kernel = req.variants[0].kernel;
+            v.mode = "profile";
+            v.stopReason = "profile";
+            v.samplesMs = {1.0};
+            r.variants.push_back(v);
+            r.runnerExits = true;
+            out(resultLine(r));
+            return 0;
         } else if (kernel == "slow") {
             for (int i = 0; i < 15; ++i) {
                 out(progressLine(RunProgress{req.id, "measure", "", static_cast<size_t>(i), 0.01, i * 0.1}));
