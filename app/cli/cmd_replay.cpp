@@ -17,6 +17,7 @@
 
 #include "core/build/build.h"
 #include "core/build/toolchain.h"
+#include "core/capture/capture_metrics.h"
 #include "core/capture/replay.h"
 #include "core/experiment/series_job.h"
 #include "core/run/measurement.h"
@@ -25,7 +26,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
-#include <unistd.h>
 
 namespace lowerscope::cli {
 
@@ -63,15 +63,8 @@ MeasurementRecord measureReplay(ProcessRunner& runner, const std::vector<Prepare
     RunRequest req = measureRequest(sides, measureSettingsOf(a));
     req.returnOutputs = true; // the replay's memory is checked against the program's
     req.regions = std::move(regions);
-    const bool tty = isatty(2);
-    RunOutcome o = runner.run(std::move(req), [&](const RunProgress& p) {
-        if (tty) {
-            std::fprintf(stderr, "\r%-14s %-2s samples %-6zu noise %5.2f%%  %5.1f s ", p.stage.c_str(),
-                         p.variant.c_str(), p.samples, p.noise * 100, p.elapsedS);
-            std::fflush(stderr);
-        }
-    });
-    if (tty) std::fprintf(stderr, "\r%60s\r", "");
+    RunOutcome o = runner.run(std::move(req), terminalProgress());
+    clearTerminalProgress();
     MeasurementRecord rec;
     rec.atol = a.atol;
     rec.rtol = a.rtol;
@@ -162,12 +155,8 @@ capture::ReplayInput loadInput(const ReplayArgs& r) {
 std::unique_ptr<ProcessRunner> replayRunner(const LaunchArgs& a) {
     std::unique_ptr<ProcessRunner> base = makeRunner(a);
     RunnerConfig c = base->config();
-    if (c.command.empty()) {
-        std::string error;
-        c.command = defaultRunnerCommand(&error);
-        if (c.command.empty()) throw CliFailure{2, "cannot start the runner: " + error};
-    }
-    c.command.push_back("--fixed-addresses");
+    std::string error;
+    if (!capture::replayRunnerConfig(c, error)) throw CliFailure{2, "cannot start the runner: " + error};
     return std::make_unique<ProcessRunner>(c);
 }
 

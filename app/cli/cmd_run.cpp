@@ -242,17 +242,8 @@ MeasureSettings settingsOf(const LaunchArgs& a) {
 
 // Measures the sides, printing progress to stderr when it is a terminal. Throws Failure.
 MeasurementRecord execute(ProcessRunner& runner, const std::vector<PreparedSide>& sides, const LaunchArgs& a) {
-    const bool tty = isatty(2);
-    MeasurementRecord rec = measure(runner, sides, settingsOf(a), [&](const RunProgress& p) {
-        if (tty) {
-            std::fprintf(stderr, "\r%-14s %-2s samples %-6zu noise %5.2f%%  %5.1f s ", p.stage.c_str(),
-                         p.variant.c_str(), p.samples, p.noise * 100, p.elapsedS);
-            std::fflush(stderr);
-        }
-    });
-    if (tty) {
-        std::fprintf(stderr, "\r%60s\r", "");
-    }
+    MeasurementRecord rec = measure(runner, sides, settingsOf(a), terminalProgress());
+    clearTerminalProgress();
     if (rec.error) {
         const LaunchBuildError f = measurementFailure(*rec.error);
         throw Failure{f.code, f.what()};
@@ -670,6 +661,19 @@ void addLaunchFlags(CLI::App& cmd, LaunchArgs& a, bool compare) {
 CompareRun runCompareDocument(const CompareArgs& args) { return compareDocument(args); }
 
 MeasureSettings measureSettingsOf(const LaunchArgs& a) { return settingsOf(a); }
+
+RunProgressFn terminalProgress() {
+    if (!isatty(2)) return {};
+    return [](const RunProgress& p) {
+        std::fprintf(stderr, "\r%-14s %-2s samples %-6zu noise %5.2f%%  %5.1f s ", p.stage.c_str(), p.variant.c_str(),
+                     p.samples, p.noise * 100, p.elapsedS);
+        std::fflush(stderr);
+    };
+}
+
+void clearTerminalProgress() {
+    if (isatty(2)) std::fprintf(stderr, "\r%60s\r", "");
+}
 
 MeasurementRecord measureSides(ProcessRunner& runner, const std::vector<PreparedSide>& sides, const LaunchArgs& a) {
     return execute(runner, sides, a);

@@ -78,6 +78,11 @@ MeasurementRecord measureSides(ProcessRunner& runner, const std::vector<Prepared
 // The measurement settings of the flags (--mode, stop rule, --graph, ...). Throws CliFailure.
 MeasureSettings measureSettingsOf(const LaunchArgs& a);
 
+// The progress line `run` and `compare` keep rewriting on stderr while they measure, when stderr
+// is a terminal ({} otherwise); clearTerminalProgress() erases it afterwards.
+RunProgressFn terminalProgress();
+void clearTerminalProgress();
+
 // `experiment --vary SPEC`: one build and one variant per value, measured interleaved in one run;
 // writes OUT.series.json, OUT.md and OUT.svg. Returns the exit code (0, 1 build/kernel error, 2 usage).
 int runSeries(const CompareArgs& args, const std::string& vary, const std::string& out, const std::string& title,
