@@ -1,4 +1,4 @@
-// Test subjects of the advisor (issue 34): four small kernels, each held back by one limiter the
+// Test subjects of the advisor (issue 34): six small kernels, each held back by one limiter the
 // advisor's rules name, each with the define that relieves it declared as a tunable in
 // advisor_cases.json (the default is what the kernel uses without -D). The calibration
 // (bench/advise_calibration.sh) measures whether the predicted effect of each relief shows.
@@ -10,8 +10,13 @@
 //                  per warp unless the loop is unrolled (UNROLL, role unroll).
 //   transpose_pad  32 × 32 shared-memory transpose: reading a column of the tile hits one bank 32
 //                  times unless each row is padded (PAD, role pad).
-// Each kernel's result does not depend on its define (same additions in the same order), so the
-// outputs of A and B agree exactly.
+//   narrow_blocks  blocks of 32 threads over 2^24 elements: the SM's 32 block slots hold 32 warps,
+//                  half of what it can run (the relief is the block size, no define).
+//   half_grid      66 blocks of 256 threads on a GPU of 132 SMs: half the SMs idle (the relief is
+//                  smaller blocks, the same threads; no define).
+// Each kernel's result does not depend on its define or its block size (same additions in the
+// same order, a thread's work a function of its global index), so the outputs of A and B agree
+// exactly.
 
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 1
@@ -107,4 +112,35 @@ __global__ void transpose_pad(int n, const float* __restrict__ in, float* __rest
     for (int j = threadIdx.y; j < 32; j += 8) {
         out[(oy0 + j) * n + ox] = tile[threadIdx.x][j];
     }
+}
+
+// One element per thread, a dependent chain of 32 FMAs on it (enough work per element that the
+// warps' issue, not DRAM, sets the pace at full occupancy).
+__global__ void narrow_blocks(int n, const float* __restrict__ x, float* __restrict__ y)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) {
+        return;
+    }
+    float v = x[i];
+#pragma unroll
+    for (int k = 0; k < 32; ++k) {
+        v = fmaf(v, 0.999f, 0.001f * k);
+    }
+    y[i] = v;
+}
+
+// Four independent FMA chains per thread, seeded by the thread's global index: the result does
+// not depend on how the threads are cut into blocks.
+__global__ void half_grid(int iters, float* __restrict__ out)
+{
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    float a = 1.0f + t * 1e-6f, b = a + 0.25f, c = a + 0.5f, d = a + 0.75f;
+    for (int k = 0; k < iters; ++k) {
+        a = fmaf(a, 0.9999f, 1e-4f);
+        b = fmaf(b, 0.9999f, 1e-4f);
+        c = fmaf(c, 0.9999f, 1e-4f);
+        d = fmaf(d, 0.9999f, 1e-4f);
+    }
+    out[t] = a + b + c + d;
 }
