@@ -4,12 +4,15 @@
 #include "core/build/lifetime.h"
 #include "core/untrusted.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <poll.h>
 #include <regex>
 #include <spawn.h>
 #include <sys/personality.h>
@@ -97,7 +100,89 @@ bool prepareSnapshotFolder(const fs::path& dir, std::string& error) {
     return true;
 }
 
+// The read end of the program's output pipe (CaptureSpec::output): what is there now is passed on,
+// at most `budget` bytes. False once the pipe is closed (every writer gone) or broken.
+bool drainOutput(int fd, const std::function<void(std::string_view)>& sink, size_t budget) {
+    char buffer[65536];
+    while (budget > 0) {
+        const ssize_t n = ::read(fd, buffer, std::min(sizeof buffer, budget));
+        if (n > 0) {
+            budget -= size_t(n);
+            try {
+                sink(std::string_view(buffer, size_t(n)));
+            } catch (...) {
+                // The caller's display failing must not leave the program unreaped.
+            }
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+    }
+    return true;
+}
+
 } // namespace
+
+OutputTail::OutputTail(size_t maxLines, size_t maxBytes)
+    : m_maxLines(std::max<size_t>(1, maxLines)), m_maxBytes(std::max<size_t>(256, maxBytes)) {}
+
+void OutputTail::append(std::string_view bytes) {
+    m_received += bytes.size();
+    for (const char c : bytes) {
+        if (m_pendingCr) {
+            m_pendingCr = false;
+            if (c == '\n') {
+                finishLine();
+                continue;
+            }
+            m_partial.clear(); // a lone '\r': the line starts over
+        }
+        if (c == '\r') {
+            m_pendingCr = true;
+        } else if (c == '\n') {
+            finishLine();
+        } else {
+            m_partial.push_back(c);
+            if (m_partial.size() >= m_maxBytes) finishLine(); // a line that never ends is cut
+        }
+    }
+}
+
+void OutputTail::finishLine() {
+    std::string line = escapeControl(m_partial);
+    m_partial.clear();
+    if (line.size() > m_maxBytes) line = boundedText(line, m_maxBytes - 64);
+    m_bytes += line.size();
+    m_lines.push_back(std::move(line));
+    while (!m_lines.empty() && (m_lines.size() > m_maxLines || m_bytes > m_maxBytes)) {
+        m_bytes -= m_lines.front().size();
+        m_lines.pop_front();
+        ++m_dropped;
+    }
+}
+
+size_t OutputTail::hiddenByPartial() const {
+    // The unfinished line counts as one of the lines shown.
+    return !m_partial.empty() && m_lines.size() >= m_maxLines ? m_lines.size() - (m_maxLines - 1) : 0;
+}
+
+std::string OutputTail::text() const {
+    std::string out;
+    out.reserve(m_bytes + m_lines.size() + m_partial.size() + 1);
+    bool first = true;
+    for (size_t i = hiddenByPartial(); i < m_lines.size(); ++i) {
+        if (!first) out += '\n';
+        first = false;
+        out += m_lines[i];
+    }
+    if (!m_partial.empty()) {
+        if (!m_lines.empty()) out += '\n';
+        std::string partial = escapeControl(m_partial);
+        if (partial.size() > m_maxBytes) partial = boundedText(partial, m_maxBytes - 64);
+        out += partial;
+    }
+    return out;
+}
 
 std::string snapshotFolderName(const std::string& outputPath) {
     return fs::path(outputPath).stem().string() + ".launches";
@@ -189,9 +274,30 @@ CaptureOutcome runCapture(const CaptureSpec& spec) {
     for (const auto& s : spec.argv) argv.push_back(const_cast<char*>(s.c_str()));
     argv.push_back(nullptr);
 
+    // The program's output for the caller (CaptureSpec::output): one pipe for stdout and stderr.
+    struct Pipe {
+        int fd[2] = {-1, -1};
+        void close(int i) {
+            if (fd[i] >= 0) ::close(fd[i]);
+            fd[i] = -1;
+        }
+        ~Pipe() {
+            close(0);
+            close(1);
+        }
+    } out;
+    if (spec.output && ::pipe2(out.fd, O_CLOEXEC) != 0) {
+        o.error = std::string("cannot make a pipe for the program's output: ") + std::strerror(errno);
+        return o;
+    }
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     if (!spec.workingDir.empty()) posix_spawn_file_actions_addchdir_np(&actions, spec.workingDir.c_str());
+    if (spec.output) {
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_adddup2(&actions, out.fd[1], 1);
+        posix_spawn_file_actions_adddup2(&actions, out.fd[1], 2);
+    }
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
     sigset_t none, all;
@@ -222,6 +328,8 @@ CaptureOutcome runCapture(const CaptureSpec& spec) {
         return o;
     }
     watchGroup(pid);
+    out.close(1); // the program holds the write end now: the pipe ends when it (and its children) do
+    bool reading = out.fd[0] >= 0 && ::fcntl(out.fd[0], F_SETFL, ::fcntl(out.fd[0], F_GETFL) | O_NONBLOCK) == 0;
     int status = 0;
     bool killed = false;
     for (;;) {
@@ -237,11 +345,20 @@ CaptureOutcome runCapture(const CaptureSpec& spec) {
             o.run.cancelled = cancel;
             o.run.timedOut = !cancel;
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        if (reading) {
+            pollfd p{out.fd[0], POLLIN, 0};
+            if (::poll(&p, 1, 20) > 0) reading = drainOutput(out.fd[0], spec.output, size_t(4) << 20);
+        } else {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
     }
     // What the program left running in its group (workers it did not wait for) ends with it.
     ::kill(-pid, SIGKILL);
     unwatchGroup(pid);
+    // Its last words: what is in the pipe now (a process outside its group that still holds the
+    // pipe is not waited for).
+    if (reading) drainOutput(out.fd[0], spec.output, size_t(16) << 20);
+    out.close(0);
     o.run.wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     if (WIFEXITED(status)) {
         o.run.exitCode = WEXITSTATUS(status);

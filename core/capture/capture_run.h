@@ -3,7 +3,8 @@
 // what its processes reported into a lowerscope.capture/1 document (capture_document.h). The
 // program runs unmodified, as the user would start it, in its own process group: cancelling (the
 // flag, an interrupt of the CLI, the timeout) kills the whole group. Its stdout and stderr are the
-// caller's. No shell: argv is passed as given.
+// caller's, unless CaptureSpec::output takes them (a window shows them: OutputTail keeps a bounded,
+// escaped tail). No shell: argv is passed as given.
 //
 // Environment given to the program, on top of the caller's:
 //   CUDA_INJECTION64_PATH          the injection library (the driver loads it at cuInit)
@@ -22,8 +23,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace lowerscope::capture {
@@ -41,6 +46,38 @@ struct CaptureSpec {
     // (`lowerscope-cli run --from-capture OUT --launch ID`); at most memoryLimit bytes a launch.
     bool saveLaunches = false;
     uint64_t memoryLimit = uint64_t(1) << 30;
+    // When set, the program's stdout and stderr go into one pipe (in the order the program wrote
+    // them) whose bytes are passed here as they arrive, on the thread that runs runCapture, instead
+    // of to the caller's stdout and stderr; its stdin is then /dev/null. Untrusted bytes: see
+    // OutputTail. Unset (the CLI): the program writes to the caller's terminal as it would alone.
+    std::function<void(std::string_view)> output;
+};
+
+// The end of an untrusted program's output, for a window to show: at most `maxLines` lines and
+// about `maxBytes` bytes of text, the oldest lines dropped first; control bytes and invalid UTF-8
+// written as \xNN (tab kept), "\r\n" ends a line and a lone '\r' starts its line over (as a
+// terminal shows a progress line). A line longer than `maxBytes` is cut. Not thread-safe.
+class OutputTail {
+public:
+    explicit OutputTail(size_t maxLines = 200, size_t maxBytes = 64 * 1024);
+    void append(std::string_view bytes);
+    // The last lines (at most maxLines, the unfinished one included), '\n' between them.
+    std::string text() const;
+    uint64_t droppedLines() const { return m_dropped + hiddenByPartial(); } // lines no longer shown
+    uint64_t receivedBytes() const { return m_received; } // everything appended so far
+
+private:
+    void finishLine();
+    size_t hiddenByPartial() const;
+
+    size_t m_maxLines;
+    size_t m_maxBytes;
+    std::deque<std::string> m_lines; // escaped, complete
+    size_t m_bytes = 0;              // of m_lines
+    std::string m_partial;           // raw bytes of the unfinished line (at most m_maxBytes)
+    bool m_pendingCr = false;        // a '\r' came last: a line end if '\n' follows, else a restart
+    uint64_t m_dropped = 0;
+    uint64_t m_received = 0;
 };
 
 // "run.launches" for "out/run.json": the snapshot folder's name, next to the document.
