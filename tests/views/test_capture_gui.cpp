@@ -1,13 +1,19 @@
 // Kernels inside real programs in the GUI (issue 29): File → Profile a program… builds the
-// CaptureSpec its fields describe, runs the capture and Cancel kills the program's process group;
-// a capture document opens as its kernel table sorted by total time, and a kernel opens from its
-// saved cubin in the code panes (SASS only, said so, when the cubin has no line info).
+// CaptureSpec its fields describe (metrics save the selected launches and appear as --metrics in
+// the CLI line), runs the capture showing the program's output (bounded, escaped) and Cancel kills
+// the program's process group; metrics without a saved launch are said. A capture document opens
+// as its kernel table sorted by total time, and a kernel opens from its saved cubin in the code
+// panes (SASS only, said so, when the cubin has no line info), with its launch's profile when one
+// was taken on its replay.
 
 #include "window_fixture.h"
 
 #include "core/build/cache.h"
 #include "core/capture/capture_document.h"
 #include "core/capture/capture_events.h"
+#include "core/capture/capture_metrics.h"
+#include "core/capture/launch_snapshot.h"
+#include "core/run/buffer_data.h"
 #include "views/capture/capture_form.h"
 #include "views/capture/capture_model.h"
 #include "views/capture/capture_room.h"
@@ -86,7 +92,9 @@ class CaptureGuiTest : public QObject {
     // A capture document in `dir`: softmax_kernel (largest total), helper (no module saved) and
     // add_kernel (smallest total), launched out of order; the two Triton cubins of the test data
     // saved as its modules. `extraCubin` (with kernel `extraKernel`) is added as a third module.
-    QString writeCapture(const QString& dir, const QString& extraCubin = {}, const std::string& extraKernel = {}) {
+    // `savedLaunch`: add_kernel's selected launch (corr 5) was saved for replay (a snapshot entry).
+    QString writeCapture(const QString& dir, const QString& extraCubin = {}, const std::string& extraKernel = {},
+                         bool savedLaunch = false) {
         QDir().mkpath(dir);
         const QString triton = QStringLiteral(LOWERSCOPE_SOURCE_DIR "/tests/data/triton/cache/");
         CaptureLog log;
@@ -108,13 +116,24 @@ class CaptureGuiTest : public QObject {
         log.addLine(kernelEventLine(launch(corr++, "add_kernel", t += 100000, 11000, 64, 128)));
         log.addLine(kernelEventLine(launch(corr++, "_Z6helperv", t += 100000, 15000, 8, 256)));
         if (!extraKernel.empty()) log.addLine(kernelEventLine(launch(corr++, extraKernel, t += 100000, 1000, 1, 32)));
+        if (savedLaunch) {
+            LaunchSnapshot snap;
+            snap.pid = 100;
+            snap.correlationId = 5; // add_kernel's second launch: the one the filter selects
+            snap.name = "add_kernel";
+            snap.grid = {64, 1, 1};
+            snap.block = {128, 1, 1};
+            snap.regions.push_back({0x5b0000000000, 256, snapshotFileName(100, 5, "before", 0x5b0000000000), "", false});
+            log.addLine(snapshotEventLine(snap));
+        }
         log.addLine(endEventLine(100, 0));
         const auto modules = describeModules(log, dir.toStdString());
         CaptureRunInfo run;
         run.program = "./train";
         run.args = {"--steps", "2"};
-        const auto doc = captureDocument(log, run, {"add", 1, 1}, modules);
         const QString path = QDir(dir).filePath(QStringLiteral("train.capture.json"));
+        const auto doc = captureDocument(log, run, {"add", 1, 1}, modules,
+                                         savedLaunch ? snapshotFolderName(path.toStdString()) : std::string());
         std::ofstream(path.toStdString()) << doc.dump(1);
         return path;
     }
@@ -251,13 +270,50 @@ private slots:
         QVERIFY2(cmd.contains(QStringLiteral("-- ./bench --n 'a b'")), qPrintable(cmd));
         QVERIFY2(cmd.contains(QStringLiteral("env A=1")), qPrintable(cmd));
         QVERIFY(d.defaultOutput().endsWith(QStringLiteral("/captures/bench.capture.json")));
-        // The metrics follow what CaptureSpec can carry: disabled, saying why, until it can.
+        QVERIFY2(!cmd.contains(QStringLiteral("--metrics")), qPrintable(cmd));
+        // The metrics can be asked for: each box is enabled, and ticking them puts --metrics on the
+        // CLI line (in the CLI's order) and makes the capture save the selected launches.
+        QVERIFY(captureSpecHasMetrics());
         for (int i = 0; i < 3; ++i) {
             QCheckBox* box = d.metricsBox(i);
             QVERIFY(box);
-            QCOMPARE(box->isEnabled(), captureSpecHasMetrics());
-            if (!captureSpecHasMetrics()) QCOMPARE(box->toolTip(), QStringLiteral("needs a GPU capture with replay"));
+            QVERIFY(box->isEnabled());
         }
+        f.injectionLibrary = testutil::writeFile(m_tmp, QStringLiteral("libfake_inject.so"), "fake");
+        d.setFields(f);
+        CaptureSpec spec;
+        QString why;
+        QVERIFY2(captureSpecFromFields(d.fields(), spec, why), qPrintable(why));
+        QVERIFY(!spec.saveLaunches);
+        d.metricsBox(2)->click(); // samples
+        d.metricsBox(0)->click(); // kernel
+        QVERIFY(d.fields().metricsKernel && d.fields().metricsSamples && !d.fields().metricsInstructions);
+        const QString withMetrics = d.equivalentCommand();
+        QVERIFY2(withMetrics.contains(QStringLiteral("lowerscope-cli capture --kernel gemm --launch-count 1 --metrics "
+                                                     "kernel,samples -o ")),
+                 qPrintable(withMetrics));
+        QVERIFY2(d.findChild<QLabel*>(QStringLiteral("captureCommand"))->text().contains(QStringLiteral("--metrics kernel,samples")),
+                 qPrintable(d.findChild<QLabel*>(QStringLiteral("captureCommand"))->text()));
+        QVERIFY2(captureSpecFromFields(d.fields(), spec, why), qPrintable(why));
+        QVERIFY(spec.saveLaunches);
+        QCOMPARE(captureMetrics(d.fields()), (std::vector<ProfileCollection>{ProfileCollection::Kernel, ProfileCollection::Samples}));
+        // Without a launch count the first matching launch is the one saved, as the CLI does with
+        // --metrics; the line says so.
+        f.launchCount.clear();
+        f.metricsKernel = f.metricsInstructions = f.metricsSamples = true;
+        d.setFields(f);
+        QVERIFY2(captureSpecFromFields(d.fields(), spec, why), qPrintable(why));
+        QVERIFY(spec.saveLaunches);
+        QVERIFY(spec.filter.count.has_value());
+        QCOMPARE(*spec.filter.count, uint64_t(1));
+        QVERIFY2(d.equivalentCommand().contains(QStringLiteral("--launch-count 1 --metrics kernel,instructions,samples")),
+                 qPrintable(d.equivalentCommand()));
+        // Unticked again: nothing saved, no --metrics.
+        for (int i = 0; i < 3; ++i) d.metricsBox(i)->setChecked(false);
+        QVERIFY2(captureSpecFromFields(d.fields(), spec, why), qPrintable(why));
+        QVERIFY(!spec.saveLaunches);
+        QVERIFY(!spec.filter.count.has_value());
+        QVERIFY(!d.equivalentCommand().contains(QStringLiteral("--metrics")));
         // An invalid field is said in the dialog and nothing starts.
         f.kernelRegex = QStringLiteral("(");
         d.setFields(f);
@@ -328,6 +384,82 @@ private slots:
         QVERIFY(finished.wait(10000));
         QCOMPARE(finished.first().at(0).toBool(), false);
         QVERIFY2(d.errorLabel()->text().contains(QStringLiteral("cannot start")), qPrintable(d.errorLabel()->text()));
+    }
+
+    // The program's stdout and stderr in the dialog while it runs: the newest lines, at most 200
+    // of them, control characters shown escaped (an escape sequence is not obeyed), kept after it
+    // ends.
+    void theProgramsOutputIsShownBoundedAndEscaped() {
+        QTemporaryDir dir;
+        const QString go = dir.filePath(QStringLiteral("go"));
+        const QString script = testutil::writeFile(
+            dir, QStringLiteral("talk.sh"),
+            QStringLiteral("#!/bin/sh\ni=1\nwhile [ $i -le 500 ]; do echo \"line $i\"; i=$((i+1)); done\n"
+                           "printf 'to stderr \\033[31mred\\033[0m\\n' >&2\n"
+                           "while [ ! -e '%1' ]; do sleep 0.05; done\necho finished\n")
+                .arg(go)
+                .toUtf8());
+        QVERIFY(QFile::setPermissions(script, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+        ProfileProgramDialog d(std::make_shared<JobTracker>(), false);
+        CaptureFormFields f;
+        f.program = script;
+        f.workingDir = dir.path();
+        f.output = QStringLiteral("talk.capture.json");
+        f.injectionLibrary = testutil::writeFile(dir, QStringLiteral("libfake_inject.so"), "fake");
+        d.setFields(f);
+        QPlainTextEdit* out = d.programOutput();
+        QVERIFY(out);
+        QVERIFY(out->isReadOnly());
+        QSignalSpy finished(&d, &ProfileProgramDialog::finished);
+        QVERIFY(d.start());
+        // While the program still runs (it waits for `go`), its output is in the dialog.
+        QTRY_VERIFY_WITH_TIMEOUT(out->toPlainText().contains(QStringLiteral("to stderr")), 10000);
+        QVERIFY(d.isRunning());
+        const QString text = out->toPlainText();
+        QVERIFY2(text.contains(QStringLiteral("line 500\n")), qPrintable(text.right(200)));
+        QVERIFY2(text.contains(QStringLiteral("to stderr \\x1b[31mred\\x1b[0m")), qPrintable(text.right(200)));
+        QVERIFY2(!text.contains(QChar(0x1b)), "a control character reached the widget");
+        // Bounded: the newest lines, the dropped ones counted.
+        QVERIFY2(!text.contains(QStringLiteral("line 300\n")), qPrintable(text.left(200)));
+        QVERIFY2(text.startsWith(QStringLiteral("[301 earlier lines not kept]")), qPrintable(text.left(200)));
+        QVERIFY2(out->blockCount() <= 201, qPrintable(QString::number(out->blockCount())));
+        QFile(go).open(QIODevice::WriteOnly);
+        QVERIFY(finished.count() == 1 || finished.wait(15000));
+        QVERIFY2(out->toPlainText().endsWith(QStringLiteral("finished")), qPrintable(out->toPlainText().right(100)));
+        // A new run starts with an empty area.
+        QFile::remove(go);
+        f.program = QStringLiteral("/bin/true");
+        d.setFields(f);
+        QVERIFY(d.start());
+        QVERIFY(out->toPlainText().isEmpty());
+        QVERIFY(finished.wait(15000));
+    }
+
+    // Metrics ticked for a program that saved no launch (no CUDA here): the capture is written
+    // and the dialog says that nothing could be profiled, instead of failing silently.
+    void metricsWithoutASavedLaunchAreSaid() {
+        QTemporaryDir dir;
+        const QString script = testutil::writeFile(dir, QStringLiteral("nocuda.sh"), "#!/bin/sh\necho no kernels here\n");
+        QVERIFY(QFile::setPermissions(script, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+        ProfileProgramDialog d(std::make_shared<JobTracker>(), false);
+        CaptureFormFields f;
+        f.program = script;
+        f.workingDir = dir.path();
+        f.output = QStringLiteral("n.capture.json");
+        f.metricsInstructions = true;
+        f.injectionLibrary = testutil::writeFile(dir, QStringLiteral("libfake_inject.so"), "fake");
+        d.setFields(f);
+        QSignalSpy finished(&d, &ProfileProgramDialog::finished);
+        QVERIFY(d.start());
+        QVERIFY(!d.metricsBox(1)->isEnabled()); // not changed while it runs
+        QVERIFY(finished.wait(15000));
+        QCOMPARE(finished.first().at(0).toBool(), true);
+        QVERIFY(d.lastResult().metricsAsked);
+        QVERIFY(d.lastResult().profiles.launches.empty());
+        const QString error = d.errorLabel()->text();
+        QVERIFY2(!d.errorLabel()->isHidden() && error.contains(QStringLiteral("no launch was saved for its replay")), qPrintable(error));
+        QVERIFY2(d.programOutput()->toPlainText().contains(QStringLiteral("no kernels here")), qPrintable(d.programOutput()->toPlainText()));
+        QVERIFY(d.metricsBox(1)->isEnabled());
     }
 
     void eventsCounterCountsCompleteKernelLines() {
@@ -476,6 +608,69 @@ private slots:
         QString error;
         QVERIFY(!w->openCapture(path, QStringLiteral("no_such_kernel"), &error));
         QVERIFY2(error.contains(QStringLiteral("add_kernel")), qPrintable(error));
+    }
+
+    // A launch profiled on its replay (STEM.launches/ID/profile.json): listed in the Capture pane's
+    // notes, and opened with its kernel in the Profile pane and on the SASS rows — the profile is
+    // keyed to the captured cubin's digest, which is the build the pane opens. One keyed to another
+    // cubin is said in the banner, not shown.
+    void aProfiledLaunchOpensWithItsKernel() {
+        if (!toolsFound()) QSKIP("nvdisasm or cuobjdump not found (run scripts/bootstrap)");
+        const QString dir = m_tmp.filePath(QStringLiteral("profiled"));
+        const QString path = writeCapture(dir, {}, {}, true);
+        const QByteArray cubin = readAll(QStringLiteral(LOWERSCOPE_SOURCE_DIR "/tests/data/triton/cache/"
+                                                        "GVJ5JLWJO4FI5T6C3ZJORNRNHWSRSYR6A5QVSPS2G2X3LGKK4TOA/add_kernel.cubin"));
+        QVERIFY(!cubin.isEmpty());
+        const auto writeProfile = [&](const std::string& digest) {
+            const nlohmann::json doc{{"schema", "lowerscope.profile/1"},
+                                     {"kernel", "add_kernel"},
+                                     {"cubin_digest", digest},
+                                     {"file", "add_kernel.cubin"},
+                                     {"build_options", "(captured)"},
+                                     {"instructions", {{{"address", 0}, {"profiled", true},
+                                                        {"counts", {{"smsp__sass_inst_executed", 64}}}}}}};
+            const std::string out = capturedProfilePath(path.toStdString(), "100-5");
+            QDir().mkpath(QFileInfo(QString::fromStdString(out)).absolutePath());
+            std::ofstream(out) << doc.dump(1);
+            return QFileInfo(QString::fromStdString(out)).absoluteFilePath();
+        };
+        const QString profile = writeProfile(digestHex(cubin.constData(), size_t(cubin.size())));
+
+        auto w = testutil::makeTestWindow();
+        CaptureRoom* room = w->captureRoom(); // the window gives it MainWindow::openProfile
+        QSignalSpy shown(room, &CaptureRoom::kernelShown);
+        QVERIFY(w->openCapture(path, QStringLiteral("add_kernel")));
+        QCOMPARE(room->launchProfiles().size(), 1);
+        QCOMPARE(room->launchProfiles().first().launch, QStringLiteral("100-5"));
+        QCOMPARE(room->launchProfiles().first().path, profile);
+        QVERIFY2(room->view()->notes()->toPlainText().contains(
+                     QStringLiteral("Launch 100-5 of add_kernel was profiled on its replay: train.capture.launches/100-5/profile.json")),
+                 qPrintable(room->view()->notes()->toPlainText()));
+        QVERIFY(testutil::waitForBuilds(w->session()));
+        QVERIFY2(shown.count() == 1 || shown.wait(10000), qPrintable(room->view()->bannerText()));
+        const QString banner = room->view()->bannerText();
+        QVERIFY2(banner.contains(QStringLiteral("The profile of its replayed launch 100-5 is shown in the Profile pane")),
+                 qPrintable(banner));
+        QCOMPARE(room->openedProfile(), profile);
+
+        // Keyed to another cubin: the banner says why it is not shown.
+        writeProfile("0123456789abcdef");
+        shown.clear();
+        QVERIFY(w->openCapture(path, QStringLiteral("add_kernel")));
+        QVERIFY(testutil::waitForBuilds(w->session()));
+        QVERIFY2(shown.count() == 1 || shown.wait(10000), qPrintable(room->view()->bannerText()));
+        QVERIFY2(room->view()->bannerText().contains(QStringLiteral("The profile of its launch 100-5 is not shown")),
+                 qPrintable(room->view()->bannerText()));
+        QVERIFY(room->openedProfile().isEmpty());
+
+        // Without an opener the banner names the document.
+        room->setProfileOpener({});
+        shown.clear();
+        QVERIFY(w->openCapture(path, QStringLiteral("add_kernel")));
+        QVERIFY(testutil::waitForBuilds(w->session()));
+        QVERIFY2(shown.count() == 1 || shown.wait(10000), qPrintable(room->view()->bannerText()));
+        QVERIFY2(room->view()->bannerText().contains(QStringLiteral("Its replayed launch 100-5 has a profile: ") + profile),
+                 qPrintable(room->view()->bannerText()));
     }
 };
 

@@ -12,38 +12,6 @@ namespace lowerscope {
 
 namespace {
 
-// Whether CaptureSpec has a `metrics` member yet (issue 29: kernel, instructions, samples for the
-// selected launches). Checked at compile time so the form follows the core without an edit here.
-template <typename Spec>
-constexpr bool kHasMetrics = requires(Spec s) { s.metrics; };
-
-template <typename Spec>
-void setMetrics([[maybe_unused]] Spec& spec, [[maybe_unused]] const CaptureFormFields& f) {
-    if constexpr (kHasMetrics<Spec>) {
-        using M = std::decay_t<decltype(spec.metrics)>;
-        if constexpr (requires(M m) { m.kernel = true; m.instructions = true; m.samples = true; }) {
-            spec.metrics.kernel = f.metricsKernel;
-            spec.metrics.instructions = f.metricsInstructions;
-            spec.metrics.samples = f.metricsSamples;
-        } else if constexpr (requires(M m) { m.push_back(std::string()); }) {
-            if (f.metricsKernel) spec.metrics.push_back("kernel");
-            if (f.metricsInstructions) spec.metrics.push_back("instructions");
-            if (f.metricsSamples) spec.metrics.push_back("samples");
-        } else if constexpr (requires(M m) { m.insert(std::string()); }) {
-            if (f.metricsKernel) spec.metrics.insert("kernel");
-            if (f.metricsInstructions) spec.metrics.insert("instructions");
-            if (f.metricsSamples) spec.metrics.insert("samples");
-        } else {
-            static_assert(requires(M m) { m = std::string(); }, "CaptureSpec::metrics: unknown type");
-            std::string list;
-            for (const auto& [on, name] : {std::pair{f.metricsKernel, "kernel"}, std::pair{f.metricsInstructions, "instructions"},
-                                           std::pair{f.metricsSamples, "samples"}})
-                if (on) list += (list.empty() ? "" : ",") + std::string(name);
-            spec.metrics = list;
-        }
-    }
-}
-
 // A whole number >= 0 from a field; nullopt when it is not one.
 std::optional<uint64_t> wholeNumber(const QString& text) {
     static const QRegularExpression digits(QStringLiteral("^[0-9]{1,18}$"));
@@ -58,7 +26,21 @@ QString countOf(quint64 n, const QString& one, const QString& many) {
     return QStringLiteral("%1 %2").arg(n).arg(n == 1 ? one : many);
 }
 
-bool captureSpecHasMetrics() { return kHasMetrics<capture::CaptureSpec>; }
+bool captureSpecHasMetrics() { return true; }
+
+std::vector<ProfileCollection> captureMetrics(const CaptureFormFields& f) {
+    std::vector<ProfileCollection> out;
+    if (f.metricsKernel) out.push_back(ProfileCollection::Kernel);
+    if (f.metricsInstructions) out.push_back(ProfileCollection::Instructions);
+    if (f.metricsSamples) out.push_back(ProfileCollection::Samples);
+    return out;
+}
+
+QString captureMetricsList(const CaptureFormFields& f) {
+    QStringList names;
+    for (ProfileCollection c : captureMetrics(f)) names << QString::fromStdString(profileCollectionName(c));
+    return names.join(QLatin1Char(','));
+}
 
 bool splitShellWords(const QString& line, QStringList& words, QString& error) {
     words.clear();
@@ -187,7 +169,11 @@ bool captureSpecFromFields(const CaptureFormFields& f, capture::CaptureSpec& spe
         }
         spec.filter.count = *count;
     }
-    setMetrics(spec, f);
+    // Metrics are taken on the selected launches replayed from what the capture saves of them.
+    if (!captureMetrics(f).empty()) {
+        spec.saveLaunches = true;
+        if (!spec.filter.count) spec.filter.count = 1; // as `capture --metrics` without --launch-count
+    }
 
     const QString out = f.output.trimmed();
     if (out.isEmpty()) {

@@ -3,10 +3,14 @@
 // fields into a capture::CaptureSpec (core/capture/capture_run.h): the arguments split as a POSIX
 // shell would split them (quotes and backslashes, no expansion: the program is started without a
 // shell), NAME=VALUE environment lines, the launch filter checked (an invalid regex or a count that
-// is not a number is refused before anything runs). Also the count of kernel launches the
-// injection has reported so far, read from the events folder of a capture that is running.
+// is not a number is refused before anything runs; metrics save the selected launches for their
+// replay, as `capture --metrics` does). Also the count of kernel launches the injection has
+// reported so far, read from the events folder of a capture that is running.
 
 #include "core/capture/capture_run.h"
+#include "core/run/profile_data.h"
+
+#include <vector>
 
 #include <QHash>
 #include <QString>
@@ -38,13 +42,21 @@ bool splitShellWords(const QString& line, QStringList& words, QString& error);
 // "1 launch", "9 launches": a count with its noun (`one` or `many`).
 QString countOf(quint64 n, const QString& one, const QString& many);
 
-// Whether CaptureSpec can carry the metric choices yet (the checkboxes are disabled otherwise).
+// Whether the form can ask for metrics (the checkboxes are enabled): the capture saves the launches
+// and core/capture/capture_metrics.h profiles them on their replays.
 bool captureSpecHasMetrics();
 
-// The spec `fields` describe (cancel and timeout are the caller's). False with `error` one
-// sentence naming the field when a field is not valid: no program, unbalanced quotes, a bad
-// environment line, an invalid regex, a skip or count that is not a whole number, no output path,
-// no injection library.
+// The profile collections the metric boxes ask for, in `capture --metrics`' order (kernel,
+// instructions, samples); empty when none is ticked.
+std::vector<ProfileCollection> captureMetrics(const CaptureFormFields& fields);
+// The same as --metrics takes it: "kernel,samples" ("" when none).
+QString captureMetricsList(const CaptureFormFields& fields);
+
+// The spec `fields` describe (cancel, timeout and output are the caller's). With metrics, the
+// selected launches are saved for their replay (saveLaunches) and, as `capture --metrics` does, an
+// empty launch count selects the first matching launch only. False with `error` one sentence naming
+// the field when a field is not valid: no program, unbalanced quotes, a bad environment line, an
+// invalid regex, a skip or count that is not a whole number, no output path, no injection library.
 bool captureSpecFromFields(const CaptureFormFields& fields, capture::CaptureSpec& spec, QString& error);
 
 // The arguments as one line that splitShellWords reads back to the same words (for remembering a

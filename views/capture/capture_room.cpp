@@ -1,5 +1,9 @@
 #include "views/capture/capture_room.h"
 
+#include "core/bounded_json.h"
+#include "core/build/demangle.h"
+#include "core/capture/capture_metrics.h"
+#include "core/capture/launch_snapshot.h"
 #include "core/untrusted.h"
 #include "views/capture/capture_form.h"
 #include "views/capture/capture_view.h"
@@ -8,10 +12,12 @@
 #include "views/common/workspace.h"
 
 #include <QAction>
+#include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QMainWindow>
 #include <QMenu>
+#include <QPlainTextEdit>
 #include <QTableView>
 
 #include <algorithm>
@@ -84,6 +90,8 @@ bool CaptureRoom::openCapture(const QString& path, const QString& kernel, QStrin
         return false;
     }
     m_view->setDocument(doc);
+    m_openedProfile.clear();
+    findLaunchProfiles();
     if (QDockWidget* d = m_host.pane(QStringLiteral("capture"))) {
         d->show();
         d->raise();
@@ -158,6 +166,58 @@ bool CaptureRoom::openKernel(int kernelIndex, QString* error) {
     return true;
 }
 
+void CaptureRoom::findLaunchProfiles() {
+    m_profiles.clear();
+    const std::string path = m_view->document().path.toStdString();
+    std::string error;
+    const auto doc = readJsonFileBounded(path, error);
+    std::vector<capture::LaunchSnapshot> snapshots;
+    if (!doc || !capture::readSnapshots(*doc, snapshots, error)) return; // the table's reader said enough
+    QStringList lines;
+    for (const capture::LaunchSnapshot& s : snapshots) {
+        const QString profile = QString::fromStdString(capture::capturedProfilePath(path, s.id()));
+        if (!QFileInfo(profile).isFile()) continue;
+        m_profiles.append({QString::fromStdString(s.id()), QString::fromStdString(s.name), QFileInfo(profile).absoluteFilePath()});
+        lines << tr("Launch %1 of %2 was profiled on its replay: %3")
+                     .arg(QString::fromStdString(s.id()),
+                          QString::fromStdString(escapeControl(boundedText(demangle(s.name), 200))),
+                          QString::fromStdString(escapeControl(capture::snapshotFolderName(path) + "/" + s.id() + "/profile.json")));
+    }
+    if (lines.isEmpty()) return;
+    m_view->notes()->appendPlainText(lines.join(QLatin1Char('\n')));
+    m_view->notes()->show();
+}
+
+QString CaptureRoom::showLaunchProfile(const QString& mangled, bool& problem) {
+    problem = false;
+    QStringList launches;
+    const LaunchProfile* first = nullptr;
+    for (const LaunchProfile& p : m_profiles)
+        if (p.kernel == mangled) {
+            launches << p.launch;
+            if (!first) first = &p;
+        }
+    if (!first) return {};
+    const QString others = launches.size() > 1 ? tr(" (%1 of its launches have one; the first is shown)").arg(launches.size()) : QString();
+    const QString doc = QFileInfo(first->path).dir().dirName() + QLatin1Char('/') + QFileInfo(first->path).fileName();
+    if (!m_openProfile)
+        return tr(" Its replayed launch %1 has a profile: %2 (File → Open profile… shows it).").arg(first->launch, first->path);
+    QString error;
+    if (!m_openProfile(first->path, &error)) {
+        problem = true;
+        return tr(" The profile of its launch %1 (%2) cannot be read: %3").arg(first->launch, doc, error);
+    }
+    if (!error.isEmpty()) {
+        problem = true;
+        return tr(" The profile of its launch %1 is not shown: %2").arg(first->launch, error);
+    }
+    m_openedProfile = first->path;
+    // Opening a profile brings its pane forward; the user is working in this one.
+    if (QDockWidget* d = m_host.pane(QStringLiteral("capture")); d && d->isVisible()) d->raise();
+    return tr(" The profile of its replayed launch %1 is shown in the Profile pane and on the SASS rows%2.")
+        .arg(first->launch, others);
+}
+
 void CaptureRoom::onBuildDone() {
     if (m_pendingKernel.isEmpty()) return;
     Workspace* s = m_host.session();
@@ -193,19 +253,24 @@ void CaptureRoom::onBuildDone() {
     const bool sourceShown = lineInfo && !last->shownSource.isEmpty();
     const QString name = QString::fromStdString(escapeControl(k->name.empty() ? k->mangled : k->name));
     const QString cubin = QFileInfo(m_cubin).fileName();
+    bool profileProblem = false;
+    const QString profile = showLaunchProfile(mangled, profileProblem);
     if (sourceShown) {
         m_view->setBanner(tr("%1: its captured cubin %2, source %3 through its line info.")
-                              .arg(name, cubin, QFileInfo(last->shownSource).fileName()),
-                          false);
+                                  .arg(name, cubin, QFileInfo(last->shownSource).fileName()) +
+                              profile,
+                          profileProblem);
     } else if (!lineInfo) {
         m_view->setBanner(tr("SASS only: the captured cubin of %1 has no line info (build the program with "
                              "-lineinfo to see its source lines here).")
-                              .arg(name),
+                                  .arg(name) +
+                              profile,
                           true);
     } else {
         m_view->setBanner(tr("SASS only: the line info of %1 names %2, which is not here (or outside the folders "
                              "Lowerscope shows sources from).")
-                              .arg(name, recorded),
+                                  .arg(name, recorded) +
+                              profile,
                           true);
     }
     emit kernelShown(mangled, sourceShown);

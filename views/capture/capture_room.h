@@ -6,11 +6,16 @@
 // (capture::captureKernelCubin: a HASH.cubin inside the document's folder whose content matches
 // the recorded hash) — through the window's own open function, and the kernel is shown once it is
 // built; the pane's banner says when the panes are SASS only (no line info, or its source is not
-// here).
+// here). Launches profiled on their replay (capture --metrics, or the dialog's metrics) are listed
+// in the pane's notes, and when their kernel is shown its profile (STEM.launches/ID/profile.json)
+// is opened through the profile opener the window gives (MainWindow::openProfile: the Profile
+// pane and the SASS rows; the profile's cubin digest is the captured cubin's, which is the build
+// shown), or the banner names the document.
 
 #include "views/capture/capture_model.h"
 #include "views/common/room_host.h"
 
+#include <QList>
 #include <QObject>
 #include <QPointer>
 #include <QString>
@@ -27,6 +32,21 @@ class CaptureRoom : public QObject, public Room {
 public:
     // `openInput`: the window's File → Open of a path (a cubin here); false when it failed.
     CaptureRoom(RoomHost& host, std::function<bool(const QString&)> openInput);
+    // How a launch's profile document is shown (the window's openProfile: false with *error when
+    // it cannot be read; true with *error set when it is kept but not shown). Without one the
+    // pane's banner names the document instead.
+    using ProfileOpener = std::function<bool(const QString& path, QString* error)>;
+    void setProfileOpener(ProfileOpener open) { m_openProfile = std::move(open); }
+
+    // A launch of the shown capture with a profile document beside its saved memory.
+    struct LaunchProfile {
+        QString launch; // PID-CORR
+        QString kernel; // mangled
+        QString path;   // STEM.launches/ID/profile.json (absolute)
+    };
+    const QList<LaunchProfile>& launchProfiles() const { return m_profiles; }
+    // The profile document last opened for a shown kernel ("" when none).
+    QString openedProfile() const { return m_openedProfile; }
 
     void addActions(RoomHost& host) override;
     void applyTheme() override;
@@ -54,6 +74,10 @@ signals:
 
 private:
     void onBuildDone();
+    // Finds the launch profiles of the shown document and lists them in the pane's notes.
+    void findLaunchProfiles();
+    // For the kernel just shown: opens its launch's profile; the sentence the banner adds.
+    QString showLaunchProfile(const QString& mangled, bool& problem);
 
     RoomHost& m_host;
     std::function<bool(const QString&)> m_openInput;
@@ -62,6 +86,9 @@ private:
     QString m_cubin;         // the cubin of the kernel being opened
     QString m_pendingKernel; // mangled; waiting for its build
     QString m_shownKernel;
+    ProfileOpener m_openProfile;
+    QList<LaunchProfile> m_profiles;
+    QString m_openedProfile;
 };
 
 } // namespace lowerscope

@@ -1,5 +1,7 @@
 #include "views/capture/profile_dialog.h"
 
+#include "core/run/runner_client.h"
+#include "core/untrusted.h"
 #include "views/common/job_tracker.h"
 #include "views/common/theme.h"
 
@@ -9,6 +11,7 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFontDatabase>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -18,10 +21,27 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
+#include <QScrollBar>
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <mutex>
+
 namespace lowerscope {
+
+// What the job (on the tracker's pool) tells the dialog while it runs; the dialog reads it on its
+// tick. The program's output is kept bounded here, so a chatty program costs the window nothing.
+struct ProfileProgramLive {
+    std::mutex mutex;
+    capture::OutputTail output{200, 64 * 1024};
+    bool profiling = false;   // the capture ended; saved launches are being profiled
+    int launchTotal = 0;      // saved launches to profile
+    int launchIndex = 0;      // 1-based index of the one being profiled
+    std::string launch;       // its id
+    std::string stage;        // capture::kCapturedProfilePrepareStage or a collection
+    int launchesFailed = 0;
+};
 
 namespace {
 
@@ -36,6 +56,17 @@ QWidget* withBrowse(QLineEdit* edit, QPushButton*& button, QWidget* parent) {
     button = new QPushButton(QObject::tr("Browse…"), row);
     h->addWidget(button);
     return row;
+}
+
+// The runner that replays the saved launches for their metrics: this machine's (the captured
+// addresses repeat only here), with --fixed-addresses; as `capture --metrics`' default
+// --runner-timeout, 30 s of silence and 30 s to start.
+bool metricsRunnerConfig(RunnerConfig& config, std::string& error) {
+    config = RunnerConfig{};
+    config.deadline = std::chrono::seconds(30);
+    config.startTimeout = config.deadline;
+    config.limitRequestTime = true;
+    return capture::replayRunnerConfig(config, error);
 }
 
 QString elapsedText(qint64 ms) {
@@ -111,8 +142,10 @@ ProfileProgramDialog::ProfileProgramDialog(std::shared_ptr<JobTracker> jobs, boo
         m_metrics[i] = new QCheckBox(names[i], metrics);
         m_metrics[i]->setObjectName(QString::fromLatin1(ids[i]));
         m_metrics[i]->setEnabled(haveMetrics);
-        m_metrics[i]->setToolTip(haveMetrics ? tr("Collected for the launches the filter selects (the program's "
-                                                  "kernels replayed: they take longer)")
+        m_metrics[i]->setToolTip(haveMetrics ? tr("Collected for the launches the filter selects, each replayed on the "
+                                                  "memory the capture saved of it (the first matching launch when "
+                                                  "the count is empty); written as LAUNCHES/ID/profile.json beside "
+                                                  "the document")
                                              : tr("needs a GPU capture with replay"));
         mh->addWidget(m_metrics[i]);
     }
@@ -138,8 +171,20 @@ ProfileProgramDialog::ProfileProgramDialog(std::shared_ptr<JobTracker> jobs, boo
     m_preview->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_preview->setToolTip(tr("The same capture from a terminal"));
 
+    m_programOutput = new QPlainTextEdit(this);
+    m_programOutput->setObjectName(QStringLiteral("captureProgramOutput"));
+    m_programOutput->setReadOnly(true);
+    m_programOutput->setUndoRedoEnabled(false);
+    m_programOutput->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_programOutput->setMaximumBlockCount(400); // the job keeps 200 lines; this only guards the widget
+    m_programOutput->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_programOutput->setPlaceholderText(tr("The program's output (stdout and stderr) appears here while it runs"));
+    m_programOutput->setToolTip(tr("The last 200 lines of what the program printed; control characters shown as \\xNN"));
+    m_programOutput->setFixedHeight(m_programOutput->fontMetrics().lineSpacing() * 8 + 12);
+
     m_error = new QLabel(this);
     m_error->setObjectName(QStringLiteral("captureError"));
+    m_error->setTextFormat(Qt::PlainText); // it quotes the program's and the runner's words
     m_error->setWordWrap(true);
     m_error->setContentsMargins(6, 4, 6, 4);
     m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -149,6 +194,7 @@ ProfileProgramDialog::ProfileProgramDialog(std::shared_ptr<JobTracker> jobs, boo
 
     m_status = new QLabel(tr("Ready."), this);
     m_status->setObjectName(QStringLiteral("captureStatus"));
+    m_status->setTextFormat(Qt::PlainText);
     m_status->setWordWrap(true);
     m_busy = new QProgressBar(this);
     m_busy->setRange(0, 0);
@@ -177,6 +223,7 @@ ProfileProgramDialog::ProfileProgramDialog(std::shared_ptr<JobTracker> jobs, boo
     layout->addWidget(intro);
     layout->addLayout(form);
     layout->addWidget(m_preview);
+    layout->addWidget(m_programOutput);
     layout->addWidget(m_error);
     layout->addLayout(progress);
     layout->addWidget(buttons);
@@ -227,9 +274,10 @@ CaptureFormFields ProfileProgramDialog::fields() const {
     f.kernelRegex = m_kernel->text();
     f.launchSkip = m_skip->text();
     f.launchCount = m_count->text();
-    f.metricsKernel = m_metrics[0]->isEnabled() && m_metrics[0]->isChecked();
-    f.metricsInstructions = m_metrics[1]->isEnabled() && m_metrics[1]->isChecked();
-    f.metricsSamples = m_metrics[2]->isEnabled() && m_metrics[2]->isChecked();
+    // (The boxes are disabled while a capture runs; what they say still holds.)
+    f.metricsKernel = captureSpecHasMetrics() && m_metrics[0]->isChecked();
+    f.metricsInstructions = captureSpecHasMetrics() && m_metrics[1]->isChecked();
+    f.metricsSamples = captureSpecHasMetrics() && m_metrics[2]->isChecked();
     f.output = m_output->text();
     f.injectionLibrary = m_injectionLibrary;
     return f;
@@ -269,11 +317,8 @@ QString ProfileProgramDialog::equivalentCommand() const {
     if (!spec.filter.kernelRegex.empty()) words << QStringLiteral("--kernel") << QString::fromStdString(spec.filter.kernelRegex);
     if (spec.filter.skip) words << QStringLiteral("--launch-skip") << QString::number(spec.filter.skip);
     if (spec.filter.count) words << QStringLiteral("--launch-count") << QString::number(*spec.filter.count);
-    QStringList metrics;
-    if (f.metricsKernel) metrics << QStringLiteral("kernel");
-    if (f.metricsInstructions) metrics << QStringLiteral("instructions");
-    if (f.metricsSamples) metrics << QStringLiteral("samples");
-    if (!metrics.isEmpty()) words << QStringLiteral("--metrics") << metrics.join(QLatin1Char(','));
+    // --metrics implies --save-launches (and the count of one above when none was given).
+    if (const QString metrics = captureMetricsList(f); !metrics.isEmpty()) words << QStringLiteral("--metrics") << metrics;
     words << QStringLiteral("-o") << QString::fromStdString(spec.outputPath) << QStringLiteral("--");
     QStringList argv;
     for (const auto& a : spec.argv) argv << QString::fromStdString(a);
@@ -316,21 +361,60 @@ bool ProfileProgramDialog::start(QString* error) {
     m_runningOutput = QString::fromStdString(spec.outputPath);
     m_counter.emplace(m_runningOutput, QDateTime::currentMSecsSinceEpoch());
     m_elapsed.start();
+    m_programOutput->clear();
+    m_outputShown = 0;
+    auto live = std::make_shared<ProfileProgramLive>();
+    m_live = live;
+    const std::vector<ProfileCollection> collections = captureMetrics(fields());
     const QString title = tr("Capture of %1").arg(QFileInfo(m_program->text().trimmed()).fileName());
-    m_job = m_jobs->start<capture::CaptureOutcome>(
+    m_job = m_jobs->start<ProfileProgramResult>(
         this, QStringLiteral("capture"), title,
-        [spec](quint64, std::atomic<bool>* cancel) {
+        [spec, collections, live](quint64, std::atomic<bool>* cancel) {
+            ProfileProgramResult r;
             capture::CaptureSpec s = spec;
             s.cancel = cancel; // set: the whole process group is killed
+            s.output = [live](std::string_view bytes) {
+                const std::lock_guard<std::mutex> lock(live->mutex);
+                live->output.append(bytes);
+            };
             try {
-                return capture::runCapture(s);
+                r.capture = capture::runCapture(s);
+                if (collections.empty() || !r.capture.ok || r.capture.run.cancelled || cancel->load()) return r;
+                r.metricsAsked = true;
+                int saved = 0;
+                for (const auto& snap : r.capture.snapshots) saved += snap.error.empty() ? 1 : 0;
+                if (saved == 0) return r; // said by onFinished
+                RunnerConfig config;
+                if (!metricsRunnerConfig(config, r.runnerError)) return r;
+                {
+                    const std::lock_guard<std::mutex> lock(live->mutex);
+                    live->profiling = true;
+                    live->launchTotal = int(r.capture.snapshots.size());
+                }
+                ProcessRunner runner(config);
+                ProfileCollectOptions options;
+                options.collections = collections;
+                r.profiles = capture::profileCapturedLaunches(
+                    s.outputPath, options, runner,
+                    [live](const std::string& launch, const std::string& stage) {
+                        const std::lock_guard<std::mutex> lock(live->mutex);
+                        if (stage == capture::kCapturedProfilePrepareStage) ++live->launchIndex;
+                        live->launch = launch;
+                        live->stage = stage;
+                    },
+                    cancel,
+                    [live](const capture::CapturedProfile& p) {
+                        const std::lock_guard<std::mutex> lock(live->mutex);
+                        if (p.exitCode != 0 || p.document.empty()) ++live->launchesFailed;
+                    });
+                runner.stop();
             } catch (const std::exception& e) {
-                capture::CaptureOutcome o;
-                o.error = e.what();
-                return o;
+                if (!r.capture.ok) r.capture.error = e.what();
+                else r.runnerError = e.what();
             }
+            return r;
         },
-        [this](quint64 id, capture::CaptureOutcome outcome, bool) { onFinished(id, outcome); });
+        [this](quint64 id, ProfileProgramResult result, bool) { onFinished(id, result); });
     setRunning(true);
     tick();
     return true;
@@ -340,7 +424,7 @@ void ProfileProgramDialog::cancel() {
     if (!isRunning()) return;
     m_jobs->cancel(m_job);
     m_cancel->setEnabled(false);
-    m_status->setText(tr("Cancelling: killing the program's process group…"));
+    tick();
 }
 
 void ProfileProgramDialog::reject() {
@@ -356,26 +440,74 @@ void ProfileProgramDialog::setRunning(bool on) {
     for (QWidget* w : std::initializer_list<QWidget*>{m_program, m_arguments, m_workingDir, m_environment, m_kernel,
                                                       m_skip, m_count, m_output})
         w->setEnabled(!on);
+    for (QCheckBox* b : m_metrics) b->setEnabled(!on && captureSpecHasMetrics());
     if (on) m_tick->start();
     else m_tick->stop();
 }
 
+void ProfileProgramDialog::showOutput() {
+    if (!m_live) return;
+    QString text;
+    {
+        const std::lock_guard<std::mutex> lock(m_live->mutex);
+        // Unchanged since the last look: nothing to redraw.
+        if (m_outputShown == m_live->output.receivedBytes()) return;
+        m_outputShown = m_live->output.receivedBytes();
+        text = QString::fromUtf8(m_live->output.text());
+        if (m_live->output.droppedLines() > 0)
+            text = tr("[%1 earlier lines not kept]").arg(m_live->output.droppedLines()) + QLatin1Char('\n') + text;
+    }
+    QScrollBar* bar = m_programOutput->verticalScrollBar();
+    const bool atEnd = bar->value() >= bar->maximum() - 2;
+    const int keep = bar->value();
+    m_programOutput->setPlainText(text);
+    bar->setValue(atEnd ? bar->maximum() : keep); // follows the end unless the user scrolled up
+}
+
 void ProfileProgramDialog::tick() {
     if (!isRunning()) return;
+    showOutput();
+    const QString elapsed = elapsedText(m_elapsed.elapsed());
+    bool profiling = false;
+    int index = 0, total = 0;
+    std::string launch, stage;
+    if (m_live) {
+        const std::lock_guard<std::mutex> lock(m_live->mutex);
+        profiling = m_live->profiling;
+        index = m_live->launchIndex;
+        total = m_live->launchTotal;
+        launch = m_live->launch;
+        stage = m_live->stage;
+    }
+    if (profiling) {
+        const QString what = stage.empty() || stage == capture::kCapturedProfilePrepareStage
+                                 ? tr("reading its saved memory and disassembling its cubin")
+                                 : tr("collecting %1").arg(QString::fromStdString(escapeControl(stage)));
+        m_status->setText(!m_cancel->isEnabled()
+                              ? tr("Cancelling the metrics: stopping the runner… %1").arg(elapsed)
+                              : tr("Metrics: launch %1 of %2 (%3), replayed: %4 — %5")
+                                    .arg(std::max(index, 1))
+                                    .arg(total)
+                                    .arg(QString::fromStdString(escapeControl(launch)), what, elapsed));
+        return;
+    }
     const quint64 launches = m_counter ? m_counter->poll() : 0;
     const int processes = m_counter ? m_counter->processes() : 0;
-    QString text = tr("Running %1 — %2").arg(QFileInfo(m_program->text().trimmed()).fileName(), elapsedText(m_elapsed.elapsed()));
+    QString text = tr("Running %1 — %2").arg(QFileInfo(m_program->text().trimmed()).fileName(), elapsed);
     if (processes == 0) text += tr(" · no process has initialised CUDA yet");
     else text += tr(" · %1 reported by %2").arg(countOf(launches, tr("kernel launch"), tr("kernel launches")),
                                                  countOf(quint64(processes), tr("process"), tr("processes")));
-    if (!m_cancel->isEnabled()) text = tr("Cancelling: killing the program's process group… %1").arg(elapsedText(m_elapsed.elapsed()));
+    if (!m_cancel->isEnabled()) text = tr("Cancelling: killing the program's process group… %1").arg(elapsed);
     m_status->setText(text);
 }
 
-void ProfileProgramDialog::onFinished(quint64 id, const capture::CaptureOutcome& o) {
+void ProfileProgramDialog::onFinished(quint64 id, const ProfileProgramResult& result) {
     if (id != m_job) return;
     m_job = 0;
     setRunning(false);
+    showOutput();
+    m_last = result;
+    const capture::CaptureOutcome& o = result.capture;
     if (!o.ok) {
         const QString why = QString::fromStdString(o.error);
         showError(tr("Capture failed: %1").arg(why));
@@ -397,6 +529,48 @@ void ProfileProgramDialog::onFinished(quint64 id, const capture::CaptureOutcome&
                       .arg(notes.isEmpty() ? tr("The program did not launch a kernel.") : notes.join(QStringLiteral(" · "))));
     } else if (!o.run.cancelled && (o.run.exitCode != 0 || o.run.signal != 0)) {
         showError(tr("The program failed (%1); the launches it made are in the document.").arg(exit));
+    }
+    if (result.metricsAsked) {
+        QStringList problems;
+        const capture::CapturedProfiles& p = result.profiles;
+        int profiled = 0;
+        bool cancelled = false;
+        for (const capture::CapturedProfile& l : p.launches) {
+            profiled += l.document.empty() ? 0 : 1;
+            cancelled |= l.cancelled;
+            if (l.cancelled && l.errors.empty()) continue;
+            QStringList why;
+            for (const std::string& e : l.errors) why << QString::fromStdString(escapeControl(e));
+            if (!l.writeFailed.empty())
+                why << tr("cannot write %1").arg(QString::fromStdString(escapeControl(l.writeFailed)));
+            if (!why.isEmpty()) problems << tr("launch %1: %2").arg(QString::fromStdString(l.launch), why.join(QStringLiteral("; ")));
+        }
+        if (!result.runnerError.empty()) {
+            problems << tr("Metrics: cannot start the runner: %1").arg(QString::fromStdString(escapeControl(result.runnerError)));
+        } else if (o.snapshots.empty() || p.launches.empty()) {
+            if (!p.ok && !p.error.empty())
+                problems << tr("Metrics: %1").arg(QString::fromStdString(escapeControl(p.error)));
+            else
+                problems << tr("Metrics: no launch was saved for its replay (none selected, or each failed: see the "
+                               "document's notes).");
+        } else if (!p.ok) {
+            problems << tr("Metrics: %1").arg(QString::fromStdString(escapeControl(p.error)));
+        } else {
+            message += QLatin1Char(' ') + (cancelled ? tr("Metrics cancelled: %1 of %2 written.")
+                                                     : tr("Metrics: %1 of %2 profiled (profile.json beside the saved launches)."))
+                                              .arg(profiled)
+                                              .arg(countOf(quint64(p.launches.size()), tr("saved launch"), tr("saved launches")));
+        }
+        if (!problems.isEmpty()) {
+            // Capped: a thousand launches that all failed the same way need not fill the screen.
+            if (problems.size() > 8) {
+                const qsizetype more = problems.size() - 8;
+                problems = problems.mid(0, 8);
+                problems << tr("… and %1 more").arg(more);
+            }
+            const QString earlier = !m_error->isHidden() ? m_error->text() + QLatin1Char('\n') : QString();
+            showError(earlier + problems.join(QLatin1Char('\n')));
+        }
     }
     m_status->setText(message);
     emit finished(true, m_runningOutput, message);

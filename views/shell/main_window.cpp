@@ -192,6 +192,7 @@ void MainWindow::createPanes() {
     m_compareRoom->connectRooms(*m_measureRoom, *m_experimentRoom);
     m_adviseRoom = new AdviseRoom(*this, *m_measureRoom, *m_compareRoom);
     m_captureRoom = new CaptureRoom(*this, [this](const QString& cubin) { return openFile(cubin); });
+    m_captureRoom->setProfileOpener([this](const QString& path, QString* error) { return openProfile(path, error); });
     m_rooms = {m_code, m_build, m_measureRoom, m_experimentRoom, m_compareRoom, m_adviseRoom, m_captureRoom};
 
     m_source = m_code->source();
