@@ -1,7 +1,8 @@
 // The advisor in the GUI (issue 34): the findings of a recorded profile (docs/examples) shown in
-// the Profile pane on the build it was taken on, an evidence row clicked selecting its SASS row,
-// and Test this without a GPU: refused with a clear reason when the Measure pane's probe found
-// none, and, when the runner cannot start, ended as a failed test that is still recorded as an
+// the Profile pane on the build it was taken on, an evidence row clicked selecting its SASS row;
+// without a profile, the findings of the build and the launch alone (as `advise --static`); and
+// Test this without a GPU: refused with a clear reason when the Measure pane's probe found none,
+// and, when the runner cannot start, ended as a failed test that is still recorded as an
 // experiment entry of the session (saved with it and read back). Needs nvcc and nvdisasm.
 #include "window_fixture.h"
 #include "views/advise/advise_room.h"
@@ -49,6 +50,19 @@ class AdvisorTest : public QObject {
         QVERIFY(m_w->profilePane()->showsProfile());
     }
 
+    // Opens `source`, builds it and picks `mangled`, with no profile shown.
+    void openWithoutProfile(const char* source, const char* mangled) {
+        QVERIFY(m_w->openFile(QStringLiteral(LOWERSCOPE_SOURCE_DIR "/") + QLatin1String(source)));
+        QVERIFY(testutil::waitForBuilds(ws()));
+        const auto& kernels = ws()->snapshot()->model.kernels;
+        int index = -1;
+        for (size_t i = 0; i < kernels.size(); ++i)
+            if (kernels[i].mangled == mangled) index = int(i);
+        QVERIFY2(index >= 0, mangled);
+        ws()->setKernelIndex(index);
+        QVERIFY(!m_w->profilePane()->showsProfile());
+    }
+
     int variantOf(const std::string& finding) {
         for (size_t i = 0; i < panel()->variants().size(); ++i)
             if (panel()->variants()[i].findingId == finding) return int(i);
@@ -65,7 +79,7 @@ private slots:
     }
 
     void findingsOfARecordedProfileAreShown() {
-        QVERIFY(panel()->findings().empty());
+        QVERIFY(!panel()->fromProfile());
         QVERIFY(panel()->statusLabel()->text().contains(QStringLiteral("No profile")));
         // act_skip branches around inactive elements: half the lanes idle, on the branch of line 41.
         open("docs/examples/sparse_skip.cu", "_Z8act_skipifiPKfPf", "docs/examples/sparse_skip_random_s50.profile.json");
@@ -107,25 +121,50 @@ private slots:
         QCOMPARE(ws()->selection().sourceLine, 41);
     }
 
-    void aProfileOfAnotherBuildHasNoFindings() {
+    void aProfileOfAnotherBuildHasNoFindingsOfItsOwn() {
         BuildOptions o = ws()->options();
         o.ptxasOpt = 0;
         ws()->setOptions(o);
         QVERIFY(testutil::waitForBuilds(ws()));
         QVERIFY(!m_w->profilePane()->showsProfile());
-        QVERIFY(panel()->findings().empty());
-        QVERIFY(!panel()->evidenceTable(0));
+        // The build alone speaks now: no divergence (that needs the profile's counts).
+        QVERIFY(!panel()->fromProfile());
+        for (const Finding& f : panel()->findings()) QVERIFY2(f.id != "divergence", f.id.c_str());
+        QVERIFY(panel()->statusLabel()->text().contains(QStringLiteral("No profile")));
         o.ptxasOpt = 3;
         ws()->setOptions(o);
         QVERIFY(testutil::waitForBuilds(ws()));
         QCOMPARE(panel()->findings().size(), size_t(1));
     }
 
+    void withoutAProfileTheBuildAndTheLaunchGiveFindings() {
+        // regs_heavy (docs/examples/advisor_cases.cu): 64 live floats per thread, so registers limit
+        // occupancy; the launch (ceil(n/256) blocks of the sidecar) is resolved from its expressions.
+        openWithoutProfile("docs/examples/advisor_cases.cu", "_Z10regs_heavyiPKfPf");
+        QVERIFY(!panel()->fromProfile());
+        const QString status = panel()->statusLabel()->text();
+        QVERIFY2(status.contains(QStringLiteral("from the build and the launch alone")), qPrintable(status));
+        QVERIFY2(status.contains(QStringLiteral("132 SMs assumed")), qPrintable(status));
+        const int v = variantOf("occupancy.registers");
+        QVERIFY(v >= 0);
+        QVERIFY(panel()->variants()[size_t(v)].optionFlags.rfind("--maxrregcount ", 0) == 0 ||
+                panel()->variants()[size_t(v)].optionFlags.find("MIN_BLOCKS") != std::string::npos);
+        QPushButton* b = panel()->testButton(size_t(v));
+        QVERIFY(b && b->isEnabled());
+        // A launch that fits in one wave at today's occupancy: every block resident, nothing to gain.
+        MeasurePane* m = m_w->measurePane();
+        LaunchText l = m->launch();
+        const LaunchText before = l;
+        l.grid = {QStringLiteral("100").toStdString()};
+        m->setLaunch(l);
+        QCOMPARE(variantOf("occupancy.registers"), -1);
+        m->setLaunch(before);
+        QVERIFY(variantOf("occupancy.registers") >= 0);
+    }
+
     void testThisWithoutAGpuSaysSoAndRecordsNothing() {
-        // ffma_dependent on blocks of 32 threads: occupancy limited by the block size; the variant
-        // doubles the block, which Lowerscope can build and measure.
-        open("kernels/ffma_chain.cu", "_Z14ffma_dependentPfiff", "docs/examples/ffma_chain.ffma_dependent.profile.json");
-        const int v = variantOf("occupancy.block_size");
+        // regs_heavy: the register caps and __launch_bounds__ variants Lowerscope can build and measure.
+        const int v = variantOf("occupancy.registers");
         QVERIFY(v >= 0);
         QPushButton* b = panel()->testButton(size_t(v));
         QVERIFY(b && b->isEnabled());
@@ -157,7 +196,7 @@ private slots:
         QVERIFY(probed.wait(10000));
         // The runner the test starts does not exist: B is built, the measurement cannot start.
         qputenv("LOWERSCOPE_RUNNER", m_tmp.filePath(QStringLiteral("no-such-runner")).toLocal8Bit());
-        const int v = variantOf("occupancy.block_size");
+        const int v = variantOf("occupancy.registers");
         QVERIFY(v >= 0);
         QSignalSpy finished(panel(), &FindingsPanel::testFinished);
         QTest::mouseClick(panel()->testButton(size_t(v)), Qt::LeftButton);
@@ -171,7 +210,7 @@ private slots:
         QCOMPARE(e.verdict, QStringLiteral("failed"));
         QCOMPARE(e.variant, QString::fromStdString(panel()->variants()[size_t(v)].id));
         QVERIFY(e.optionsB.contains(QStringLiteral("sm_")));
-        QVERIFY(e.card.hypothesis.contains(QStringLiteral("block")));
+        QVERIFY(e.card.hypothesis.contains(QStringLiteral("register")));
         QVERIFY(e.measurement.is_null());
         QLabel* verdict = panel()->verdictLabel(size_t(v));
         QVERIFY(verdict && verdict->isVisible());

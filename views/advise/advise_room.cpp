@@ -18,12 +18,12 @@ AdviseRoom::AdviseRoom(RoomHost& host, MeasureRoom& measure, CompareRoom& compar
     m_findings = new FindingsPanel(host.session(), measure.measure(), host.hostWindow());
     // Its own pane, placed beside the Profile pane while a profile is open (MainWindow's layout).
     host.registerPane(QStringLiteral("advisor"), tr("Advisor"), m_findings, Qt::BottomDockWidgetArea);
-    // Only a profile the pane shows (it fits the current build) has findings; new ones are brought
-    // to the front.
+    // The profile the pane shows (it fits the current build) gives the findings (without one, the
+    // build and the launch alone give them); new findings of a profile are brought to the front.
     connect(profile, &ProfilePane::profileApplied, m_findings, [this, &host, profile] {
-        const bool had = !m_findings->findings().empty();
+        const bool had = m_findings->fromProfile() && !m_findings->findings().empty();
         m_findings->setProfile(profile->showsProfile() ? profile->profileSource() : nullptr);
-        if (!had && !m_findings->findings().empty())
+        if (!had && m_findings->fromProfile() && !m_findings->findings().empty())
             if (QDockWidget* d = host.pane(QStringLiteral("advisor"))) {
                 d->show();
                 d->raise();

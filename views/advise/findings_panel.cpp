@@ -4,6 +4,7 @@
 #include "core/bounded_json.h"
 #include "core/build/build_options.h"
 #include "core/run/argspec.h"
+#include "core/run/measure_job.h"
 #include "core/run/profile_document.h"
 #include "views/common/job_tracker.h"
 #include "views/common/theme.h"
@@ -23,6 +24,7 @@
 #include <QVBoxLayout>
 
 #include <filesystem>
+#include <optional>
 
 namespace lowerscope {
 
@@ -106,6 +108,12 @@ FindingsPanel::FindingsPanel(Workspace* session, MeasurePane* measure, QWidget* 
         connect(session, &Workspace::snapshotChanged, this, &FindingsPanel::rebuild);
         connect(session, &Workspace::kernelChanged, this, &FindingsPanel::rebuild);
     }
+    if (measure) {
+        // Without a profile the launch is the evidence: a new grid or block rereads it.
+        connect(measure, &MeasurePane::launchChanged, this, [this] {
+            if (!m_document) rebuild();
+        });
+    }
     rebuild();
 }
 
@@ -114,7 +122,7 @@ FindingsPanel::~FindingsPanel() {
 }
 
 void FindingsPanel::setProfile(std::shared_ptr<const nlohmann::json> document) {
-    if (document == m_document && (document || m_findings.empty())) return;
+    if (document && document == m_document) return;
     m_document = std::move(document);
     rebuild();
 }
@@ -126,13 +134,24 @@ void FindingsPanel::rebuild() {
     m_kernel.clear();
     const SnapshotPtr snap = m_session ? m_session->snapshot() : nullptr;
     const KernelModel* k = m_session ? m_session->kernel() : nullptr;
-    if (!m_document) {
-        m_problem = tr("No profile shown on this build: press Profile, or File → Open profile…");
-    } else if (!snap || !k) {
-        m_problem = tr("Build the kernel the profile was taken on.");
+    if (!snap || !k) {
+        m_problem = m_document ? tr("Build the kernel the profile was taken on.")
+                               : tr("No profile shown on this build: press Profile, or File → Open profile…");
     } else {
         try {
-            AdviseEvidence e = evidenceFromProfileDocument(*m_document);
+            AdviseEvidence e;
+            if (m_document) {
+                e = evidenceFromProfileDocument(*m_document);
+            } else {
+                // No profile: the rules that need only the build and the launch (as `advise
+                // --static`): SASS rows without counts, the SM count of an H100 SXM or H200.
+                e.kernel = k->mangled;
+                e.rows = rowsFromSass(k->sass);
+                DeviceInfo d;
+                d.name = "assumed";
+                d.smCount = kStaticSmCount;
+                e.device = d;
+            }
             for (const auto& ka : snap->result.kernels)
                 if (ka.mangled == k->mangled) e.resources = ka.resources;
             if (k->ptxFunction >= 0 && k->ptxFunction < int(snap->model.ptx.functions.size()))
@@ -141,17 +160,35 @@ void FindingsPanel::rebuild() {
             e.maxRegCount = snap->options.maxRegCount;
             e.fastMath = snap->options.fastMath;
             if (m_measure) {
-                // The launch the Measure pane holds when the document does not say (plain numbers only).
+                // The launch the Measure pane holds when the document does not say: resolved against
+                // the kernel's parameters (expressions such as ceil(n/256)), else plain numbers only.
                 const LaunchText l = m_measure->launch();
-                e.dynamicSharedBytes = int(plainNumber(l.sharedBytes));
+                std::optional<ResolvedLaunch> resolved;
+                if (k->ptxFunction >= 0 && k->ptxFunction < int(snap->model.ptx.functions.size())) {
+                    try {
+                        LaunchSpec spec;
+                        spec.kernel = k->mangled;
+                        applyLaunchText(l, spec);
+                        resolved = resolveLaunch(spec, snap->model.ptx.functions[size_t(k->ptxFunction)].params, k->name);
+                    } catch (const std::exception&) {
+                        // A launch that does not resolve (yet): the plain numbers below.
+                    }
+                }
                 auto dims = [](const std::vector<std::string>& t, std::array<uint32_t, 3>& d) {
                     std::array<uint32_t, 3> v{1, 1, 1};
                     for (size_t i = 0; i < t.size() && i < 3; ++i)
                         if (!(v[i] = plainNumber(t[i]))) return;
                     d = v;
                 };
-                if (e.block[0] == 0) dims(l.block, e.block);
-                if (e.grid[0] == 0) dims(l.grid, e.grid);
+                if (resolved) {
+                    e.dynamicSharedBytes = int(resolved->sharedBytes);
+                    if (e.block[0] == 0) e.block = resolved->block;
+                    if (e.grid[0] == 0) e.grid = resolved->grid;
+                } else {
+                    e.dynamicSharedBytes = int(plainNumber(l.sharedBytes));
+                    if (e.block[0] == 0) dims(l.block, e.block);
+                    if (e.grid[0] == 0) dims(l.grid, e.grid);
+                }
             }
             std::vector<Tunable> tunables;
             const QString path = m_session->sourcePath();
@@ -188,11 +225,19 @@ void FindingsPanel::fill() {
     layout->setSpacing(6);
     size_t testable = 0;
     for (const Variant& v : m_variants) testable += v.notTestable.empty() ? 1 : 0;
-    if (!m_kernel.empty() && m_problem.isEmpty())
+    if (!m_kernel.empty() && m_problem.isEmpty() && m_document)
         m_status->setText(m_findings.empty()
                               ? tr("No rule's evidence points at a limiter in this profile.")
                               : tr("%n finding(s) from the profile; ", nullptr, int(m_findings.size())) +
                                     tr("%n variant(s) Lowerscope can build and test.", nullptr, int(testable)));
+    else if (!m_kernel.empty() && m_problem.isEmpty())
+        m_status->setText(
+            (m_findings.empty() ? tr("No profile: the build and the launch alone show no limiter. ")
+                                : tr("No profile: %n finding(s) from the build and the launch alone (%1 SMs assumed); ",
+                                     nullptr, int(m_findings.size()))
+                                          .arg(kStaticSmCount) +
+                                      tr("%n variant(s) Lowerscope can build and test. ", nullptr, int(testable))) +
+            tr("Press Profile for the findings measured evidence adds."));
     else
         m_status->setText(m_problem);
 

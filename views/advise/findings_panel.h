@@ -9,6 +9,10 @@
 // session (AdviceEntry: the card, B's options, the measurement), failures included, and its
 // verdict (held / failed / inconclusive) is shown on the variant's row.
 //
+// Without a profile on the current build the panel shows what the build and the launch alone
+// say (the rules `advise --static` runs: registers, shared memory, block size, spills, tail, few
+// warps, precise math), on an assumed kStaticSmCount SMs, and says so; a profile replaces them.
+//
 // Without a GPU where the runner runs (the Measure pane's probe said so) Test this says so in the
 // panel instead of starting; a runner that cannot start or finds no device ends the test failed
 // with the runner's message.
@@ -40,18 +44,23 @@ class Workspace;
 class FindingsPanel : public QWidget {
     Q_OBJECT
 public:
+    static constexpr int kStaticSmCount = 132; // without a profile: an H100 SXM's or H200's SMs
+
     FindingsPanel(Workspace* session, MeasurePane* measure, QWidget* parent = nullptr);
     ~FindingsPanel() override;
 
     void setBackend(SuggestionJobBackend backend) { m_backend = std::move(backend); } // tests
 
-    // The profile document shown on the current build (null: none, or it does not fit the build).
+    // The profile document shown on the current build (null: none, or it does not fit the build;
+    // the findings are then the static ones).
     void setProfile(std::shared_ptr<const nlohmann::json> document);
     void refresh() { rebuild(); } // again from the current build (e.g. after a theme change)
 
     const std::vector<Finding>& findings() const { return m_findings; }
     const std::vector<Variant>& variants() const { return m_variants; }
-    // Why there are no findings ("" when the profile was read).
+    // Whether the findings come from a profile (false: from the build and the launch alone).
+    bool fromProfile() const { return m_document != nullptr; }
+    // Why there are no findings ("" when the evidence was read).
     QString problem() const { return m_problem; }
 
     // Starts the test of variant `index` (of variants()); returns the job id, or 0 when it cannot

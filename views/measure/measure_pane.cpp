@@ -307,6 +307,7 @@ void MeasurePane::buildUi() {
         connect(e, &QLineEdit::textEdited, this, [this] {
             m_userEdited = true;
             emit launchEdited();
+            emit launchChanged();
         });
     }
     connect(m_block, &QLineEdit::textChanged, this, [this] { emitBlockSize(); });
@@ -315,6 +316,7 @@ void MeasurePane::buildUi() {
         if (m_prefilling) return;
         m_userEdited = true;
         emit launchEdited();
+        emit launchChanged();
     });
     connect(m_prefill, &QPushButton::clicked, this, [this] { prefill(); });
     auto preview = [this] {
@@ -412,6 +414,7 @@ void MeasurePane::setLaunch(const LaunchText& l) {
     m_flops->setText(QString::fromStdString(l.flops));
     m_prefilling = false;
     emitBlockSize();
+    emit launchChanged();
 }
 
 void MeasurePane::setRecordedLaunch(const LaunchText& l, const QString& origin) {

@@ -152,6 +152,9 @@ signals:
     void jobFinished(quint64 jobId, bool ok);
     void measurementReady(const nlohmann::json& document); // a new result (run or opened)
     void launchEdited();
+    // The launch fields changed, by the user or by the pane (prefilled for a new kernel, a
+    // recorded launch, setLaunch).
+    void launchChanged();
     void deviceProbed(bool available);
     // Literal block size / dynamic shared memory when they are plain numbers (occupancy elsewhere).
     void blockSizeChanged(int threads, int dynamicSharedBytes);
