@@ -206,6 +206,36 @@ void setLaunchArg(LaunchText& launch, const std::string& assignment) {
     if (!replaced) launch.args.push_back(assignment);
 }
 
+SeriesJobHooks localSeriesHooks(const LocalSeriesRequest& r, const Toolchain& tc, Runner& runner, BuildControl& control,
+                                const std::function<void(const std::string&)>& warn, std::atomic<bool>* cancel,
+                                const std::function<void(const std::string&)>& progress) {
+    SeriesJobHooks h;
+    h.cancel = cancel;
+    h.progress = progress;
+    h.options = [&r](size_t i) { return applySeriesOption(r.base, r.spec, i); };
+    h.build = [&r, &tc, &control, &warn](size_t i, const BuildOptions& o, const std::string& label) {
+        LaunchSpec spec;
+        spec.kernel = r.kernel;
+        applyLaunchText(applySeriesLaunch(r.launch, r.spec, i), spec);
+        return buildKernelLaunch(tc, r.sourcePath, o, spec, label, warn, control);
+    };
+    h.measure = [&r, &runner, cancel](const std::vector<PreparedSide>& sides) {
+        MeasureSettings settings;
+        settings.mode = parseMode(r.mode).value_or(MeasureMode::Auto);
+        settings.stop = r.stop;
+        return measure(runner, sides, settings, {}, cancel);
+    };
+    if (r.profile) {
+        h.profile = [&r, &runner, &warn, cancel](size_t i, const BuiltLaunch& b, const BuildOptions& o) {
+            LaunchProfileTarget t = profileTargetFor(b, r.sourcePath, o);
+            ProfileCollectResult res = collectProfile(runner, t.target, r.profileOptions, {}, cancel);
+            for (const auto& e : res.errors) warn("profile " + seriesPointLabel(r.spec, i) + ": " + e);
+            return res.document;
+        };
+    }
+    return h;
+}
+
 LocalSeriesOutcome runLocalSeriesJob(const LocalSeriesRequest& r, std::atomic<bool>* cancel,
                                      const std::function<void(const std::string& stage)>& progress) {
     const std::string fileName =
@@ -215,32 +245,8 @@ LocalSeriesOutcome runLocalSeriesJob(const LocalSeriesRequest& r, std::atomic<bo
         [&](ProcessRunner& runner, const std::function<void(const std::string&)>& warn) {
             BuildControl control;
             control.cancel = cancel;
-            SeriesJobHooks h;
-            h.cancel = cancel;
-            h.progress = progress;
-            h.options = [&](size_t i) { return applySeriesOption(r.base, r.spec, i); };
-            h.build = [&](size_t i, const BuildOptions& o, const std::string& label) {
-                LaunchSpec spec;
-                spec.kernel = r.kernel;
-                applyLaunchText(applySeriesLaunch(r.launch, r.spec, i), spec);
-                return buildKernelLaunch(r.toolchain, r.sourcePath, o, spec, label, warn, control);
-            };
-            h.measure = [&](const std::vector<PreparedSide>& sides) {
-                MeasureSettings settings;
-                settings.mode = parseMode(r.mode).value_or(MeasureMode::Auto);
-                settings.stop = r.stop;
-                return measure(runner, sides, settings, {}, cancel);
-            };
-            if (r.profile) {
-                h.profile = [&](size_t i, const BuiltLaunch& b, const BuildOptions& o) {
-                    LaunchProfileTarget t = profileTargetFor(b, r.sourcePath, o);
-                    ProfileCollectResult res = collectProfile(runner, t.target, r.profileOptions, {}, cancel);
-                    for (const auto& e : res.errors)
-                        warn("profile " + seriesPointLabel(r.spec, i) + ": " + e);
-                    return res.document;
-                };
-            }
-            return runSeriesJob(r.spec, fileName, h);
+            return runSeriesJob(r.spec, fileName,
+                                localSeriesHooks(r, r.toolchain, runner, control, warn, cancel, progress));
         });
 }
 

@@ -127,8 +127,16 @@ struct LocalSeriesOutcome {
     std::vector<std::string> warnings; // build diagnostics and profile errors, one line each
 };
 
-// runSeriesJob with core's own hooks: applySeriesOption/applySeriesLaunch, buildKernelLaunch, a
-// fresh ProcessRunner for the run (stopped afterwards), collectProfile when asked. Never throws.
+// Core's own hooks for runSeriesJob on `runner`: applySeriesOption / applySeriesLaunch,
+// buildKernelLaunch with `toolchain` and `control` (diagnostics to `warn`), measure() with the
+// request's mode and stop rule, and collectProfile when request.profile (its errors to `warn`).
+// Every argument is referenced, not copied: they must outlive the hooks.
+SeriesJobHooks localSeriesHooks(const LocalSeriesRequest& request, const Toolchain& toolchain, Runner& runner,
+                                BuildControl& control, const std::function<void(const std::string&)>& warn,
+                                std::atomic<bool>* cancel, const std::function<void(const std::string&)>& progress);
+
+// runSeriesJob with localSeriesHooks on a fresh ProcessRunner for the run (stopped afterwards).
+// Never throws.
 LocalSeriesOutcome runLocalSeriesJob(const LocalSeriesRequest& request, std::atomic<bool>* cancel,
                                      const std::function<void(const std::string& stage)>& progress);
 

@@ -139,23 +139,7 @@ LocalSeriesOutcome runSlurmSeriesJob(const LocalSeriesRequest& r, const SlurmOpt
         const Toolchain& tc = r.toolchain.nvcc.found() ? r.toolchain : cachedToolchain();
         BuildControl control;
         control.cancel = cancel;
-        SeriesJobHooks h;
-        h.cancel = cancel;
-        h.progress = progress;
-        h.options = [&](size_t i) { return applySeriesOption(r.base, r.spec, i); };
-        h.build = [&](size_t i, const BuildOptions& o, const std::string& label) {
-            LaunchSpec spec;
-            spec.kernel = r.kernel;
-            applyLaunchText(applySeriesLaunch(r.launch, r.spec, i), spec);
-            return buildKernelLaunch(tc, r.sourcePath, o, spec, label, warn, control);
-        };
-        h.measure = [&](const std::vector<PreparedSide>& sides) {
-            MeasureSettings settings;
-            settings.mode = parseMode(r.mode).value_or(MeasureMode::Auto);
-            settings.stop = r.stop;
-            return measure(runner, sides, settings, {}, cancel);
-        };
-        out.document = runSeriesJob(r.spec, fileName, h);
+        out.document = runSeriesJob(r.spec, fileName, localSeriesHooks(r, tc, runner, control, warn, cancel, progress));
         out.ok = true;
     } catch (const SeriesCancelled&) {
         out.cancelled = true;
