@@ -10,7 +10,6 @@
 #include "core/capture/replay.h"
 
 #include <filesystem>
-#include <fstream>
 #include <optional>
 
 namespace lowerscope::capture {
@@ -18,14 +17,6 @@ namespace lowerscope::capture {
 namespace {
 
 namespace fs = std::filesystem;
-
-// As the CLI writes every JSON document: two-space indent, invalid UTF-8 replaced, a final newline.
-bool writeDocument(const nlohmann::json& doc, const std::string& path) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-    out.flush();
-    return static_cast<bool>(out);
-}
 
 // Reads the launch, disassembles its cubin and collects; fills `p`.
 void profileOne(const std::string& capturePath, const std::string& id, const ProfileCollectOptions& options,
@@ -81,8 +72,12 @@ void profileOne(const std::string& capturePath, const std::string& id, const Pro
     const std::string path = capturedProfilePath(capturePath, id);
     std::error_code ec;
     fs::create_directories(fs::path(path).parent_path(), ec);
-    if (writeDocument(p.profile.document, path)) p.document = path;
-    else p.writeFailed = path;
+    // As the CLI writes every JSON document: two-space indent, invalid UTF-8 replaced, a final newline.
+    if (writeFileAtomically(path, p.profile.document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                            error))
+        p.document = path;
+    else
+        p.writeFailed = path;
 }
 
 } // namespace

@@ -56,28 +56,6 @@ std::vector<std::string> childEnvironment(const std::map<std::string, std::strin
     return out;
 }
 
-bool writeFileAtomically(const std::string& path, const std::string& text, std::string& error) {
-    const std::string tmp = path + ".tmp" + std::to_string(::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << text;
-        out.flush();
-        if (!out) {
-            error = "cannot write " + tmp;
-            std::error_code ec;
-            fs::remove(tmp, ec);
-            return false;
-        }
-    }
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
-    if (ec) {
-        error = "cannot write " + path + ": " + ec.message();
-        fs::remove(tmp, ec);
-        return false;
-    }
-    return true;
-}
 
 // The snapshot folder made ready: created, and emptied of the PID-CORR folders an earlier capture
 // to the same document left (nothing else in it is touched).
@@ -122,6 +100,29 @@ bool drainOutput(int fd, const std::function<void(std::string_view)>& sink, size
 }
 
 } // namespace
+
+bool writeFileAtomically(const std::string& path, const std::string& text, std::string& error) {
+    const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << text;
+        out.flush();
+        if (!out) {
+            error = "cannot write " + tmp;
+            std::error_code ec;
+            fs::remove(tmp, ec);
+            return false;
+        }
+    }
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
+    if (ec) {
+        error = "cannot write " + path + ": " + ec.message();
+        fs::remove(tmp, ec);
+        return false;
+    }
+    return true;
+}
 
 OutputTail::OutputTail(size_t maxLines, size_t maxBytes)
     : m_maxLines(std::max<size_t>(1, maxLines)), m_maxBytes(std::max<size_t>(256, maxBytes)) {}
