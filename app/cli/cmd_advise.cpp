@@ -228,12 +228,7 @@ int runAdvise(const AdviseArgs& a) {
         AdviseEvidence e;
         if (a.staticOnly) {
             // The build and the launch only: SASS rows without counts, an assumed SM count.
-            e.kernel = built.mangled;
-            if (side.target.sass) e.rows = rowsFromSass(*side.target.sass);
-            DeviceInfo d;
-            d.name = "assumed (--sms " + std::to_string(a.sms) + ")";
-            d.smCount = a.sms;
-            e.device = d;
+            e = staticEvidence(built.mangled, side.target.sass, a.sms, "assumed (--sms " + std::to_string(a.sms) + ")");
         } else {
             const json doc = profileDocument(a, built, side);
             try {

@@ -727,6 +727,18 @@ std::vector<AdviseRow> rowsFromSass(const SassFunction& function) {
     return rows;
 }
 
+AdviseEvidence staticEvidence(const std::string& mangled, const SassFunction* function, int smCount,
+                              const std::string& deviceName) {
+    AdviseEvidence e;
+    e.kernel = mangled;
+    if (function) e.rows = rowsFromSass(*function);
+    DeviceInfo d;
+    d.name = deviceName;
+    d.smCount = smCount;
+    e.device = d;
+    return e;
+}
+
 AdviseEvidence evidenceFromProfileDocument(const json& document) {
     const ProfileDocument doc = readProfileDocument(document);
     AdviseEvidence e;

@@ -157,6 +157,12 @@ AdviseEvidence evidenceFromProfileDocument(const nlohmann::json& document);
 // evidence of `advise --static`, where only the build and the launch are known.
 std::vector<AdviseRow> rowsFromSass(const SassFunction& function);
 
+// The evidence of `advise --static` (and the GUI's Advisor without a profile): kernel `mangled`,
+// the rows of `function` when given (rowsFromSass), a device named `deviceName` with `smCount`
+// SMs, assumed. The build's part and the launch are the caller's to fill in, as for a profile.
+AdviseEvidence staticEvidence(const std::string& mangled, const SassFunction* function, int smCount,
+                              const std::string& deviceName);
+
 nlohmann::json toJson(const Finding& f);
 nlohmann::json toJson(const Prediction& p);
 

@@ -145,12 +145,7 @@ void FindingsPanel::rebuild() {
             } else {
                 // No profile: the rules that need only the build and the launch (as `advise
                 // --static`): SASS rows without counts, the SM count of an H100 SXM or H200.
-                e.kernel = k->mangled;
-                e.rows = rowsFromSass(k->sass);
-                DeviceInfo d;
-                d.name = "assumed";
-                d.smCount = kStaticSmCount;
-                e.device = d;
+                e = staticEvidence(k->mangled, &k->sass, kStaticSmCount, "assumed");
             }
             for (const auto& ka : snap->result.kernels)
                 if (ka.mangled == k->mangled) e.resources = ka.resources;
