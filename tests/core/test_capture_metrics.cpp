@@ -13,6 +13,7 @@
 #include "core/build/toolchain.h"
 #include "core/capture/capture_metrics.h"
 #include "core/capture/capture_run.h"
+#include "tests/core/build_fixture.h"
 
 #include <gtest/gtest.h>
 
@@ -31,18 +32,6 @@ namespace {
 
 const std::string kCubin = std::string(LOWERSCOPE_SOURCE_DIR) +
                            "/tests/data/triton/cache/GVJ5JLWJO4FI5T6C3ZJORNRNHWSRSYR6A5QVSPS2G2X3LGKK4TOA/add_kernel.cubin";
-
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::string t = (fs::temp_directory_path() / "ls_capture_metrics_XXXXXX").string();
-        path = ::mkdtemp(t.data());
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
 
 // A capture of the fake program to `doc`: add_kernel's launches after the first (`count` of
 // them) saved, the memory placed where the runner can map it back. The program's output goes to
@@ -101,8 +90,8 @@ public:
 bool disassemblerFound() { return discoverToolchain().nvdisasm.found(); }
 
 struct CacheDir {
-    TempDir dir;
-    CacheDir() { ::setenv("LOWERSCOPE_CACHE_DIR", (dir.path / "cache").c_str(), 1); }
+    test::ScratchDir dir;
+    CacheDir() { ::setenv("LOWERSCOPE_CACHE_DIR", (dir.dir / "cache").c_str(), 1); }
     ~CacheDir() { ::unsetenv("LOWERSCOPE_CACHE_DIR"); }
 };
 
@@ -137,24 +126,24 @@ TEST(CaptureMetrics, TheProfilePathIsBesideTheSavedMemory) {
 }
 
 TEST(CaptureMetrics, ACaptureThatCannotBeReadIsSaidAndNothingRuns) {
-    TempDir dir;
+    test::ScratchDir dir;
     CountingRunner runner;
-    CapturedProfiles r = profileCapturedLaunches((dir.path / "missing.json").string(), {}, runner);
+    CapturedProfiles r = profileCapturedLaunches((dir.dir / "missing.json").string(), {}, runner);
     EXPECT_FALSE(r.ok);
     EXPECT_NE(r.error.find("missing.json"), std::string::npos) << r.error;
     EXPECT_TRUE(r.launches.empty());
 
     // Not a capture's snapshots: a bad entry is refused, naming it.
-    std::ofstream(dir.path / "bad.json") << R"({"schema": "lowerscope.capture/1", "snapshots": [{"id": "1-2", "pid": "x"}]})";
-    r = profileCapturedLaunches((dir.path / "bad.json").string(), {}, runner);
+    std::ofstream(dir.dir / "bad.json") << R"({"schema": "lowerscope.capture/1", "snapshots": [{"id": "1-2", "pid": "x"}]})";
+    r = profileCapturedLaunches((dir.dir / "bad.json").string(), {}, runner);
     EXPECT_FALSE(r.ok);
     EXPECT_FALSE(r.error.empty());
     EXPECT_EQ(runner.devices + runner.runs, 0);
 }
 
 TEST(CaptureMetrics, ACaptureWithoutSavedLaunchesProfilesNothing) {
-    TempDir dir;
-    const fs::path doc = dir.path / "plain.json";
+    test::ScratchDir dir;
+    const fs::path doc = dir.dir / "plain.json";
     CaptureSpec spec;
     spec.argv = {FAKE_PROGRAM, kCubin};
     spec.env = {{"LOWERSCOPE_LIBCUPTI", FAKE_CUPTI}};
@@ -176,23 +165,23 @@ TEST(CaptureMetrics, ACaptureWithoutSavedLaunchesProfilesNothing) {
 
 // The program's stdout and stderr reach the caller, not the terminal, in the order written.
 TEST(CaptureMetrics, TheProgramsOutputGoesToTheCallback) {
-    TempDir dir;
+    test::ScratchDir dir;
     std::string seen;
-    const CaptureOutcome o = captureFake(dir.path / "run.json", 1, [&](std::string_view b) { seen.append(b); });
+    const CaptureOutcome o = captureFake(dir.dir / "run.json", 1, [&](std::string_view b) { seen.append(b); });
     ASSERT_TRUE(o.ok) << o.error;
     // The fake program says how it ran on stdout (as test_capture_cli reads it from the CLI's).
     EXPECT_NE(seen.find("address randomisation off"), std::string::npos) << seen;
 
     // A shell script: stdout and stderr interleaved as written, stdin empty, a large output read
     // to the end without blocking the program.
-    const fs::path script = dir.path / "talk.sh";
+    const fs::path script = dir.dir / "talk.sh";
     std::ofstream(script) << "#!/bin/sh\necho one\necho two >&2\nread x || echo stdin-empty\n"
                              "head -c 3000000 /dev/zero | tr '\\0' 'a'\necho\necho last\n";
     fs::permissions(script, fs::perms::owner_all);
     CaptureSpec spec;
     spec.argv = {script.string()};
     spec.injectionLibrary = INJECT_LIB; // loaded by nothing: no CUDA here
-    spec.outputPath = (dir.path / "talk.json").string();
+    spec.outputPath = (dir.dir / "talk.json").string();
     spec.timeout = std::chrono::seconds(60);
     std::string all;
     OutputTail tail(10, 4096);
@@ -253,8 +242,8 @@ TEST(CaptureMetrics, OutputTailIsBoundedAndEscaped) {
 }
 
 TEST(CaptureMetrics, CancelBeforeStartingProfilesNothingAndSaysSo) {
-    TempDir dir;
-    const fs::path doc = dir.path / "out" / "run.json";
+    test::ScratchDir dir;
+    const fs::path doc = dir.dir / "out" / "run.json";
     const CaptureOutcome o = captureFake(doc, 2, [](std::string_view) {});
     ASSERT_TRUE(o.ok) << o.error;
     ASSERT_EQ(o.snapshots.size(), 2u);
@@ -282,8 +271,8 @@ TEST(CaptureMetrics, CancelBeforeStartingProfilesNothingAndSaysSo) {
 TEST(CaptureMetrics, EachLaunchSaysWhatWentWrongAndTheNextIsTried) {
     if (!disassemblerFound()) GTEST_SKIP() << "nvdisasm not found (scripts/bootstrap)";
     CacheDir cache;
-    TempDir dir;
-    const fs::path doc = dir.path / "out" / "run.json";
+    test::ScratchDir dir;
+    const fs::path doc = dir.dir / "out" / "run.json";
     const CaptureOutcome o = captureFake(doc, 2, [](std::string_view) {});
     ASSERT_TRUE(o.ok) << o.error;
     ASSERT_EQ(o.snapshots.size(), 2u);
@@ -291,7 +280,7 @@ TEST(CaptureMetrics, EachLaunchSaysWhatWentWrongAndTheNextIsTried) {
     ASSERT_TRUE(fs::remove(gone)) << gone;
 
     RunnerConfig c;
-    c.command = {(dir.path / "no-such-runner").string()};
+    c.command = {(dir.dir / "no-such-runner").string()};
     std::string error;
     ASSERT_TRUE(replayRunnerConfig(c, error));
     ProcessRunner runner(c);
@@ -334,8 +323,8 @@ TEST(CaptureMetrics, EachLaunchSaysWhatWentWrongAndTheNextIsTried) {
 TEST(CaptureMetrics, CancelDuringACollectionStopsTheRest) {
     if (!disassemblerFound()) GTEST_SKIP() << "nvdisasm not found (scripts/bootstrap)";
     CacheDir cache;
-    TempDir dir;
-    const fs::path doc = dir.path / "out" / "run.json";
+    test::ScratchDir dir;
+    const fs::path doc = dir.dir / "out" / "run.json";
     const CaptureOutcome o = captureFake(doc, 2, [](std::string_view) {});
     ASSERT_TRUE(o.ok) << o.error;
     ASSERT_EQ(o.snapshots.size(), 2u);
@@ -361,8 +350,8 @@ TEST(CaptureMetrics, CancelDuringACollectionStopsTheRest) {
 TEST(CaptureMetrics, SavedLaunchesAreProfiledOnTheirReplay) {
     if (!disassemblerFound()) GTEST_SKIP() << "nvdisasm not found (scripts/bootstrap)";
     CacheDir cache;
-    TempDir dir;
-    const fs::path doc = dir.path / "out" / "run.json";
+    test::ScratchDir dir;
+    const fs::path doc = dir.dir / "out" / "run.json";
     const CaptureOutcome o = captureFake(doc, 1, [](std::string_view) {});
     ASSERT_TRUE(o.ok) << o.error;
     ASSERT_EQ(o.snapshots.size(), 1u);
