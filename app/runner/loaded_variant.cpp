@@ -475,7 +475,7 @@ void LoadedVariant::firstLaunchAndOutputs(bool returnOutputs, RequestProgress& p
     for (size_t i = 0; i < m_regionOutputs.size(); ++i) {
         const MemoryRegion& r = m_memory->region(i);
         OutputReport o;
-        o.name = "mem@" + addressHex(r.address);
+        o.name = regionOutputName(r.address);
         o.type = r.type;
         o.count = static_cast<int64_t>(r.data.size() / static_cast<size_t>(elemSize(r.type)));
         o.digest = digestHex(m_regionOutputs[i].data(), m_regionOutputs[i].size());
@@ -523,7 +523,7 @@ std::vector<OutputBytes> LoadedVariant::outputs() const {
     }
     for (size_t i = 0; i < m_regionOutputs.size(); ++i) {
         const MemoryRegion& r = m_memory->region(i);
-        out.push_back(OutputBytes{"mem@" + addressHex(r.address), r.type, &m_regionOutputs[i]});
+        out.push_back(OutputBytes{regionOutputName(r.address), r.type, &m_regionOutputs[i]});
     }
     return out;
 }

@@ -12,7 +12,7 @@ RunResult runProfileRequest(DeviceContext& ctx, const RunRequest& req, RequestPr
     RunResult result;
     result.id = req.id;
     result.device = ctx.device();
-    const bool oneShot = req.profile == ProfileCollection::Instructions || req.profile == ProfileCollection::Samples;
+    const bool oneShot = profileEndsRunner(req.profile);
     if (oneShot && req.variants.size() != 1) {
         throw RequestFailure(RunError{RunErrorKind::BadRequest,
                                       profileCollectionName(req.profile) +

@@ -143,7 +143,7 @@ std::vector<ReplayCheck> checkReplay(const ReplayInput& in, const std::vector<Ou
     const LaunchSnapshot& s = in.snapshot;
     for (size_t i = 0; i < s.regions.size(); ++i) {
         ReplayCheck c;
-        c.name = "mem@" + addressHex(s.regions[i].address);
+        c.name = regionOutputName(s.regions[i].address);
         c.bytes = s.regions[i].bytes;
         const std::vector<uint8_t>& after = in.after.at(i);
         for (const OutputReport& o : outputs) {

@@ -8,6 +8,10 @@ namespace lowerscope {
 
 using nlohmann::json;
 
+bool profileEndsRunner(ProfileCollection c) {
+    return c == ProfileCollection::Instructions || c == ProfileCollection::Samples;
+}
+
 std::string profileCollectionName(ProfileCollection c) {
     switch (c) {
     case ProfileCollection::Kernel:

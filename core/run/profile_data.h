@@ -42,6 +42,10 @@ enum class ProfileCollection { None, Kernel, Instructions, Samples };
 std::string profileCollectionName(ProfileCollection c);
 // Accepts the names above ("" is None); nullopt for anything else.
 std::optional<ProfileCollection> parseProfileCollection(const std::string& name);
+// Instruction counts and stall samples leave CUPTI state the runner cannot reset: it ends after
+// answering such a request (one variant per request), and the client starts a spare runner
+// while one runs.
+bool profileEndsRunner(ProfileCollection c);
 
 // One kernel metric as CUPTI evaluated it for one launch.
 struct ProfileMetric {

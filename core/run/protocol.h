@@ -141,6 +141,8 @@ struct MemoryRegion {
 // "0x7ffdd7e00000"; parseAddressHex reads it back (none for anything else).
 std::string addressHex(uint64_t address);
 std::optional<uint64_t> parseAddressHex(const std::string& text);
+// "mem@0x7ffdd7e00000": the output under which a restored region is read back and compared.
+std::string regionOutputName(uint64_t address);
 
 struct RunRequest {
     std::string id;

@@ -395,6 +395,10 @@ std::string addressHex(uint64_t address) {
     return buf;
 }
 
+std::string regionOutputName(uint64_t address) {
+    return "mem@" + addressHex(address);
+}
+
 std::optional<uint64_t> parseAddressHex(const std::string& text) {
     if (text.size() < 3 || text.size() > 18 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X')) return std::nullopt;
     uint64_t v = 0;

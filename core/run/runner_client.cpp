@@ -383,8 +383,7 @@ RunOutcome ProcessRunner::run(RunRequest request, const RunProgressFn& progress,
         out.runnerStderr = m_proc->stderrText();
         return out;
     }
-    if (m_config.spareForOneShots && !m_spare &&
-        (request.profile == ProfileCollection::Instructions || request.profile == ProfileCollection::Samples)) {
+    if (m_config.spareForOneShots && !m_spare && profileEndsRunner(request.profile)) {
         // This runner ends after its answer: start the next one now, so its start-up overlaps
         // the collection. A spare that cannot start is no error (the next request starts one).
         auto spare = std::make_unique<InteractiveProcess>();
