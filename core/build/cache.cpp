@@ -1,5 +1,6 @@
 #include "core/build/cache.h"
 
+#include "core/atomic_file.h"
 #include "core/bounded_json.h"
 #include "core/build/json_io.h"
 #include "core/build/triton.h"
@@ -287,38 +288,12 @@ bool BuildCache::store(const std::string& key, const BuildResult& result, std::s
         if (error) *error = "cannot create " + fs::path(jsonPath).parent_path().string() + ": " + ec.message();
         return false;
     }
-    static std::atomic<unsigned> counter{0};
-    std::string suffix = ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++) + "." +
-                         std::to_string(std::random_device{}());
-    // Each file: written to a unique temporary name in the entry's folder, fsync'ed, then renamed
-    // over the final name (atomic within one filesystem), then the folder fsync'ed so the rename
-    // itself survives a crash. Any failure removes the temporary: no partial file ever carries an
-    // entry's name.
+    // Each file atomically (atomic_file.h): no partial file ever carries an entry's name.
     auto writeAtomic = [&](const std::string& path, const char* data, size_t size) {
-        const std::string tmp = path + suffix;
-        auto fail = [&](const std::string& what, int fd) {
-            const int err = errno;
-            if (fd >= 0) ::close(fd);
-            ::unlink(tmp.c_str());
-            if (error) *error = what + " " + tmp + ": " + std::strerror(err);
-            return false;
-        };
-        const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (fd < 0) return fail("cannot create", -1);
-        for (size_t done = 0; done < size;) {
-            const ssize_t n = ::write(fd, data + done, size - done);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) return fail("cannot write", fd);
-            done += size_t(n);
-        }
-        if (::fsync(fd) != 0) return fail("cannot sync", fd);
-        if (::close(fd) != 0) return fail("cannot close", -1);
-        if (::rename(tmp.c_str(), path.c_str()) != 0) return fail("cannot rename", -1);
-        if (const int dfd = ::open(fs::path(path).parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-            ::fsync(dfd);
-            ::close(dfd);
-        }
-        return true;
+        std::string why;
+        if (writeFileAtomically(path, std::string_view(data, size), why)) return true;
+        if (error) *error = why;
+        return false;
     };
     nlohmann::json resultJson = result;
     // Stored as the text it was hashed from, so that the reader's dump of the parsed value matches.

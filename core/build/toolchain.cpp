@@ -1,5 +1,6 @@
 #include "core/build/toolchain.h"
 
+#include "core/atomic_file.h"
 #include "core/bounded_json.h"
 
 #include "core/build/build.h"
@@ -216,18 +217,8 @@ nlohmann::json readMemo(const std::string& file) {
 void writeMemo(const std::string& file, const nlohmann::json& j) {
     std::error_code ec;
     fs::create_directories(fs::path(file).parent_path(), ec);
-    static std::atomic<unsigned> counter{0};
-    std::string tmp = file + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-    {
-        std::ofstream out(tmp, std::ios::trunc);
-        out << j.dump(1);
-        if (!out) {
-            fs::remove(tmp, ec);
-            return; // a memo is an optimisation: failing to write it is not an error
-        }
-    }
-    fs::rename(tmp, file, ec);
-    if (ec) fs::remove(tmp, ec);
+    std::string error;
+    writeFileAtomically(file, j.dump(1), error); // a memo is an optimisation: failing to write it is not an error
 }
 
 } // namespace

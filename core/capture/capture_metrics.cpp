@@ -2,6 +2,7 @@
 #include "core/capture/capture_metrics.h"
 
 #include "core/analysis/lowering.h"
+#include "core/atomic_file.h"
 #include "core/bounded_json.h"
 #include "core/build/build.h"
 #include "core/build/toolchain.h"

@@ -1,6 +1,7 @@
 // A program run under the injection library, and its document (capture_run.h).
 #include "core/capture/capture_run.h"
 
+#include "core/atomic_file.h"
 #include "core/build/lifetime.h"
 #include "core/untrusted.h"
 
@@ -100,29 +101,6 @@ bool drainOutput(int fd, const std::function<void(std::string_view)>& sink, size
 }
 
 } // namespace
-
-bool writeFileAtomically(const std::string& path, const std::string& text, std::string& error) {
-    const std::string tmp = path + ".tmp" + std::to_string(::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << text;
-        out.flush();
-        if (!out) {
-            error = "cannot write " + tmp;
-            std::error_code ec;
-            fs::remove(tmp, ec);
-            return false;
-        }
-    }
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
-    if (ec) {
-        error = "cannot write " + path + ": " + ec.message();
-        fs::remove(tmp, ec);
-        return false;
-    }
-    return true;
-}
 
 OutputTail::OutputTail(size_t maxLines, size_t maxBytes)
     : m_maxLines(std::max<size_t>(1, maxLines)), m_maxBytes(std::max<size_t>(256, maxBytes)) {}

@@ -80,10 +80,6 @@ private:
     uint64_t m_received = 0;
 };
 
-// Writes `text` to `path` through a temporary beside it and a rename, so a reader never sees half
-// a document. False with `error` (one sentence) when it cannot.
-bool writeFileAtomically(const std::string& path, const std::string& text, std::string& error);
-
 // "run.launches" for "out/run.json": the snapshot folder's name, next to the document.
 std::string snapshotFolderName(const std::string& outputPath);
 

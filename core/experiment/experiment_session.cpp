@@ -1,5 +1,6 @@
 #include "core/experiment/experiment_session.h"
 
+#include "core/atomic_file.h"
 #include "core/bounded_json.h"
 #include "core/build/json_io.h"
 #include "core/untrusted.h"
@@ -233,52 +234,12 @@ ExperimentCard cardFromJson(const json& j) {
 }
 
 void saveSession(const ExperimentSession& session, const std::string& path) {
-    namespace fs = std::filesystem;
     // A source in Latin-1 (or any bytes that are not UTF-8) is saved, with U+FFFD for the bytes JSON
     // cannot hold, instead of failing the whole save.
     const std::string text = sessionToJson(session).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
-    const fs::path target(path);
-    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    // The temporary lives next to the target: rename() is atomic only within one filesystem.
-    std::string tmpl = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    const int fd = ::mkstemp(buf.data());
-    if (fd < 0)
-        throw SessionError(SessionError::Kind::Io,
-                           "cannot save session " + path + ": cannot create a file in " + dir.string() + ": " +
-                               std::strerror(errno));
-    const std::string tmp(buf.data());
-    auto fail = [&](const std::string& what) {
-        const int err = errno;
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        throw SessionError(SessionError::Kind::Io,
-                           "cannot save session " + path + ": " + what + ": " + std::strerror(err));
-    };
-    size_t done = 0;
-    while (done < text.size()) {
-        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            fail("write failed");
-        }
-        done += size_t(n);
-    }
-    // Durable before visible: without fsync a crash after rename can leave an empty file.
-    if (::fsync(fd) != 0) fail("fsync failed");
-    // mkstemp creates 0600; a session is an ordinary document.
-    ::fchmod(fd, 0644);
-    if (::close(fd) != 0) {
-        const int err = errno;
-        ::unlink(tmp.c_str());
-        throw SessionError(SessionError::Kind::Io, "cannot save session " + path + ": close failed: " + std::strerror(err));
-    }
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-        const int err = errno;
-        ::unlink(tmp.c_str());
-        throw SessionError(SessionError::Kind::Io, "cannot save session " + path + ": rename failed: " + std::strerror(err));
-    }
+    std::string error;
+    if (!writeFileAtomically(path, text, error))
+        throw SessionError(SessionError::Kind::Io, "cannot save session " + path + ": " + error);
 }
 
 ExperimentSession loadSession(const std::string& path) {

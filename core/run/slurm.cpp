@@ -1,6 +1,7 @@
 // Runner requests as Slurm job array elements (slurm.h).
 #include "core/run/slurm.h"
 
+#include "core/atomic_file.h"
 #include "core/bounded_json.h"
 #include "core/build/build_options.h"
 #include "core/build/lifetime.h"
@@ -103,14 +104,8 @@ void saveState(const SlurmOptions& o, const TaskRun& t) {
                             {"message", a.message}});
     j["attempts"] = attempts;
     const std::string path = statePath(o, t.digest);
-    const std::string tmp = path + ".tmp" + std::to_string(::getpid());
-    {
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        f << j.dump(1) << '\n';
-        if (!f) return;
-    }
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
+    std::string error;
+    writeFileAtomically(path, j.dump(1) + "\n", error); // lost state only costs a resubmission
 }
 
 // The state an earlier client left for this task (untrusted: only well-formed fields are taken).

@@ -2,6 +2,7 @@
 // interpret (core/build/option_safety.h), bounded JSON documents (core/bounded_json.h), control
 // bytes in terminal text and document paths (core/untrusted.h). The nvcc-level proof that the
 // allowed sets are safe is in test_nvcc_shell.cpp; the entry points in test_injection.cpp.
+#include "core/atomic_file.h"
 #include "core/bounded_json.h"
 #include "core/build/build.h"
 #include "core/build/compile_db.h"
@@ -17,6 +18,9 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <csignal>
 #include <unistd.h>
 
 using namespace lowerscope;
@@ -348,4 +352,50 @@ TEST(SafeBaseName, NamesNeverLeaveTheFolder) {
         EXPECT_EQ(b.find('/'), std::string::npos) << n;
         EXPECT_NE(b.front(), '.') << n;
     }
+}
+
+// Documents written over others' (sessions, cache entries, captures, Slurm task state): a reader
+// sees the old file or the whole new one, and a failed write leaves the old file and no temporary.
+TEST(AtomicFile, ReplacesWholeOrLeavesTheOldFileAndNoTemporary) {
+    std::string tmpl = (fs::temp_directory_path() / "lowerscope-atomic-XXXXXX").string();
+    const fs::path dir = ::mkdtemp(tmpl.data());
+    const std::string path = (dir / "doc.json").string();
+    auto read = [&] {
+        std::ifstream in(path, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    auto entries = [&] {
+        std::vector<std::string> out;
+        for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
+        return out;
+    };
+    std::string error;
+    ASSERT_TRUE(writeFileAtomically(path, "first", error)) << error;
+    ASSERT_TRUE(writeFileAtomically(path, std::string("sec\0nd", 6), error)) << error;
+    EXPECT_EQ(read(), std::string("sec\0nd", 6)); // bytes as given, a NUL included
+    struct stat st {};
+    ASSERT_EQ(::stat(path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0644u);           // not mkstemp's 0600
+    EXPECT_EQ(entries(), std::vector<std::string>{"doc.json"});
+
+    // A write that fails part-way (the file-size limit): the old content stays, no temporary.
+    ::signal(SIGXFSZ, SIG_IGN);
+    rlimit old{};
+    ::getrlimit(RLIMIT_FSIZE, &old);
+    rlimit small = old;
+    small.rlim_cur = 100;
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+    const bool wrote = writeFileAtomically(path, std::string(4096, 'x'), error);
+    ::setrlimit(RLIMIT_FSIZE, &old);
+    ::signal(SIGXFSZ, SIG_DFL);
+    EXPECT_FALSE(wrote);
+    EXPECT_NE(error.find("cannot write " + (dir / ".doc.json.tmp-").string()), std::string::npos) << error;
+    EXPECT_EQ(read(), std::string("sec\0nd", 6));
+    EXPECT_EQ(entries(), std::vector<std::string>{"doc.json"});
+
+    // A folder that does not exist: nothing is created, the error names the folder.
+    EXPECT_FALSE(writeFileAtomically((dir / "no" / "doc.json").string(), "x", error));
+    EXPECT_NE(error.find((dir / "no").string()), std::string::npos) << error;
+    EXPECT_FALSE(fs::exists(dir / "no"));
+    fs::remove_all(dir);
 }
