@@ -241,8 +241,8 @@ MeasureSettings settingsOf(const LaunchArgs& a) {
 }
 
 // Measures the sides, printing progress to stderr when it is a terminal. Throws Failure.
-MeasurementRecord execute(ProcessRunner& runner, const std::vector<PreparedSide>& sides, const LaunchArgs& a) {
-    MeasurementRecord rec = measure(runner, sides, settingsOf(a), terminalProgress());
+MeasurementRecord execute(ProcessRunner& runner, const std::vector<PreparedSide>& sides, const MeasureSettings& settings) {
+    MeasurementRecord rec = measure(runner, sides, settings, terminalProgress());
     clearTerminalProgress();
     if (rec.error) {
         const LaunchBuildError f = measurementFailure(*rec.error);
@@ -334,7 +334,7 @@ int runRun(const RunArgs& a) {
         Toolchain tc = discoverToolchain();
         BuiltLaunch b = buildLaunch(tc, a.file, a.options, a.launch.kernel, a.launch);
         auto runner = makeRunner(a.launch);
-        const MeasurementRecord rec = execute(*runner, {b.side}, a.launch);
+        const MeasurementRecord rec = execute(*runner, {b.side}, settingsOf(a.launch));
         const json doc = writeMeasurement(rec);
         if (a.launch.profileLaunches > 0) {
             if (!a.launch.jsonOut.empty() && !writeJson(doc, a.launch.jsonOut)) {
@@ -495,7 +495,7 @@ CompareRun compareDocument(const CompareArgs& a) {
     BuiltLaunch bb = buildLaunch(tc, fileB, optsB, kernelB.empty() ? ba.spec.kernel : kernelB, a.launch, "B");
     if (!a.launch.cluster.cluster.empty()) return compareOnCluster(a, ba, bb);
     auto runner = makeRunner(a.launch);
-    MeasurementRecord rec = execute(*runner, {ba.side, bb.side}, a.launch);
+    MeasurementRecord rec = execute(*runner, {ba.side, bb.side}, settingsOf(a.launch));
     rec.optionsA = a.optsA;
     rec.optionsB = a.optsB;
     json doc = writeMeasurement(rec);
@@ -676,7 +676,12 @@ void clearTerminalProgress() {
 }
 
 MeasurementRecord measureSides(ProcessRunner& runner, const std::vector<PreparedSide>& sides, const LaunchArgs& a) {
-    return execute(runner, sides, a);
+    return execute(runner, sides, settingsOf(a));
+}
+
+MeasurementRecord measureSides(ProcessRunner& runner, const std::vector<PreparedSide>& sides,
+                               const MeasureSettings& settings) {
+    return execute(runner, sides, settings);
 }
 
 void printCompareSummary(const nlohmann::json& compareDoc) { printCompare(compareDoc); }

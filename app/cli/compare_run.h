@@ -74,6 +74,9 @@ BuiltLaunch buildLaunch(const Toolchain& tc, const std::string& file, const Buil
 // Measures `sides` interleaved through `runner` with the flags' settings (progress on a terminal).
 // Throws CliFailure (1: kernel fault or timeout, 2: setup or protocol).
 MeasurementRecord measureSides(ProcessRunner& runner, const std::vector<PreparedSide>& sides, const LaunchArgs& a);
+// The same with settings made by the caller (a replay adds its memory regions to the flags').
+MeasurementRecord measureSides(ProcessRunner& runner, const std::vector<PreparedSide>& sides,
+                               const MeasureSettings& settings);
 
 // The measurement settings of the flags (--mode, stop rule, --graph, ...). Throws CliFailure.
 MeasureSettings measureSettingsOf(const LaunchArgs& a);

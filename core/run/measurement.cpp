@@ -106,6 +106,7 @@ RunRequest measureRequest(const std::vector<PreparedSide>& sides, const MeasureS
     req.rtol = settings.rtol;
     req.profileLaunches = settings.profileLaunches;
     req.graphPath = settings.graphPath;
+    req.regions = settings.regions;
     for (const PreparedSide& s : sides) req.variants.push_back(s.variant);
     return req;
 }

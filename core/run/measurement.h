@@ -130,6 +130,7 @@ struct MeasureSettings {
     double atol = 1e-5, rtol = 1e-4;
     int profileLaunches = 0;             // > 0: plain launches for an external profiler, no timing
     std::optional<GraphPathOptions> graphPath; // experiment 4: the graph path of the first side
+    std::vector<MemoryRegion> regions;   // a replay: device memory restored before the sides load
 };
 
 // The request measure() sends for these sides (id left empty: the runner client fills it in).
