@@ -22,7 +22,9 @@ std::vector<CapturedProfile> profileCapturedLaunches(const std::string& captureP
     LaunchArgs launchArgs;
     launchArgs.timeoutS = timeoutS;
     launchArgs.runner = runnerCommand;
-    const std::unique_ptr<ProcessRunner> replay = replayRunner(launchArgs);
+    std::vector<AddressRange> hold;
+    if (!capture::captureAddressRanges(capturePath, hold, error)) throw CliFailure{2, escapeControl(error)};
+    const std::unique_ptr<ProcessRunner> replay = replayRunner(launchArgs, hold);
 
     const auto stage = [](const std::string& id, const std::string& name) {
         if (name == capture::kCapturedProfilePrepareStage) return;

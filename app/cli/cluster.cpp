@@ -3,6 +3,7 @@
 
 #include "app/cli/compare_run.h"
 #include "core/build/lifetime.h"
+#include "core/run/address_ranges.h"
 #include "core/build/process.h"
 #include "core/untrusted.h"
 
@@ -128,13 +129,17 @@ std::vector<ClusterRecord> measureOnCluster(const std::vector<PreparedSide>& sid
     if (!regions.empty()) {
         if (o.nodeCommand.empty()) o.nodeCommand = {"lowerscope-runner"};
         o.nodeCommand.push_back("--fixed-addresses");
+        std::vector<AddressRange> hold;
+        for (const MemoryRegion& r : regions) hold.push_back({r.address, r.address + std::max<size_t>(1, r.data.size())});
+        o.nodeCommand.push_back("--hold-addresses");
+        o.nodeCommand.push_back(formatAddressRanges(mergeAddressRanges(std::move(hold))));
     }
-    const MeasureSettings settings = measureSettingsOf(a);
-    RunRequest request = measureRequest(sides, settings);
+    MeasureSettings settings = measureSettingsOf(a);
     if (!regions.empty()) {
-        request.regions = regions;
-        request.returnOutputs = true; // the replay's memory is checked against the program's
+        settings.regions = regions;
+        settings.returnOutputs = true; // the replay's memory is checked against the program's
     }
+    RunRequest request = measureRequest(sides, settings);
     // On the node no client watches for silence: the runner's own watchdog stops a hung kernel.
     request.kernelTimeoutS = std::max(1.0, a.timeoutS);
     std::vector<SlurmTask> tasks;

@@ -60,22 +60,10 @@ PreparedSide replaySide(const capture::ReplayInput& in, std::vector<uint8_t> cub
 // Sends the request with the captured memory; the record as measure() makes it. Throws CliFailure.
 MeasurementRecord measureReplay(ProcessRunner& runner, const std::vector<PreparedSide>& sides, const LaunchArgs& a,
                                 std::vector<MemoryRegion> regions) {
-    RunRequest req = measureRequest(sides, measureSettingsOf(a));
-    req.returnOutputs = true; // the replay's memory is checked against the program's
-    req.regions = std::move(regions);
-    RunOutcome o = runner.run(std::move(req), terminalProgress());
-    clearTerminalProgress();
-    MeasurementRecord rec;
-    rec.atol = a.atol;
-    rec.rtol = a.rtol;
-    for (const PreparedSide& s : sides) rec.launches.push_back(s.launch);
-    rec.runnerStderr = o.runnerStderr;
-    if (!o.ok) {
-        const LaunchBuildError f = measurementFailure(o.error);
-        throw CliFailure{f.code, f.what()};
-    }
-    rec.result = std::move(o.result);
-    return rec;
+    MeasureSettings settings = measureSettingsOf(a);
+    settings.returnOutputs = true; // the replay's memory is checked against the program's
+    settings.regions = std::move(regions);
+    return measureSides(runner, sides, settings);
 }
 
 // The replay section of the document, and its lines on stdout.
@@ -152,11 +140,11 @@ capture::ReplayInput loadInput(const ReplayArgs& r) {
 
 } // namespace
 
-std::unique_ptr<ProcessRunner> replayRunner(const LaunchArgs& a) {
+std::unique_ptr<ProcessRunner> replayRunner(const LaunchArgs& a, const std::vector<AddressRange>& hold) {
     std::unique_ptr<ProcessRunner> base = makeRunner(a);
     RunnerConfig c = base->config();
     std::string error;
-    if (!capture::replayRunnerConfig(c, error)) throw CliFailure{2, "cannot start the runner: " + error};
+    if (!capture::replayRunnerConfig(c, error, hold)) throw CliFailure{2, "cannot start the runner: " + error};
     return std::make_unique<ProcessRunner>(c);
 }
 
@@ -193,7 +181,7 @@ int runReplay(const ReplayArgs& r, const LaunchArgs& a) {
         const capture::ReplayInput in = loadInput(r);
         const ElemType type = compareType(r.compareAs);
         if (!a.cluster.cluster.empty()) return runReplayOnCluster(in, r, a, type);
-        auto runner = replayRunner(a);
+        auto runner = replayRunner(a, capture::snapshotAddressRanges({in.snapshot}));
         const std::vector<PreparedSide> sides{replaySide(in, in.cubin, "", r.capture, "(captured)")};
         const MeasurementRecord rec = measureReplay(*runner, sides, a, capture::replayRegions(in, type));
         json doc = writeMeasurement(rec);
@@ -229,7 +217,7 @@ int compareReplay(const ReplayArgs& r, const CompareArgs& c) {
                              "cannot build B from " + escapeControl(c.file) + ": " +
                                  (built.error.empty() ? std::string("compile error") : escapeControl(built.error))};
         }
-        auto runner = replayRunner(c.launch);
+        auto runner = replayRunner(c.launch, capture::snapshotAddressRanges({in.snapshot}));
         const std::vector<PreparedSide> sides{replaySide(in, in.cubin, "A", r.capture, "(captured)"),
                                               replaySide(in, built.cubin, "B", c.file, c.optsB)};
         MeasurementRecord rec = measureReplay(*runner, sides, c.launch, capture::replayRegions(in, type));

@@ -2,6 +2,7 @@
 // `run --from-capture` and `compare --from-capture` (cmd_replay.cpp): a captured launch replayed
 // standalone, or against a rebuilt variant, on its restored memory.
 #include "app/cli/compare_run.h"
+#include "core/run/address_ranges.h"
 
 #include <CLI/CLI.hpp>
 #include <memory>
@@ -18,7 +19,8 @@ struct ReplayArgs {
 void addReplayFlags(CLI::App& cmd, ReplayArgs& args);
 // The runner the flags ask for (--runner, --timeout), started with --fixed-addresses. Throws
 // CliFailure (2) when no runner command can be formed.
-std::unique_ptr<ProcessRunner> replayRunner(const LaunchArgs& launch);
+// `hold`: the captured memory's address ranges (capture::snapshotAddressRanges).
+std::unique_ptr<ProcessRunner> replayRunner(const LaunchArgs& launch, const std::vector<AddressRange>& hold);
 // Exit codes as run / compare: 0, 1 kernel or build error, 2 usage / setup.
 int runReplay(const ReplayArgs& replay, const LaunchArgs& launch);
 int compareReplay(const ReplayArgs& replay, const CompareArgs& compare);

@@ -4,6 +4,7 @@
 // driver or device), then answers line-delimited JSON requests from stdin (see
 // core/run/protocol.h). `--info` prints the device as JSON and exits (0, or 3 = no driver,
 // 4 = no device). The CUDA driver is loaded at run time, so this starts on any machine.
+#include "app/runner/address_hold.h"
 #include "app/runner/device_context.h"
 #include "app/runner/request.h"
 #include "core/run/protocol.h"
@@ -15,6 +16,7 @@
 #include <string>
 #include <sys/personality.h>
 #include <unistd.h>
+#include <vector>
 
 namespace {
 
@@ -27,11 +29,13 @@ void writeLine(const std::string& line) {
 }
 
 void usage() {
-    std::fputs("usage: lowerscope-runner [--info | --version | --help] [--fixed-addresses]\n"
+    std::fputs("usage: lowerscope-runner [--info | --version | --help] [--fixed-addresses [--hold-addresses LIST]]\n"
                "  (no option)  speak the line-delimited JSON protocol on stdin/stdout\n"
                "  --info       print the CUDA device as JSON; exit 3 without a driver, 4 without a device\n"
                "  --fixed-addresses  run without address space randomisation and load the helpers after a\n"
-               "               replay's captured memory is mapped at its original addresses\n",
+               "               replay's captured memory is mapped at its original addresses\n"
+               "  --hold-addresses 0xADDR+BYTES,...  keep these address ranges free from the start for the\n"
+               "               captured memory of the replays to come (lowerscope passes them)\n",
                stderr);
 }
 
@@ -42,6 +46,7 @@ int main(int argc, char** argv) {
     using namespace lowerscope::runner;
     bool info = false;
     bool fixedAddresses = false;
+    std::vector<AddressRange> hold;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--version") {
@@ -56,6 +61,14 @@ int main(int argc, char** argv) {
             info = true;
         } else if (a == "--fixed-addresses") {
             fixedAddresses = true;
+        } else if (a == "--hold-addresses" && i + 1 < argc) {
+            std::string error;
+            const auto ranges = parseAddressRanges(argv[++i], error);
+            if (!ranges) {
+                std::fprintf(stderr, "lowerscope-runner: --hold-addresses: %s\n", error.c_str());
+                return kExitUsage;
+            }
+            hold = *ranges;
         } else {
             std::fprintf(stderr, "lowerscope-runner: unknown option '%s'\n", argv[i]);
             usage();
@@ -74,6 +87,12 @@ int main(int argc, char** argv) {
                              "replayed memory may not get its original addresses\n",
                      std::strerror(errno));
     }
+    if (!hold.empty() && !fixedAddresses) {
+        std::fputs("lowerscope-runner: --hold-addresses needs --fixed-addresses\n", stderr);
+        return kExitUsage;
+    }
+    // Before CUDA is loaded and before anything of this process is allocated (address_hold.h).
+    holdAddressRanges(hold);
     DeviceContext device;
     device.setFixedAddresses(fixedAddresses);
     RunError openError;

@@ -1,6 +1,7 @@
 // Captured memory mapped back at its original addresses (restored_memory.h).
 #include "app/runner/restored_memory.h"
 
+#include "app/runner/address_hold.h"
 #include "app/runner/device_context.h"
 
 #include <algorithm>
@@ -19,10 +20,13 @@ RequestFailure replayError(const std::string& message) {
 
 RestoredMemory::~RestoredMemory() {
     Driver& d = m_ctx.driver();
+    for (const Region& r : m_regions)
+        if (r.pristine && d.cuMemFree) d.cuMemFree(r.pristine);
     for (const Mapping& m : m_mappings) {
         if (m.mapped && d.cuMemUnmap) d.cuMemUnmap(m.got, m.bytes);
         if (m.handle && d.cuMemRelease) d.cuMemRelease(m.handle);
         if (m.got && d.cuMemAddressFree) d.cuMemAddressFree(m.got, m.bytes);
+        reholdRange(m.want, m.want + m.bytes); // for the next request's replay
     }
 }
 
@@ -48,26 +52,27 @@ void RestoredMemory::map(const std::vector<MemoryRegion>& regions) {
     if (granularity == 0) granularity = size_t(2) << 20;
     const uint64_t g = granularity;
 
-    // Page ranges: each region rounded out to the granularity, overlapping or touching ranges merged.
-    std::vector<size_t> order(regions.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return regions[a].address < regions[b].address; });
-    std::vector<std::pair<uint64_t, uint64_t>> ranges; // [lo, hi)
+    // Page ranges: each region rounded out to the granularity, overlapping or touching ranges
+    // merged (the client holds the same ranges from the runner's start: address_hold.h).
+    std::vector<AddressRange> wanted;
+    for (const MemoryRegion& r : regions) wanted.push_back({r.address, r.address + std::max<size_t>(1, r.data.size())});
+    const std::vector<AddressRange> ranges = mergeAddressRanges(std::move(wanted), g);
     std::vector<size_t> rangeOf(regions.size());
-    for (size_t i : order) {
-        const uint64_t lo = regions[i].address / g * g;
-        const uint64_t hi = (regions[i].address + regions[i].data.size() + g - 1) / g * g;
-        if (!ranges.empty() && lo <= ranges.back().second) {
-            ranges.back().second = std::max(ranges.back().second, hi);
-        } else {
-            ranges.emplace_back(lo, hi);
-        }
-        rangeOf[i] = ranges.size() - 1;
+    for (size_t i = 0; i < regions.size(); ++i) {
+        // The range that starts at or before the region holds it (none when it wraps around).
+        const auto it = std::upper_bound(ranges.begin(), ranges.end(), regions[i].address,
+                                         [](uint64_t a, const AddressRange& r) { return a < r.lo; });
+        if (it == ranges.begin() || regions[i].address + regions[i].data.size() > std::prev(it)->hi)
+            throw replayError("the captured memory at " + addressHex(regions[i].address) + " (" +
+                              std::to_string(regions[i].data.size()) + " bytes) runs past the end of the address space");
+        rangeOf[i] = static_cast<size_t>(std::prev(it) - ranges.begin());
     }
-    for (const auto& [lo, hi] : ranges) {
+    for (const AddressRange& range : ranges) {
+        const uint64_t lo = range.lo, hi = range.hi;
         Mapping m;
         m.want = lo;
         m.bytes = static_cast<size_t>(hi - lo);
+        releaseHeldRange(lo, hi);
         CUdeviceptr got = 0;
         CUresult r = d.cuMemAddressReserve(&got, m.bytes, 0, lo, 0);
         if (r != CUDA_SUCCESS) {
@@ -75,8 +80,13 @@ void RestoredMemory::map(const std::vector<MemoryRegion>& regions) {
         }
         m.got = got;
         if (got != lo) {
-            std::fprintf(stderr, "lowerscope-runner: replay: asked for 0x%llx (%zu bytes), the driver gave 0x%llx\n",
-                         static_cast<unsigned long long>(lo), m.bytes, static_cast<unsigned long long>(got));
+            const std::string there = mappingsOverlapping(lo, hi);
+            std::fprintf(stderr,
+                         "lowerscope-runner: replay: asked for 0x%llx (%zu bytes), the driver gave 0x%llx; %s%s\n",
+                         static_cast<unsigned long long>(lo), m.bytes, static_cast<unsigned long long>(got),
+                         there.empty() ? "nothing of this process is mapped there (the driver keeps it)"
+                                       : "mapped there in this process: ",
+                         there.c_str());
         }
         m_mappings.push_back(m);
         Mapping& mm = m_mappings.back();
@@ -102,13 +112,38 @@ void RestoredMemory::map(const std::vector<MemoryRegion>& regions) {
         }
     }
     restore();
+    // Device copies of the captured bytes when a quarter of the free memory holds them: every
+    // later restore (before each profiled pass and each variant) is a device copy (LoadedVariant
+    // does the same for declared buffers).
+    size_t total = 0, freeBytes = 0, totalBytes = 0;
+    for (const MemoryRegion& r : regions) total += r.data.size();
+    if (d.cuMemGetInfo && d.cuMemcpyDtoDAsync && total > 0 &&
+        d.cuMemGetInfo(&freeBytes, &totalBytes) == CUDA_SUCCESS && total <= freeBytes / 4) {
+        for (Region& r : m_regions) {
+            if (r.spec->data.empty() || d.cuMemAlloc(&r.pristine, r.spec->data.size()) != CUDA_SUCCESS) {
+                r.pristine = 0;
+                continue;
+            }
+            m_ctx.check(d.cuMemcpyDtoDAsync(r.pristine, r.now, r.spec->data.size(), m_ctx.stream()), "cuMemcpyDtoDAsync",
+                        "restore_memory");
+        }
+        m_ctx.check(d.cuStreamSynchronize(m_ctx.stream()), "cuStreamSynchronize", "restore_memory");
+    }
 }
 
 void RestoredMemory::restore() {
     Driver& d = m_ctx.driver();
+    bool onStream = false;
     for (const Region& r : m_regions) {
+        if (r.pristine) {
+            m_ctx.check(d.cuMemcpyDtoDAsync(r.now, r.pristine, r.spec->data.size(), m_ctx.stream()),
+                        "cuMemcpyDtoDAsync", "restore_memory");
+            onStream = true;
+            continue;
+        }
         m_ctx.check(d.cuMemcpyHtoD(r.now, r.spec->data.data(), r.spec->data.size()), "cuMemcpyHtoD", "restore_memory");
     }
+    if (onStream) m_ctx.check(d.cuStreamSynchronize(m_ctx.stream()), "cuStreamSynchronize", "restore_memory");
     // A copy from pageable memory returns once the bytes are staged, before the DMA has landed,
     // and it goes through the legacy stream, which the runner's non-blocking stream does not wait
     // for: without this a launch right after could run first and see its output overwritten (the

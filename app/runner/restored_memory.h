@@ -54,6 +54,7 @@ private:
     struct Region {
         const MemoryRegion* spec = nullptr;
         CUdeviceptr now = 0;
+        CUdeviceptr pristine = 0; // a device copy of the captured bytes (0: restored from the host)
     };
     struct Mapping {
         CUdeviceptr want = 0, got = 0;

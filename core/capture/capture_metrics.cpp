@@ -83,14 +83,38 @@ void profileOne(const std::string& capturePath, const std::string& id, const Pro
 
 } // namespace
 
-bool replayRunnerConfig(RunnerConfig& config, std::string& error) {
+bool replayRunnerConfig(RunnerConfig& config, std::string& error, const std::vector<AddressRange>& hold) {
     std::vector<std::string> command = config.command;
     if (command.empty()) {
         command = defaultRunnerCommand(&error);
         if (command.empty()) return false;
     }
     command.push_back("--fixed-addresses");
+    if (!hold.empty()) {
+        command.push_back("--hold-addresses");
+        command.push_back(formatAddressRanges(hold));
+    }
     config.command = std::move(command);
+    return true;
+}
+
+std::vector<AddressRange> snapshotAddressRanges(const std::vector<LaunchSnapshot>& snapshots) {
+    std::vector<AddressRange> ranges;
+    for (const LaunchSnapshot& s : snapshots) {
+        if (!s.error.empty()) continue;
+        for (const SnapshotRegion& r : s.regions)
+            if (r.bytes > 0 && r.address + r.bytes > r.address) ranges.push_back({r.address, r.address + r.bytes});
+    }
+    std::vector<AddressRange> merged = mergeAddressRanges(std::move(ranges));
+    if (merged.size() > kMaxAddressRanges) merged.resize(kMaxAddressRanges); // the runner takes no more
+    return merged;
+}
+
+bool captureAddressRanges(const std::string& capturePath, std::vector<AddressRange>& ranges, std::string& error) {
+    std::vector<LaunchSnapshot> snapshots;
+    const auto doc = readJsonFileBounded(capturePath, error);
+    if (!doc || !readSnapshots(*doc, snapshots, error)) return false;
+    ranges = snapshotAddressRanges(snapshots);
     return true;
 }
 

@@ -11,6 +11,8 @@
 // File → Profile a program… (which shows progress and errors in its dialog). No Qt, no printing;
 // nothing here throws for a runner, a launch or a file that fails: each launch says what went wrong.
 
+#include "core/capture/launch_snapshot.h"
+#include "core/run/address_ranges.h"
 #include "core/run/profile_collect.h"
 #include "core/run/runner_client.h"
 
@@ -26,7 +28,15 @@ namespace lowerscope::capture {
 // can return at its original addresses. The one rule for every replay runner: `run` / `compare
 // --from-capture`, `capture --metrics` and the GUI's metrics. False with `error` (why no runner
 // command can be formed: a $LOWERSCOPE_RUNNER that cannot be split) and `config` unchanged.
-bool replayRunnerConfig(RunnerConfig& config, std::string& error);
+// `hold`: the address ranges of the captured memory to come (snapshotAddressRanges), passed as
+// --hold-addresses so that the runner keeps them free from its start (app/runner/address_hold.h).
+bool replayRunnerConfig(RunnerConfig& config, std::string& error, const std::vector<AddressRange>& hold = {});
+
+// The address ranges of the memory of `snapshots` (those saved without error), merged.
+std::vector<AddressRange> snapshotAddressRanges(const std::vector<LaunchSnapshot>& snapshots);
+// The same for the saved launches of the capture document at `capturePath`; false with `error`
+// when it cannot be read.
+bool captureAddressRanges(const std::string& capturePath, std::vector<AddressRange>& ranges, std::string& error);
 
 // The profile document of launch `launchId` of the capture document at `capturePath`:
 // STEM.launches/ID/profile.json in the capture's folder (it may not exist).

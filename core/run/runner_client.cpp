@@ -60,9 +60,12 @@ JsonLimits resultLimits(const RunRequest& request) {
         l.maxBytes += 32 * values;
     }
     if (request.returnOutputs) {
-        for (const LaunchVariant& v : request.variants)
+        for (const LaunchVariant& v : request.variants) {
             for (const BufferSpec& b : v.buffers)
                 if (b.output && b.count > 0) l.maxBytes += (static_cast<size_t>(b.count) * elemSize(b.type) + 2) / 3 * 4 + 64;
+            // A replay reads every restored region back, for each variant, as an output "mem@0x...".
+            for (const MemoryRegion& r : request.regions) l.maxBytes += (r.data.size() + 2) / 3 * 4 + 64;
+        }
     }
     return l;
 }

@@ -53,7 +53,7 @@ CaptureOutcome captureFake(const fs::path& doc, uint64_t count, std::function<vo
 
 // The real runner on the fake GPU, started as every replay runner is (--fixed-addresses); the
 // fake kernel does add_kernel's work.
-RunnerConfig fakeRunnerConfig() {
+RunnerConfig fakeRunnerConfig(const std::vector<AddressRange>& hold = {}) {
     RunnerConfig c;
     c.command = {RUNNER_BIN};
     c.env = {{"LOWERSCOPE_LIBCUDA", FAKE_GPU}, {"LOWERSCOPE_LIBCUPTI", FAKE_GPU}, {"FAKE_ADD_KERNEL", "1"}};
@@ -61,7 +61,7 @@ RunnerConfig fakeRunnerConfig() {
     c.startTimeout = c.deadline;
     c.limitRequestTime = true;
     std::string error;
-    EXPECT_TRUE(replayRunnerConfig(c, error)) << error;
+    EXPECT_TRUE(replayRunnerConfig(c, error, hold)) << error;
     return c;
 }
 
@@ -109,6 +109,13 @@ TEST(CaptureMetrics, ReplayRunnerConfigAppendsFixedAddressesToTheCommand) {
     RunnerConfig d;
     ASSERT_TRUE(replayRunnerConfig(d, error)) << error;
     EXPECT_EQ(d.command, (std::vector<std::string>{"/opt/x/lowerscope-runner", "--verbose", "--fixed-addresses"}));
+
+    // The captured memory's ranges to hold from the start, after the flag.
+    RunnerConfig h;
+    h.command = {"lowerscope-runner"};
+    ASSERT_TRUE(replayRunnerConfig(h, error, {{0x7ffdd8800000, 0x7ffdd8a00000}})) << error;
+    EXPECT_EQ(h.command, (std::vector<std::string>{"lowerscope-runner", "--fixed-addresses", "--hold-addresses",
+                                                   "0x7ffdd8800000+2097152"}));
 
     // A default that cannot be split: no command, and why.
     ::setenv("LOWERSCOPE_RUNNER", "runner 'unclosed", 1);
@@ -357,7 +364,13 @@ TEST(CaptureMetrics, SavedLaunchesAreProfiledOnTheirReplay) {
     ASSERT_EQ(o.snapshots.size(), 1u);
     const std::string id = o.snapshots[0].id();
 
-    ProcessRunner runner(fakeRunnerConfig());
+    // The runner holds the saved memory's ranges from its start, as `capture --metrics` starts it.
+    std::vector<AddressRange> hold;
+    std::string holdError;
+    ASSERT_TRUE(captureAddressRanges(doc.string(), hold, holdError)) << holdError;
+    EXPECT_EQ(hold, snapshotAddressRanges(o.snapshots));
+    ASSERT_FALSE(hold.empty());
+    ProcessRunner runner(fakeRunnerConfig(hold));
     std::vector<std::string> stages;
     int done = 0;
     const CapturedProfiles r = profileCapturedLaunches(

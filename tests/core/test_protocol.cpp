@@ -1,4 +1,5 @@
 // Runner protocol: every message round-trips through JSON; malformed input gives ProtocolError.
+#include "core/run/address_ranges.h"
 #include "core/run/protocol.h"
 
 #include <gtest/gtest.h>
@@ -319,4 +320,32 @@ TEST(Protocol, TensorMapsAndClusterRoundTrip) {
     EXPECT_NE(refused([](json& b) { b["cluster"] = json::array({3, 1, 1}); }).find("divide"), std::string::npos);
     EXPECT_NE(refused([](json& b) { b["cluster"] = json::array({4, 2, 4}); }).find("16 blocks"), std::string::npos);
     EXPECT_NE(refused([](json& b) { b["cluster"] = json::array({0, 1, 1}); }), "accepted");
+}
+
+// The address ranges a replay runner holds (--hold-addresses): rounded out to 2 MiB pages, merged,
+// written and read back; anything malformed, empty, wrapping or too large is refused.
+TEST(AddressRanges, MergeFormatParseAndRefuse) {
+    const uint64_t mib2 = uint64_t(2) << 20;
+    const std::vector<AddressRange> merged = mergeAddressRanges(
+        {{0x7ffdd8c00000, 0x7ffdd9000000}, {0x7ffdd8800000, 0x7ffdd8a00004}, {0x7ffdd9000000, 0x7ffdd9000001},
+         {0x10, 0x10}, {0x7ffdc0000001, 0x7ffdc0000002}});
+    ASSERT_EQ(merged.size(), 2u);
+    EXPECT_EQ(merged[0], (AddressRange{0x7ffdc0000000, 0x7ffdc0000000 + mib2}));
+    EXPECT_EQ(merged[1], (AddressRange{0x7ffdd8800000, 0x7ffdd9000000 + mib2})); // touching ones joined
+    const std::string text = formatAddressRanges(merged);
+    EXPECT_EQ(text, "0x7ffdc0000000+2097152,0x7ffdd8800000+10485760");
+    std::string error;
+    const auto back = parseAddressRanges(text, error);
+    ASSERT_TRUE(back) << error;
+    EXPECT_EQ(*back, merged);
+    EXPECT_TRUE(parseAddressRanges("", error).value().empty());
+    for (const char* bad : {"0x1000", "0x1000+", "0x1000+0", "1000+4096", "0x1000+4k", "0x1000+4096,", ",0x1000+1",
+                            "0xffffffffffffff00+512", "0x0+18446744073709551615"}) {
+        EXPECT_FALSE(parseAddressRanges(bad, error)) << bad;
+        EXPECT_FALSE(error.empty()) << bad;
+    }
+    std::string many;
+    for (size_t i = 0; i <= kMaxAddressRanges; ++i) many += (i ? "," : "") + addressHex(0x10000000 + i * 0x400000) + "+4096";
+    EXPECT_FALSE(parseAddressRanges(many, error));
+    EXPECT_NE(error.find("more than"), std::string::npos) << error;
 }

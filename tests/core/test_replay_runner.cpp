@@ -181,6 +181,45 @@ TEST(ReplayRunner, RefusedAddressesRelocateTheParameters) {
     EXPECT_FLOAT_EQ(at(x->data, 7), 9.0f); // the kernel found its data through the relocated pointers
 }
 
+// The driver's own pool lands where the program had its memory (FAKE_DRIVER_POOL_AT: as the
+// runner's host mappings and the driver's pools can in a real process). Without a hold the replay
+// must relocate and says what sits there; with the range held from the start it gets the address.
+TEST(ReplayRunner, HeldAddressesKeepTheDriversPoolsAway) {
+    const std::map<std::string, std::string> pool{{"FAKE_DRIVER_POOL_AT", "5a0000000000"}};
+    {
+        ProcessRunner runner(fakeGpu(true, pool));
+        const RunOutcome o = runner.run(replayRequest({axpy("")}));
+        ASSERT_TRUE(o.ok) << o.error.message << "\n" << o.runnerStderr;
+        EXPECT_EQ(o.result.regionsRelocated, (std::vector<uint64_t>{kX, kY}));
+        EXPECT_NE(o.runnerStderr.find("mapped there in this process: 5a0000000000-"), std::string::npos)
+            << o.runnerStderr;
+    }
+    RunnerConfig held = fakeGpu(true, pool);
+    held.command.push_back("--hold-addresses");
+    held.command.push_back("0x5a0000000000+2097152");
+    ProcessRunner runner(held);
+    for (int request = 0; request < 2; ++request) { // held again after the first request gave it back
+        const RunOutcome o = runner.run(replayRequest({axpy("")}));
+        ASSERT_TRUE(o.ok) << o.error.message << "\n" << o.runnerStderr;
+        EXPECT_TRUE(o.result.regionsRelocated.empty()) << o.runnerStderr;
+        const OutputReport* x = output(o.result.variants.at(0), "mem@0x5a0000010000");
+        ASSERT_TRUE(x);
+        EXPECT_FLOAT_EQ(at(x->data, 7), 9.0f);
+    }
+}
+
+TEST(ReplayRunner, BadHoldListsAreRefusedAtTheStart) {
+    for (const char* bad : {"0x5a0000000000", "5a0000000000+4096", "0x5a0000000000+0", "0xffffffffffff0000+1048576"}) {
+        RunnerConfig c = fakeGpu(true);
+        c.command.push_back("--hold-addresses");
+        c.command.push_back(bad);
+        ProcessRunner runner(c);
+        const RunOutcome o = runner.run(replayRequest({axpy("")}));
+        EXPECT_FALSE(o.ok) << bad;
+        EXPECT_NE(o.runnerStderr.find("--hold-addresses"), std::string::npos) << bad << ": " << o.runnerStderr;
+    }
+}
+
 TEST(ReplayRunner, MemoryThatMustKeepItsAddressesFailsClearly) {
     ProcessRunner runner(fakeGpu(true, {{"FAKE_VMM_RELOCATE", "1"}}));
     const RunOutcome o = runner.run(replayRequest({axpy("")}, true));

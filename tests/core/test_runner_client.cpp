@@ -316,6 +316,20 @@ long peakRssKiB() {
 
 } // namespace
 
+// A replay's answer carries every restored region once per variant (base64): the limit on the
+// answer's line grows with them (a 24 MiB capture once overflowed a limit that counted only buffers).
+TEST(RunnerLink, TheAnswerLimitCountsARepliesRegions) {
+    RunRequest req = request("ok");
+    req.variants.push_back(req.variants[0]);
+    req.returnOutputs = true;
+    const size_t without = resultLimits(req).maxBytes;
+    req.regions = {MemoryRegion{0x7ffdd8800000, std::vector<uint8_t>(size_t(24) << 20), ElemType::F32, false}};
+    const size_t with = resultLimits(req).maxBytes;
+    EXPECT_GE(with - without, 2 * ((size_t(24) << 20) / 3 * 4)); // two variants, base64
+    req.returnOutputs = false;                                      // no bytes come back then
+    EXPECT_EQ(resultLimits(req).maxBytes, without);
+}
+
 TEST(RunnerLink, AnEndlessLineIsAProtocolErrorWithBoundedMemory) {
     const std::string mark = tempFile("fake-runner-endless");
     RunnerConfig c = fakeConfig(std::chrono::milliseconds(5000));

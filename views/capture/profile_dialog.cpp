@@ -61,12 +61,12 @@ QWidget* withBrowse(QLineEdit* edit, QPushButton*& button, QWidget* parent) {
 // The runner that replays the saved launches for their metrics: this machine's (the captured
 // addresses repeat only here), with --fixed-addresses; as `capture --metrics`' default
 // --runner-timeout, 30 s of silence and 30 s to start.
-bool metricsRunnerConfig(RunnerConfig& config, std::string& error) {
+bool metricsRunnerConfig(RunnerConfig& config, std::string& error, const std::vector<AddressRange>& hold) {
     config = RunnerConfig{};
     config.deadline = std::chrono::seconds(30);
     config.startTimeout = config.deadline;
     config.limitRequestTime = true;
-    return capture::replayRunnerConfig(config, error);
+    return capture::replayRunnerConfig(config, error, hold);
 }
 
 QString elapsedText(qint64 ms) {
@@ -385,7 +385,7 @@ bool ProfileProgramDialog::start(QString* error) {
                 for (const auto& snap : r.capture.snapshots) saved += snap.error.empty() ? 1 : 0;
                 if (saved == 0) return r; // said by onFinished
                 RunnerConfig config;
-                if (!metricsRunnerConfig(config, r.runnerError)) return r;
+                if (!metricsRunnerConfig(config, r.runnerError, capture::snapshotAddressRanges(r.capture.snapshots))) return r;
                 {
                     const std::lock_guard<std::mutex> lock(live->mutex);
                     live->profiling = true;

@@ -294,6 +294,12 @@ extern "C" {
 // ------------------------------------------------------------------------------- driver
 
 int cuInit(unsigned) {
+    // FAKE_DRIVER_POOL_AT=HEX: the driver's own pool (4 MiB) goes there if that is free, as an
+    // mmap with a hint does; a runner that holds the range (--hold-addresses) keeps it out.
+    if (const char* at = std::getenv("FAKE_DRIVER_POOL_AT")) {
+        void* hint = reinterpret_cast<void*>(std::strtoull(at, nullptr, 16));
+        mmap(hint, size_t(4) << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    }
     return 0;
 }
 int cuDriverGetVersion(int* v) {
