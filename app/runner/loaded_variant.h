@@ -72,6 +72,7 @@ private:
     CUfunction m_fn = nullptr;
     std::vector<CUdeviceptr> m_buffers;
     std::vector<std::vector<uint8_t>> m_initData;
+    std::vector<CUdeviceptr> m_pristine; // device copies of m_initData (0: restored from the host)
     // Encodes every tensor map over `buffers` (this variant's or the shared ones) and writes it
     // into its parameter slot (by value) or into its device copy (by pointer). Throws RequestFailure.
     void encodeTensorMaps(const std::vector<CUdeviceptr>& buffers);

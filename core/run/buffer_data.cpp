@@ -8,6 +8,8 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <system_error>
+#include <thread>
 #include <limits>
 
 namespace lowerscope {
@@ -110,30 +112,51 @@ std::vector<uint8_t> makeBufferData(ElemType type, int64_t count, const BufferIn
         return out;
     }
     const uint64_t key = mix64(init.seed + 0x9e3779b97f4a7c15ULL);
-    for (int64_t i = 0; i < count; ++i) {
-        double v = 0;
-        switch (init.kind) {
-        case InitKind::Zeros: break;
-        case InitKind::Ones: v = 1; break;
-        case InitKind::Iota: v = static_cast<double>(i); break;
-        case InitKind::Const: v = init.value; break;
-        case InitKind::Random: {
-            const uint64_t draw = static_cast<uint64_t>(init.run > 1 ? i / init.run : i); // runs share a value
-            uint64_t r = mix64(key ^ (draw * 0xd1b54a32d192ed03ULL));
-            if (isFloatType(type)) {
-                // 24 (f32 and narrower) or 53 (f64) random bits: exactly representable, in [-1, 1).
-                v = type == ElemType::F64 ? std::ldexp(static_cast<double>(r >> 11), -52) - 1.0
-                                          : std::ldexp(static_cast<double>(r >> 40), -23) - 1.0;
-            } else if (type == ElemType::I8 || type == ElemType::I32 || type == ElemType::I64) {
-                v = static_cast<double>(static_cast<int64_t>(r >> 56) - 128);
-            } else {
-                v = static_cast<double>(r >> 56);
+    // Element i depends only on (init, i): large buffers are filled by several threads (a runner
+    // makes 2 × 16 M random floats in about 20 ms instead of 150 ms), with the same bytes.
+    auto fill = [&](int64_t from, int64_t to) {
+        for (int64_t i = from; i < to; ++i) {
+            double v = 0;
+            switch (init.kind) {
+            case InitKind::Zeros: break;
+            case InitKind::Ones: v = 1; break;
+            case InitKind::Iota: v = static_cast<double>(i); break;
+            case InitKind::Const: v = init.value; break;
+            case InitKind::Random: {
+                const uint64_t draw = static_cast<uint64_t>(init.run > 1 ? i / init.run : i); // runs share a value
+                uint64_t r = mix64(key ^ (draw * 0xd1b54a32d192ed03ULL));
+                if (isFloatType(type)) {
+                    // 24 (f32 and narrower) or 53 (f64) random bits: exactly representable, in [-1, 1).
+                    v = type == ElemType::F64 ? std::ldexp(static_cast<double>(r >> 11), -52) - 1.0
+                                              : std::ldexp(static_cast<double>(r >> 40), -23) - 1.0;
+                } else if (type == ElemType::I8 || type == ElemType::I32 || type == ElemType::I64) {
+                    v = static_cast<double>(static_cast<int64_t>(r >> 56) - 128);
+                } else {
+                    v = static_cast<double>(r >> 56);
+                }
+                break;
             }
-            break;
+            }
+            storeValue(out, type, i, v, 0);
         }
-        }
-        storeValue(out, type, i, v, 0);
+    };
+    constexpr int64_t kPerThread = int64_t(1) << 20;
+    const int64_t threads = std::clamp<int64_t>(count / kPerThread, 1, std::clamp<int64_t>(std::thread::hardware_concurrency(), 1, 16));
+    if (threads == 1) {
+        fill(0, count);
+        return out;
     }
+    std::vector<std::thread> workers;
+    const int64_t chunk = (count + threads - 1) / threads;
+    try {
+        for (int64_t t = 1; t < threads; ++t)
+            workers.emplace_back(fill, std::min(count, t * chunk), std::min(count, (t + 1) * chunk));
+    } catch (const std::system_error&) { // no more threads: this one does the rest
+        for (int64_t t = static_cast<int64_t>(workers.size()) + 1; t < threads; ++t)
+            fill(std::min(count, t * chunk), std::min(count, (t + 1) * chunk));
+    }
+    fill(0, std::min(count, chunk));
+    for (std::thread& w : workers) w.join();
     return out;
 }
 

@@ -454,6 +454,23 @@ TEST(BufferData, GeneratorsAreDeterministicAndInRange) {
     EXPECT_TRUE(negative);
 }
 
+// Large buffers are filled by several threads: the bytes must not depend on how the work was cut
+// (one thread below 2 M elements; other counts cut at other places).
+TEST(BufferData, ThreadedFillGivesTheSameBytesAsOneThread) {
+    for (ElemType type : {ElemType::F32, ElemType::I8, ElemType::F64}) {
+        BufferInit init{InitKind::Random, 9, 0};
+        init.run = type == ElemType::I8 ? 3 : 1;
+        const auto one = makeBufferData(type, (int64_t(2) << 20) - 1, init);
+        const auto two = makeBufferData(type, (int64_t(2) << 20) + 1, init);
+        const auto three = makeBufferData(type, (int64_t(3) << 20) + 7, init);
+        const size_t e = static_cast<size_t>(elemSize(type));
+        ASSERT_EQ(three.size(), ((size_t(3) << 20) + 7) * e);
+        EXPECT_TRUE(std::equal(one.begin(), one.end(), two.begin())) << elemTypeName(type);
+        EXPECT_TRUE(std::equal(two.begin(), two.end(), three.begin())) << elemTypeName(type);
+        EXPECT_NE(std::count(three.end() - 1024, three.end(), uint8_t(0)), 1024) << "the tail was filled";
+    }
+}
+
 TEST(BufferData, HalfConversions) {
     EXPECT_EQ(floatToHalf(1.0f), 0x3c00);
     EXPECT_EQ(floatToHalf(-2.0f), 0xc000);
