@@ -130,7 +130,19 @@ void instructionCounts(const Cupti& cupti, CUcontext ctx, int device, const Prof
     sc.end();
     out.instructions = rowsOf(byFunction, out.function);
     if (out.instructions.empty()) {
-        raise(CuptiFailure::Other, "instruction counts", "CUPTI returned no counts for " + out.function);
+        // Which functions it did count says whether the launch went unpatched or under another name.
+        std::string counted;
+        for (const auto& [name, rows] : byFunction) {
+            if (counted.size() > 400) {
+                counted += ", ...";
+                break;
+            }
+            counted += (counted.empty() ? "" : ", ") + (name.empty() ? std::string("(no name)") : name) + " (" +
+                       std::to_string(rows.size()) + " rows)";
+        }
+        raise(CuptiFailure::Other, "instruction counts",
+              "CUPTI returned no counts for " + out.function +
+                  (counted.empty() ? std::string(" (nor for any function)") : "; it counted " + counted));
     }
 }
 
