@@ -152,12 +152,16 @@ TestedSuggestion testVariant(const AdviseArgs& a, const Toolchain& tc, const Bui
         std::printf("\ntesting %s: %s\n", v.id.c_str(), escapeControl(v.change).c_str());
         std::fflush(stdout);
         BuiltLaunch builtB = buildLaunch(tc, a.file, optionsB, builtA.spec.kernel, launchB, "B");
-        // The compare path: both sides interleaved on the same device buffers, outputs compared.
-        MeasurementRecord rec = measureSides(runner, {builtA.side, builtB.side}, a.launch);
-        rec.optionsA = a.optsA;
-        rec.optionsB = optsB;
-        measurement = writeMeasurement(rec);
-        test = suggestionTestOf(rec);
+        if (auto same = unchangedVariant(builtA.side, builtB.side)) {
+            test.error = *same;
+        } else {
+            // The compare path: both sides interleaved on the same device buffers, outputs compared.
+            MeasurementRecord rec = measureSides(runner, {builtA.side, builtB.side}, a.launch);
+            rec.optionsA = a.optsA;
+            rec.optionsB = optsB;
+            measurement = writeMeasurement(rec);
+            test = suggestionTestOf(rec);
+        }
     } catch (const CliFailure& e) {
         test.error = e.message;
     } catch (const std::exception& e) {

@@ -1,5 +1,6 @@
 #include "core/advise/advice_record.h"
 #include "core/format.h"
+#include "core/parse/cuda_elf.h"
 
 #include "core/run/stats.h"
 
@@ -83,6 +84,20 @@ Judgement judgeSuggestion(const Prediction& p, const SuggestionTest& t) {
     j.verdict = Verdict::Failed;
     j.reason = "no significant difference, and the interval excludes the predicted ratio; " + measured;
     return j;
+}
+
+std::optional<std::string> unchangedVariant(const PreparedSide& a, const PreparedSide& b) {
+    if (a.variant.grid != b.variant.grid || a.variant.block != b.variant.block ||
+        a.variant.sharedBytes != b.variant.sharedBytes || a.variant.kernel != b.variant.kernel)
+        return std::nullopt;
+    const std::string_view cubinA(reinterpret_cast<const char*>(a.variant.cubin.data()), a.variant.cubin.size());
+    const std::string_view cubinB(reinterpret_cast<const char*>(b.variant.cubin.data()), b.variant.cubin.size());
+    const std::string section = ".text." + a.variant.kernel;
+    const auto textA = elfSection(cubinA, section);
+    const auto textB = elfSection(cubinB, section);
+    if (!textA || !textB || textA->empty() || *textA != *textB) return std::nullopt;
+    return "the change did not reach the kernel: B builds " + a.variant.kernel + " to the same machine code as A (" +
+           std::to_string(textA->size()) + " bytes) and launches it the same way, so there is nothing to measure";
 }
 
 ExperimentCard suggestionCard(const Finding& f, const Variant& v, const SuggestionTest& t, const Judgement& j) {

@@ -55,6 +55,13 @@ struct Judgement {
 
 Judgement judgeSuggestion(const Prediction& predicted, const SuggestionTest& test);
 
+// Why B has nothing to measure, or nullopt: B launches like A and its build of the kernel is the
+// same machine code (the kernel's .text section in both cubins, control codes included). A change
+// that never reached the kernel is a failed suggestion, not a measurement of noise (--maxrregcount
+// on a kernel with __launch_bounds__ was, before the rules stopped proposing it: ptxas keeps the
+// bounds' register budget). The caller records it as the test's error, unmeasured.
+std::optional<std::string> unchangedVariant(const PreparedSide& a, const PreparedSide& b);
+
 // The experiment card of one tested suggestion: hypothesis (the finding, its evidence and the
 // variant's prediction with its formula), implementation (the change), measurement, result (B/A,
 // interval, verdict and why), interpretation (the prediction error).

@@ -100,11 +100,21 @@ Prediction occupancyPrediction(const Finding& f, double after) {
     return p;
 }
 
+// A kernel whose PTX carries launch bounds (or a register cap): ptxas takes its register budget
+// from them, not from --maxrregcount.
+bool registerBudgetFromBounds(const PtxLaunchBounds& b) {
+    return b.maxThreads() > 0 || b.requiredThreads() > 0 || b.minnctapersm > 0 || b.maxnreg > 0;
+}
+
 void occupancyVariants(const Finding& f, const AdviseEvidence& e, const std::vector<Tunable>& tunables,
                        const BuildOptions& a, std::vector<Variant>& out) {
     const int blocks = static_cast<int>(f.values.at("blocks_per_sm"));
     const int threads = static_cast<int>(e.blockThreads());
-    if (f.id == "occupancy.registers" && e.resources) {
+    // ptxas keeps the register budget of a kernel's launch bounds and ignores --maxrregcount for it
+    // (nvcc 13.0, sm_90: regs_heavy, __launch_bounds__(256[, 1]), stays at 80 registers under
+    // --maxrregcount 64, so the variant was the same code; the first calibration measured it at
+    // 1.000): such a kernel is only offered its min_blocks tunable.
+    if (f.id == "occupancy.registers" && e.resources && !registerBudgetFromBounds(e.bounds)) {
         // The register caps that fit one and two more blocks per SM (the largest cap for each).
         const int regs = e.resources->registers;
         int want = blocks + 1;
@@ -362,7 +372,7 @@ std::vector<Variant> proposeVariants(const std::vector<Finding>& findings, const
                 }
             }
         } else if (f.rule == "spills") {
-            if (a.maxRegCount > 0 && a.maxRegCount < 255) {
+            if (a.maxRegCount > 0 && a.maxRegCount < 255 && !registerBudgetFromBounds(e.bounds)) {
                 const int r = std::min(255, a.maxRegCount * 2);
                 Variant v;
                 v.optionFlags = "--maxrregcount " + std::to_string(r);

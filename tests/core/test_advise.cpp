@@ -6,6 +6,7 @@
 #include "core/advise/findings.h"
 #include "core/advise/variants.h"
 #include "core/analysis/occupancy.h"
+#include "tests/core/build_fixture.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -421,6 +422,14 @@ TEST(AdviseRules, RegisterLimitedOccupancyGetsTwoCapsAndTwoLaunchBounds) {
     EXPECT_EQ(computeOccupancy(lim, 64, 0, 256).blocksPerSm, 4);
     EXPECT_EQ(computeOccupancy(lim, 48, 0, 256).blocksPerSm, 5);
     EXPECT_EQ(computeOccupancy(lim, 56, 0, 256).blocksPerSm, 4); // 48 is the largest cap for 5
+    // With launch bounds in its PTX (regs_heavy's __launch_bounds__(256, MIN_BLOCKS)) ptxas ignores
+    // --maxrregcount: only the min_blocks tunable is offered.
+    AdviseEvidence bounded = e;
+    bounded.bounds.maxntid[0] = 256;
+    bounded.bounds.maxntid[1] = bounded.bounds.maxntid[2] = 1;
+    flags.clear();
+    for (const auto& v : proposeVariants(adviseFindings(bounded), bounded, t, BuildOptions{})) flags.push_back(v.optionFlags);
+    EXPECT_EQ(join(flags), "-D MIN_BLOCKS=4 -D MIN_BLOCKS=5 ") << join(flags);
     // Each step predicted at its own occupancy: the bound T/T′ without a waiting share.
     EXPECT_NEAR(vs[0].prediction.ratio, 24.0 / 32, 1e-9);
     EXPECT_NEAR(vs[1].prediction.ratio, 24.0 / 40, 1e-9);
@@ -712,4 +721,48 @@ TEST(AdviseVerdict, TheCardCarriesFindingPredictionAndResult) {
     const json entry = suggestionTestJson(vs[0], t, j);
     EXPECT_EQ(entry["verdict"], "held");
     EXPECT_DOUBLE_EQ(entry["predicted"].get<double>(), vs[0].prediction.ratio);
+}
+
+// A variant whose build is the same machine code as A's is not measured: ptxas ignores
+// --maxrregcount for regs_heavy (its __launch_bounds__ sets the budget), while MIN_BLOCKS=4 changes
+// the code, and a launch change is always measured.
+TEST(AdviseRecord, AVariantThatBuildsToTheSameCodeIsNotMeasured) {
+    REQUIRE_BUILD_TOOLS();
+    const std::string file = std::string(LOWERSCOPE_SOURCE_DIR) + "/docs/examples/advisor_cases.cu";
+    BuildOptions o;
+    o.arch = "sm_90";
+    BuildOptions capped = o;
+    capped.maxRegCount = 64;
+    BuildOptions bounded = o;
+    bounded.defines = {"MIN_BLOCKS=4"};
+    auto side = [&](const BuildOptions& opts) {
+        const BuildResult r = buildFile(test::realToolchain(), file, opts, test::uncached());
+        EXPECT_TRUE(r.ok) << r.error;
+        PreparedSide s;
+        s.variant.kernel = "_Z10regs_heavyiPKfPf";
+        s.variant.cubin = r.cubin;
+        s.variant.grid = {16384, 1, 1};
+        s.variant.block = {256, 1, 1};
+        return s;
+    };
+    const PreparedSide a = side(o);
+    PreparedSide b = side(capped);
+    const auto same = unchangedVariant(a, b);
+    ASSERT_TRUE(same.has_value());
+    EXPECT_NE(same->find("same machine code"), std::string::npos) << *same;
+    EXPECT_FALSE(unchangedVariant(a, side(bounded)).has_value());
+    b.variant.block = {128, 1, 1}; // the same code launched otherwise is a real test
+    b.variant.grid = {32768, 1, 1};
+    EXPECT_FALSE(unchangedVariant(a, b).has_value());
+    PreparedSide other = a;
+    other.variant.kernel = "_Z11strided_sumiPKfPf"; // another kernel of the same cubin
+    EXPECT_FALSE(unchangedVariant(a, other).has_value());
+    // Unmeasured: judged failed, with the reason.
+    SuggestionTest t;
+    t.error = *same;
+    Prediction p;
+    p.ratio = 0.75;
+    const Judgement j = judgeSuggestion(p, t);
+    EXPECT_EQ(j.verdict, Verdict::Failed);
+    EXPECT_NE(j.reason.find("same machine code"), std::string::npos) << j.reason;
 }

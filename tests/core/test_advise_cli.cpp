@@ -186,9 +186,10 @@ TEST(CliAdvise, StaticAdviceNeedsNoGpuAndProposesTheSidecarsTunables) {
     std::set<std::string> regFlags;
     for (const auto& v : regsAdvice["variants"]) regFlags.insert(v["option_flags"].get<std::string>());
     EXPECT_TRUE(regFlags.count("-D MIN_BLOCKS=4")) << regsAdvice.dump(1);
+    // regs_heavy has __launch_bounds__: ptxas would ignore a register cap, so none is offered.
     EXPECT_EQ(std::count_if(regFlags.begin(), regFlags.end(),
                             [](const std::string& f) { return f.rfind("--maxrregcount ", 0) == 0; }),
-              2);
+              0);
 
     EXPECT_EQ(testutil::runCliOnFakeGpu({"advise", source("kernels/saxpy.cu"), "--static", "--profile", "x.json"}, d / "cache")
                   .exitCode,

@@ -1,6 +1,7 @@
 // The advisor's *Test this* job (suggestion_job.h).
 #include "views/advise/suggestion_job.h"
 
+#include "core/advise/advice_record.h"
 #include "core/build/process.h"
 #include "core/run/built_launch.h"
 #include "core/run/runner_client.h"
@@ -86,6 +87,10 @@ SuggestionJobOutcome runSuggestionJob(const SuggestionJobRequest& r, std::atomic
         applyLaunchText(r.launchA, sideA.spec);
         const PreparedSide a = prepareSide(sideA);
         const PreparedSide& pb = b.side;
+        if (auto same = unchangedVariant(a, pb)) {
+            out.test.error = *same;
+            return out;
+        }
 
         say("measuring A and B interleaved");
         MeasureSettings settings;
