@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
 # Issue 29's capture measurements, on a GPU machine (numbers go to docs/PERFORMANCE.md):
-#  1. overhead of `lowerscope-cli capture` without counters on a program launching 10,000 short
-#     kernels: the program's whole wall time plain and under capture, 7 runs each, alternating;
-#     target: median under capture <= 1.05x plain;
-#  2. durations of a ~50 us kernel as the capture records them (CUPTI kernel activity, in the
-#     program) against ncu's gpu__time_duration.sum for the same 20 launches: medians within 2 %;
+#  1. overhead of `lowerscope-cli capture` without counters on a program launching N short
+#     kernels (N = 1, 10,000, 100,000; 5 runs each, plain and captured alternating): the whole
+#     wall time (target at 10,000: captured <= 1.05x plain), and the program's own launch loop
+#     (what each launch costs under capture, without CUDA's and CUPTI's start-up), and the
+#     capture's fixed cost (N = 1);
+#  2. durations of a ~35 us memory-bound kernel as the capture records them (CUPTI kernel
+#     activity, in the program) against ncu's gpu__time_duration.sum for the same 20 launches,
+#     both with each launch after an L2 flush on an idle GPU (`capture_bench isolated`; ncu with
+#     --clock-control none and its cache flush): medians within 2 %; the same kernel back to back
+#     (`long`) for comparison;
 #  3. a replayed launch (run --from-capture, cold: L2 flushed as ncu does) against the capture's own
-#     duration of that kernel in the program: medians within 2 %.
+#     duration of that kernel in the program (isolated): medians within 2 %.
+# LOWERSCOPE_CAPTURE_TIMING=1 makes the injection say how long its start and end took.
 #   usage: bench/capture_bench.sh BUILD_DIR [OUT_DIR]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=$(cd "${1:?usage: bench/capture_bench.sh BUILD_DIR [OUT_DIR]}" && pwd)
 OUT=${2:-out/capture_bench}
-mkdir -p "$OUT/long" "$OUT/short"
+mkdir -p "$OUT/long" "$OUT/short" "$OUT/isolated"
 OUT=$(cd "$OUT" && pwd)
 CLI="$BUILD/app/lowerscope-cli"
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
@@ -20,63 +26,107 @@ NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 P="$OUT/capture_bench"
 now() { date +%s.%N; }
 : >"$OUT/overhead.txt"
-for r in 1 2 3 4 5 6 7; do
-  t0=$(now); "$P" short 10000 >/dev/null; t1=$(now)
-  "$CLI" capture -o "$OUT/short/c$r.json" -- "$P" short 10000 >/dev/null 2>&1; t2=$(now)
-  echo "$t0 $t1 $t2" >>"$OUT/overhead.txt"
+for n in 1 10000 100000; do
+  for r in 1 2 3 4 5; do
+    t0=$(now); "$P" short $n >"$OUT/short/plain-$n-$r.out" 2>&1; t1=$(now)
+    LOWERSCOPE_CAPTURE_TIMING=1 "$CLI" capture -o "$OUT/short/c-$n-$r.json" -- "$P" short $n >"$OUT/short/capture-$n-$r.out" 2>&1; t2=$(now)
+    echo "$n $r $t0 $t1 $t2" >>"$OUT/overhead.txt"
+  done
 done
-"$CLI" capture -o "$OUT/long/c.json" --save-launches --kernel stream_scale --launch-skip 10 --launch-count 1 \
-  -- "$P" long 20 >/dev/null 2>"$OUT/long/capture.err"
-"$CLI" run --from-capture "$OUT/long/c.json" --mode cold --json "$OUT/long/replay.json" --max-time 5 >/dev/null 2>"$OUT/long/replay.err"
 NCU=${NCU:-ncu}
-if command -v "$NCU" >/dev/null 2>&1; then
-  "$NCU" --metrics gpu__time_duration.sum -k regex:stream_scale --csv --print-units base "$P" long 20 >"$OUT/long/ncu.csv" 2>/dev/null
-fi
+for mode in isolated long; do
+  "$CLI" capture -o "$OUT/$mode/c.json" --save-launches --kernel stream_scale --launch-skip 10 --launch-count 1 \
+    -- "$P" $mode 20 >/dev/null 2>"$OUT/$mode/capture.err"
+  if command -v "$NCU" >/dev/null 2>&1; then
+    "$NCU" --clock-control none --metrics gpu__time_duration.sum -k regex:stream_scale --csv --print-units base \
+      "$P" $mode 20 >"$OUT/$mode/ncu.csv" 2>/dev/null
+  fi
+done
+"$CLI" run --from-capture "$OUT/isolated/c.json" --mode cold --json "$OUT/isolated/replay.json" --max-time 5 \
+  >"$OUT/isolated/replay.out" 2>"$OUT/isolated/replay.err"
 python3 - "$OUT" <<'PY'
-import csv, json, os, statistics, sys
+import csv, glob, json, os, re, statistics, sys
 out = sys.argv[1]
-rows = [list(map(float, l.split())) for l in open(os.path.join(out, "overhead.txt")) if l.strip()]
-plain = [t1 - t0 for t0, t1, t2 in rows]
-cap = [t2 - t1 for t0, t1, t2 in rows]
-res = {"overhead": {"plain_s": plain, "capture_s": cap,
-                    "ratio_median": statistics.median(cap) / statistics.median(plain)}}
-# The capture's durations of stream_scale, launch by launch (GPU timestamps, ns).
-d = json.load(open(os.path.join(out, "long", "c.json")))
-ks = {i for i, k in enumerate(d["kernels"]) if k["name"].startswith("_Z12stream_scale")}
-ours = [l["duration_ns"] / 1e3 for l in d["launches"] if l["kernel"] in ks]
-res["durations"] = {"capture_us": ours}
-path = os.path.join(out, "long", "ncu.csv")
-if os.path.exists(path):
+med = statistics.median
+def loop_ms(path):
+    m = re.search(r"([0-9.]+) ms launch loop", open(path, errors="replace").read()) if os.path.exists(path) else None
+    return float(m.group(1)) if m else None
+rows = [l.split() for l in open(os.path.join(out, "overhead.txt")) if l.strip()]
+res = {"overhead": {}}
+for n in sorted({int(r[0]) for r in rows}):
+    rs = [r for r in rows if int(r[0]) == n]
+    plain = [float(r[3]) - float(r[2]) for r in rs]
+    cap = [float(r[4]) - float(r[3]) for r in rs]
+    lp = [loop_ms(os.path.join(out, "short", f"plain-{n}-{r[1]}.out")) for r in rs]
+    lc = [loop_ms(os.path.join(out, "short", f"capture-{n}-{r[1]}.out")) for r in rs]
+    prog = []  # the program's own wall under capture, as the capture document records it
+    for r in rs:
+        try:
+            prog.append(json.load(open(os.path.join(out, "short", f"c-{n}-{r[1]}.json")))["run"]["wall_ms"] / 1e3)
+        except Exception:
+            pass
+    timing = []
+    for r in rs:
+        p = os.path.join(out, "short", f"capture-{n}-{r[1]}.out")
+        if os.path.exists(p):
+            timing += [l.strip() for l in open(p, errors="replace") if "lowerscope-inject: timing" in l]
+    e = {"plain_s": plain, "capture_s": cap, "ratio_median": med(cap) / med(plain),
+         "program_under_capture_s": prog, "loop_plain_ms": lp, "loop_capture_ms": lc, "injection_timing": timing[:4]}
+    if all(v is not None for v in lp + lc) and lp:
+        e["loop_ratio_median"] = med(lc) / med(lp)
+        e["per_launch_us"] = (med(lc) - med(lp)) * 1e3 / n
+    res["overhead"][str(n)] = e
+def ncu_us(path):
+    if not os.path.exists(path):
+        return []
     recs = [r for r in csv.reader(open(path)) if r]
     hdr = next((r for r in recs if "Metric Name" in r), None)
-    ncu = []
-    if hdr:
-        i_name, i_val = hdr.index("Metric Name"), hdr.index("Metric Value")
-        ncu = [float(r[i_val].replace(",", "")) / 1e3 for r in recs[recs.index(hdr) + 1:]
-               if len(r) > i_val and r[i_name] == "gpu__time_duration.sum"]
-    res["durations"]["ncu_us"] = ncu
+    if not hdr:
+        return []
+    i_name, i_val = hdr.index("Metric Name"), hdr.index("Metric Value")
+    return [float(r[i_val].replace(",", "")) / 1e3 for r in recs[recs.index(hdr) + 1:]
+            if len(r) > i_val and r[i_name] == "gpu__time_duration.sum"]
+res["durations"] = {}
+for mode in ("isolated", "long"):
+    try:
+        d = json.load(open(os.path.join(out, mode, "c.json")))
+        ks = {i for i, k in enumerate(d["kernels"]) if k["name"].startswith("_Z12stream_scale")}
+        ours = [l["duration_ns"] / 1e3 for l in d["launches"] if l["kernel"] in ks]
+    except Exception as ex:
+        res["durations"][mode] = {"error": str(ex)}
+        continue
+    ncu = ncu_us(os.path.join(out, mode, "ncu.csv"))
+    e = {"capture_us": ours, "ncu_us": ncu}
     if ours and ncu:
-        res["durations"]["median_diff_pct"] = 100 * (statistics.median(ours) / statistics.median(ncu) - 1)
+        e["median_diff_pct"] = 100 * (med(ours) / med(ncu) - 1)
+    res["durations"][mode] = e
 try:
-    r = json.load(open(os.path.join(out, "long", "replay.json")))
+    r = json.load(open(os.path.join(out, "isolated", "replay.json")))
     v = r["variants"][0] if "variants" in r else r
     samples = v.get("samples_ms") or v.get("samples") or []
-    med = statistics.median(samples) * 1e3 if samples else None
-    res["replay"] = {"replay_median_us": med, "program_median_us": statistics.median(ours) if ours else None,
+    m = med(samples) * 1e3 if samples else None
+    ours = res["durations"].get("isolated", {}).get("capture_us") or []
+    res["replay"] = {"replay_median_us": m, "program_median_us": med(ours) if ours else None,
                      "reproduced": r.get("replay", {}).get("reproduced")}
-    if med and ours:
-        res["replay"]["diff_pct"] = 100 * (med / statistics.median(ours) - 1)
-except Exception as e:
-    res["replay"] = {"error": str(e)}
+    if m and ours:
+        res["replay"]["diff_pct"] = 100 * (m / med(ours) - 1)
+except Exception as ex:
+    res["replay"] = {"error": str(ex)}
 json.dump(res, open(os.path.join(out, "capture_bench.json"), "w"), indent=1)
-o = res["overhead"]
-print(f"capture overhead, 10,000 short launches: plain median {statistics.median(plain):.3f} s, under capture "
-      f"{statistics.median(cap):.3f} s: {o['ratio_median']:.3f}x (target <= 1.05x)")
-du = res["durations"]
-if "median_diff_pct" in du:
-    print(f"durations (stream_scale, 20 launches): capture median {statistics.median(du['capture_us']):.2f} us, ncu "
-          f"{statistics.median(du['ncu_us']):.2f} us: {du['median_diff_pct']:+.2f} % (target within 2 %)")
-else:
-    print("durations: ncu figures missing", du)
-print("replay:", res["replay"])
+for n, e in res["overhead"].items():
+    line = (f"capture overhead, {int(n):,} short launches: wall plain {med(e['plain_s']):.3f} s, captured "
+            f"{med(e['capture_s']):.3f} s: {e['ratio_median']:.3f}x")
+    if "loop_ratio_median" in e:
+        line += (f"; launch loop {med(e['loop_plain_ms']):.1f} ms plain, {med(e['loop_capture_ms']):.1f} ms captured "
+                 f"({e['loop_ratio_median']:.3f}x, {e['per_launch_us']:+.2f} us per launch)")
+    print(line + (" (target <= 1.05x)" if n == "10000" else ""))
+    for t in e["injection_timing"][:1]:
+        print("  " + t)
+for mode, du in res["durations"].items():
+    if "median_diff_pct" in du:
+        print(f"durations ({mode}, stream_scale, 20 launches): capture median {med(du['capture_us']):.2f} us, ncu "
+              f"{med(du['ncu_us']):.2f} us: {du['median_diff_pct']:+.2f} %" + (" (target within 2 %)" if mode == "isolated" else ""))
+    else:
+        print(f"durations ({mode}): figures missing", {k: v for k, v in du.items() if k != "capture_us"})
+print("replay (isolated launch 11, cold) against the program:", res["replay"], "(target within 2 %)")
 PY

@@ -24,6 +24,7 @@
 #include <xxhash.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -213,11 +214,23 @@ void bufferCompleted(CUcontext context, uint32_t streamId, uint8_t* buffer, size
     std::free(buffer);
 }
 
+double msSince(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// LOWERSCOPE_CAPTURE_TIMING=1 (bench/capture_bench.sh): what the injection's start and end cost.
+bool timingWanted() {
+    const char* t = std::getenv("LOWERSCOPE_CAPTURE_TIMING");
+    return t && *t && *t != '0';
+}
+
 void finish() {
     State& s = state();
     if (!s.active) return;
+    const auto t0 = std::chrono::steady_clock::now();
     s.cupti.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     emit(capture::endEventLine(s.pid, s.dropped.load()));
+    if (timingWanted()) std::fprintf(stderr, "lowerscope-inject: timing: end (activity flush) %.1f ms\n", msSince(t0));
 }
 
 void* symbolIn(const char* library, const char* name) {
@@ -230,6 +243,7 @@ int initialize() {
     const char* events = std::getenv("LOWERSCOPE_CAPTURE_EVENTS");
     const char* cubins = std::getenv("LOWERSCOPE_CAPTURE_CUBINS");
     if (!events || !*events) return 1; // not started by lowerscope-cli capture: stay out of the way
+    const auto started = std::chrono::steady_clock::now();
     State& s = state();
     s.pid = static_cast<uint32_t>(::getpid());
     s.cubinDir = cubins && *cubins ? cubins : events;
@@ -238,6 +252,7 @@ int initialize() {
     if (s.fd < 0) return 1;
 
     const CuptiLoad load = loadCupti(s.cupti);
+    const double loadMs = msSince(started);
     if (!load.ok) {
         emit(capture::processEventLine(s.pid, "", load.error));
         return 1;
@@ -282,6 +297,8 @@ int initialize() {
     emit(capture::processEventLine(s.pid, versionText, ""));
     s.active = true;
     std::atexit(finish);
+    if (timingWanted())
+        std::fprintf(stderr, "lowerscope-inject: timing: start %.1f ms (loading CUPTI %.1f ms)\n", msSince(started), loadMs);
     return 1;
 }
 
