@@ -671,3 +671,41 @@ TEST(CaptureSnapshots, ASavedRegionIsReadOnlyInsideTheDocumentsFolderAndAtItsSiz
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
     EXPECT_FALSE(readSnapshotFile(docPath.string(), "run.launches/100-12/before-1.bin", 16, bytes, error));
 }
+
+// The kernel line is written field by field (it is the one the injection writes per execution):
+// it must be the JSON document the object model would write, for extreme values and for names with
+// quotes, control bytes and invalid UTF-8 (replaced by U+FFFD, as everywhere else).
+TEST(CaptureEvents, KernelLineIsTheJsonDocument) {
+    for (const std::string& name : {std::string("_Z3addPf"), std::string("a\"b\\c\n\x01"), std::string("bad \xff\xfe utf8")}) {
+        CapturedLaunch l;
+        l.pid = 4294967295u;
+        l.correlationId = 7;
+        l.name = name;
+        l.device = 1;
+        l.context = 2;
+        l.stream = 3;
+        l.grid = {2147483647, 1, -1};
+        l.block = {1024, 1, 1};
+        l.cluster = {0, 0, 0};
+        l.dynamicSmem = 232448;
+        l.staticSmem = -5;
+        l.registers = 255;
+        l.startNs = 18446744073709551615ull;
+        l.endNs = 0;
+        l.graphId = 9;
+        l.graphNodeId = 10;
+        const std::string text = kernelEventLine(l);
+        ASSERT_EQ(text.back(), '\n');
+        ASSERT_EQ(text.find('\n'), text.size() - 1) << text;
+        const nlohmann::json got = nlohmann::json::parse(text);
+        const nlohmann::json expected = nlohmann::json::parse(
+            nlohmann::json{{"e", "kernel"}, {"pid", l.pid}, {"corr", l.correlationId}, {"name", l.name},
+                           {"device", l.device}, {"context", l.context}, {"stream", l.stream},
+                           {"grid", l.grid}, {"block", l.block}, {"cluster", l.cluster},
+                           {"smem", {l.dynamicSmem, l.staticSmem}}, {"regs", l.registers},
+                           {"start", l.startNs}, {"end", l.endNs}, {"graph", l.graphId},
+                           {"graph_node", l.graphNodeId}}
+                .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        EXPECT_EQ(got, expected) << text; // (the reader's acceptance: EveryEventRoundTrips)
+    }
+}
