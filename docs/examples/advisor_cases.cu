@@ -1,9 +1,10 @@
-// Test subjects of the advisor (issue 34): six small kernels, each held back by one limiter the
+// Test subjects of the advisor (issue 34): seven small kernels, each held back by one limiter the
 // advisor's rules name, each with the define that relieves it declared as a tunable in
 // advisor_cases.json (the default is what the kernel uses without -D). The calibration
 // (bench/advise_calibration.sh) measures whether the predicted effect of each relief shows.
 //   regs_heavy     64 live floats per thread: occupancy limited by registers. MIN_BLOCKS goes into
-//                  __launch_bounds__ (role min_blocks); --maxrregcount is the other relief.
+//                  __launch_bounds__ (role min_blocks); ptxas ignores --maxrregcount for it.
+//   regs_capped    the same work without launch bounds: --maxrregcount is its relief.
 //   smem_colsum    column sums staged through a TILE × 128 shared tile: with TILE = 96 (48 KiB per
 //                  block) occupancy is limited by shared memory (role tile).
 //   strided_sum    64 blocks of 128 threads walk a long array: 4 warps on an SM, one load in flight
@@ -35,13 +36,9 @@ static_assert(UNROLL >= 1 && PAD >= 0, "UNROLL >= 1, PAD >= 0");
 
 constexpr int kUnroll = UNROLL;
 
-__global__ void __launch_bounds__(256, MIN_BLOCKS) regs_heavy(int n, const float* __restrict__ x, float* __restrict__ y)
+// 64 live floats per thread, mixed four times (regs_heavy and regs_capped).
+__device__ __forceinline__ float heavySum(float t)
 {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) {
-        return;
-    }
-    const float t = x[i];
     float v[64];
 #pragma unroll
     for (int k = 0; k < 64; ++k) {
@@ -59,7 +56,27 @@ __global__ void __launch_bounds__(256, MIN_BLOCKS) regs_heavy(int n, const float
     for (int k = 0; k < 64; ++k) {
         s += v[k];
     }
-    y[i] = s;
+    return s;
+}
+
+__global__ void __launch_bounds__(256, MIN_BLOCKS) regs_heavy(int n, const float* __restrict__ x, float* __restrict__ y)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) {
+        return;
+    }
+    y[i] = heavySum(x[i]);
+}
+
+// The same work without launch bounds: ptxas takes its register budget from --maxrregcount here
+// (the relief the advisor offers), which it ignores for regs_heavy.
+__global__ void regs_capped(int n, const float* __restrict__ x, float* __restrict__ y)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) {
+        return;
+    }
+    y[i] = heavySum(x[i]);
 }
 
 // Blocks of 128 threads; block b sums columns [128 b, 128 b + 128) of a rows × cols matrix, each
