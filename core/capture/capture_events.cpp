@@ -37,48 +37,43 @@ std::string moduleEventLine(const CapturedModule& m) {
 std::string kernelEventLine(const CapturedLaunch& k) {
     std::string out;
     out.reserve(256 + k.name.size());
-    auto number = [&](const char* key, auto v) {
-        out += '"';
-        out += key;
-        out += "\":";
+    auto value = [&](auto v) {
         char buf[24];
-        const auto r = std::to_chars(buf, buf + sizeof buf, v);
-        out.append(buf, r.ptr);
+        out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+    };
+    auto key = [&](const char* name) {
+        out += '"';
+        out += name;
+        out += "\":";
+    };
+    auto number = [&](const char* name, auto v) {
+        key(name);
+        value(v);
         out += ',';
     };
-    auto triple = [&](const char* key, const std::array<int64_t, 3>& v) {
-        out += '"';
-        out += key;
-        out += "\":[";
-        for (size_t i = 0; i < 3; ++i) {
-            char buf[24];
-            const auto r = std::to_chars(buf, buf + sizeof buf, v[i]);
-            out.append(buf, r.ptr);
-            out += i < 2 ? ',' : ']';
+    auto list = [&](const char* name, std::initializer_list<int64_t> vs) {
+        key(name);
+        out += '[';
+        for (int64_t v : vs) {
+            value(v);
+            out += ',';
         }
+        out.back() = ']';
         out += ',';
     };
     out += "{\"e\":\"kernel\",";
     number("pid", k.pid);
     number("corr", k.correlationId);
-    out += "\"name\":";
+    key("name");
     out += json(k.name).dump(-1, ' ', false, json::error_handler_t::replace);
     out += ',';
     number("device", k.device);
     number("context", k.context);
     number("stream", k.stream);
-    triple("grid", k.grid);
-    triple("block", k.block);
-    triple("cluster", k.cluster);
-    out += "\"smem\":[";
-    {
-        char buf[48];
-        auto r = std::to_chars(buf, buf + 24, k.dynamicSmem);
-        *r.ptr++ = ',';
-        r = std::to_chars(r.ptr, buf + sizeof buf, k.staticSmem);
-        out.append(buf, r.ptr);
-    }
-    out += "],";
+    list("grid", {k.grid[0], k.grid[1], k.grid[2]});
+    list("block", {k.block[0], k.block[1], k.block[2]});
+    list("cluster", {k.cluster[0], k.cluster[1], k.cluster[2]});
+    list("smem", {k.dynamicSmem, k.staticSmem});
     number("regs", k.registers);
     number("start", k.startNs);
     number("end", k.endNs);
