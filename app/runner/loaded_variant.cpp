@@ -68,11 +68,6 @@ LoadedVariant::~LoadedVariant() {
             d.cuMemFree(p);
         }
     }
-    for (CUdeviceptr p : m_pristine) {
-        if (p) {
-            d.cuMemFree(p);
-        }
-    }
     if (m_module) {
         d.cuModuleUnload(m_module);
     }
@@ -273,23 +268,8 @@ void LoadedVariant::load(RequestProgress& progress) {
         // Landed before anything launches on the runner's non-blocking stream (see restoreInputs).
         m_ctx.check(d.cuCtxSynchronize(), "cuCtxSynchronize", "initialise", label);
     }
-    // Device copies of the declared data, when a quarter of the free memory holds them: every
-    // restore (before each profiled pass, sample launch and poison launch) is then a device copy
-    // instead of a transfer from pageable host memory (tens of ms for 128 MiB, per restore).
-    m_pristine.assign(m_buffers.size(), 0);
-    size_t declared = 0, freeBytes = 0, totalBytes = 0;
-    for (const auto& data : m_initData) declared += data.size();
-    if (declared > 0 && d.cuMemGetInfo(&freeBytes, &totalBytes) == CUDA_SUCCESS && declared <= freeBytes / 4) {
-        for (size_t i = 0; i < m_buffers.size(); ++i) {
-            if (m_initData[i].empty() || d.cuMemAlloc(&m_pristine[i], m_initData[i].size()) != CUDA_SUCCESS) {
-                m_pristine[i] = 0; // restored from the host
-                continue;
-            }
-            m_ctx.check(d.cuMemcpyDtoDAsync(m_pristine[i], m_buffers[i], m_initData[i].size(), m_ctx.stream()),
-                        "cuMemcpyDtoDAsync", "initialise", label);
-        }
-        m_ctx.check(d.cuStreamSynchronize(m_ctx.stream()), "cuStreamSynchronize", "initialise", label);
-    }
+    // Restored before each profiled pass, sample launch and poison launch: from device copies.
+    m_copies.keep(restorable(), "initialise", label);
     // Parameter buffer: scalars copied in, device addresses written at buffer slots; the driver
     // gets one pointer per parameter into this buffer.
     m_paramBuf.assign(static_cast<size_t>(std::max(s.paramBytes, 8)), 0);
@@ -399,22 +379,14 @@ void LoadedVariant::launch(CUstream stream) {
     m_ctx.check(launchAsync(stream), cluster ? "cuLaunchKernelEx" : "cuLaunchKernel", "launch", label());
 }
 
+std::vector<RestorableBuffer> LoadedVariant::restorable() const {
+    std::vector<RestorableBuffer> out;
+    for (size_t i = 0; i < m_buffers.size(); ++i) out.push_back({m_buffers[i], &m_initData[i]});
+    return out;
+}
+
 void LoadedVariant::restoreInputs() {
-    Driver& d = m_ctx.driver();
-    bool onStream = false;
-    for (size_t i = 0; i < m_buffers.size(); ++i) {
-        if (i < m_pristine.size() && m_pristine[i]) {
-            m_ctx.check(d.cuMemcpyDtoDAsync(m_buffers[i], m_pristine[i], m_initData[i].size(), m_ctx.stream()),
-                        "cuMemcpyDtoDAsync", "restore", label());
-            onStream = true;
-        } else {
-            m_ctx.check(d.cuMemcpyHtoD(m_buffers[i], m_initData[i].data(), m_initData[i].size()), "cuMemcpyHtoD",
-                        "restore", label());
-        }
-    }
-    // Landed when this returns, as the host copies are (a read-back on the legacy stream does not
-    // wait for the runner's non-blocking stream).
-    if (onStream) m_ctx.check(d.cuStreamSynchronize(m_ctx.stream()), "cuStreamSynchronize", "restore", label());
+    m_copies.restore(restorable(), "restore", label());
     if (m_memory) {
         m_memory->restore();
     } else if (!m_buffers.empty()) {

@@ -7,6 +7,7 @@
 
 #include "app/runner/cuda_api.h"
 #include "app/runner/device_context.h"
+#include "app/runner/device_copies.h"
 #include "app/runner/request_progress.h"
 #include "core/run/output_agreement.h"
 #include "core/run/protocol.h"
@@ -72,7 +73,8 @@ private:
     CUfunction m_fn = nullptr;
     std::vector<CUdeviceptr> m_buffers;
     std::vector<std::vector<uint8_t>> m_initData;
-    std::vector<CUdeviceptr> m_pristine; // device copies of m_initData (0: restored from the host)
+    DeviceCopies m_copies{m_ctx};         // of m_initData, restored from (restoreInputs)
+    std::vector<RestorableBuffer> restorable() const; // m_buffers with m_initData
     // Encodes every tensor map over `buffers` (this variant's or the shared ones) and writes it
     // into its parameter slot (by value) or into its device copy (by pointer). Throws RequestFailure.
     void encodeTensorMaps(const std::vector<CUdeviceptr>& buffers);

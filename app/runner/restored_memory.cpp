@@ -20,8 +20,6 @@ RequestFailure replayError(const std::string& message) {
 
 RestoredMemory::~RestoredMemory() {
     Driver& d = m_ctx.driver();
-    for (const Region& r : m_regions)
-        if (r.pristine && d.cuMemFree) d.cuMemFree(r.pristine);
     for (const Mapping& m : m_mappings) {
         if (m.mapped && d.cuMemUnmap) d.cuMemUnmap(m.got, m.bytes);
         if (m.handle && d.cuMemRelease) d.cuMemRelease(m.handle);
@@ -112,38 +110,19 @@ void RestoredMemory::map(const std::vector<MemoryRegion>& regions) {
         }
     }
     restore();
-    // Device copies of the captured bytes when a quarter of the free memory holds them: every
-    // later restore (before each profiled pass and each variant) is a device copy (LoadedVariant
-    // does the same for declared buffers).
-    size_t total = 0, freeBytes = 0, totalBytes = 0;
-    for (const MemoryRegion& r : regions) total += r.data.size();
-    if (d.cuMemGetInfo && d.cuMemcpyDtoDAsync && total > 0 &&
-        d.cuMemGetInfo(&freeBytes, &totalBytes) == CUDA_SUCCESS && total <= freeBytes / 4) {
-        for (Region& r : m_regions) {
-            if (r.spec->data.empty() || d.cuMemAlloc(&r.pristine, r.spec->data.size()) != CUDA_SUCCESS) {
-                r.pristine = 0;
-                continue;
-            }
-            m_ctx.check(d.cuMemcpyDtoDAsync(r.pristine, r.now, r.spec->data.size(), m_ctx.stream()), "cuMemcpyDtoDAsync",
-                        "restore_memory");
-        }
-        m_ctx.check(d.cuStreamSynchronize(m_ctx.stream()), "cuStreamSynchronize", "restore_memory");
-    }
+    // Every later restore (before each profiled pass and each variant) from device copies.
+    m_copies.keep(restorable(), "restore_memory");
+}
+
+std::vector<RestorableBuffer> RestoredMemory::restorable() const {
+    std::vector<RestorableBuffer> out;
+    for (const Region& r : m_regions) out.push_back({r.now, &r.spec->data});
+    return out;
 }
 
 void RestoredMemory::restore() {
     Driver& d = m_ctx.driver();
-    bool onStream = false;
-    for (const Region& r : m_regions) {
-        if (r.pristine) {
-            m_ctx.check(d.cuMemcpyDtoDAsync(r.now, r.pristine, r.spec->data.size(), m_ctx.stream()),
-                        "cuMemcpyDtoDAsync", "restore_memory");
-            onStream = true;
-            continue;
-        }
-        m_ctx.check(d.cuMemcpyHtoD(r.now, r.spec->data.data(), r.spec->data.size()), "cuMemcpyHtoD", "restore_memory");
-    }
-    if (onStream) m_ctx.check(d.cuStreamSynchronize(m_ctx.stream()), "cuStreamSynchronize", "restore_memory");
+    m_copies.restore(restorable(), "restore_memory");
     // A copy from pageable memory returns once the bytes are staged, before the DMA has landed,
     // and it goes through the legacy stream, which the runner's non-blocking stream does not wait
     // for: without this a launch right after could run first and see its output overwritten (the

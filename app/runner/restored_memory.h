@@ -14,6 +14,7 @@
 // helpers until the regions are mapped).
 
 #include "app/runner/cuda_api.h"
+#include "app/runner/device_copies.h"
 #include "core/run/protocol.h"
 
 #include <cstdint>
@@ -54,7 +55,6 @@ private:
     struct Region {
         const MemoryRegion* spec = nullptr;
         CUdeviceptr now = 0;
-        CUdeviceptr pristine = 0; // a device copy of the captured bytes (0: restored from the host)
     };
     struct Mapping {
         CUdeviceptr want = 0, got = 0;
@@ -65,6 +65,8 @@ private:
     DeviceContext& m_ctx;
     std::vector<Region> m_regions;
     std::vector<Mapping> m_mappings;
+    DeviceCopies m_copies{m_ctx}; // of the captured bytes, restored from (restore)
+    std::vector<RestorableBuffer> restorable() const; // each region where it lives now
 };
 
 } // namespace lowerscope::runner
