@@ -129,10 +129,8 @@ std::vector<ClusterRecord> measureOnCluster(const std::vector<PreparedSide>& sid
     if (!regions.empty()) {
         if (o.nodeCommand.empty()) o.nodeCommand = {"lowerscope-runner"};
         o.nodeCommand.push_back("--fixed-addresses");
-        std::vector<AddressRange> hold;
-        for (const MemoryRegion& r : regions) hold.push_back({r.address, r.address + std::max<size_t>(1, r.data.size())});
         o.nodeCommand.push_back("--hold-addresses");
-        o.nodeCommand.push_back(formatAddressRanges(mergeAddressRanges(std::move(hold))));
+        o.nodeCommand.push_back(formatAddressRanges(regionAddressRanges(regions)));
     }
     MeasureSettings settings = measureSettingsOf(a);
     if (!regions.empty()) {

@@ -52,9 +52,7 @@ void RestoredMemory::map(const std::vector<MemoryRegion>& regions) {
 
     // Page ranges: each region rounded out to the granularity, overlapping or touching ranges
     // merged (the client holds the same ranges from the runner's start: address_hold.h).
-    std::vector<AddressRange> wanted;
-    for (const MemoryRegion& r : regions) wanted.push_back({r.address, r.address + std::max<size_t>(1, r.data.size())});
-    const std::vector<AddressRange> ranges = mergeAddressRanges(std::move(wanted), g);
+    const std::vector<AddressRange> ranges = regionAddressRanges(regions, g);
     std::vector<size_t> rangeOf(regions.size());
     for (size_t i = 0; i < regions.size(); ++i) {
         // The range that starts at or before the region holds it (none when it wraps around).

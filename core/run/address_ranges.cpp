@@ -30,6 +30,12 @@ std::vector<AddressRange> mergeAddressRanges(std::vector<AddressRange> ranges, u
     return out;
 }
 
+std::vector<AddressRange> regionAddressRanges(const std::vector<MemoryRegion>& regions, uint64_t granule) {
+    std::vector<AddressRange> ranges;
+    for (const MemoryRegion& r : regions) ranges.push_back({r.address, r.address + std::max<uint64_t>(1, r.data.size())});
+    return mergeAddressRanges(std::move(ranges), granule);
+}
+
 std::string formatAddressRanges(const std::vector<AddressRange>& ranges) {
     std::string out;
     for (const AddressRange& r : ranges) {

@@ -29,6 +29,11 @@ constexpr uint64_t kMaxAddressRangeBytes = uint64_t(1) << 40;
 // wrap around the address space dropped.
 std::vector<AddressRange> mergeAddressRanges(std::vector<AddressRange> ranges, uint64_t granule = uint64_t(2) << 20);
 
+struct MemoryRegion; // core/run/protocol.h
+// The ranges a replay's regions cover (an empty region counts as its first byte), merged as above.
+std::vector<AddressRange> regionAddressRanges(const std::vector<MemoryRegion>& regions,
+                                              uint64_t granule = uint64_t(2) << 20);
+
 // "0x7ffdd8800000+8388608,0x7ffdd9000000+2097152"; "" for none.
 std::string formatAddressRanges(const std::vector<AddressRange>& ranges);
 // Reads formatAddressRanges' text back, merged (mergeAddressRanges). nullopt with `error` for
