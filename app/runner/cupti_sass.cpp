@@ -2,6 +2,7 @@
 #include "app/runner/cupti_sass.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace lowerscope::runner {
 
@@ -60,7 +61,10 @@ CuptiFailure SassCounters::begin(const std::vector<std::string>& metrics, std::v
     auto enable = cuptiParams<CUpti_SassMetricsEnable_Params>();
     enable.ctx = m_ctx;
     // Lazy: only functions launched while enabled are patched (a module may hold many).
-    enable.enableLazyPatching = 1;
+    // LOWERSCOPE_SASS_EAGER=1 patches every loaded function at once (a diagnostic: a replayed
+    // launch got no records at all on an H100, issue 29).
+    const char* eager = std::getenv("LOWERSCOPE_SASS_EAGER");
+    enable.enableLazyPatching = eager && *eager == '1' ? 0 : 1;
     if (CUptiResult r = m_cupti.cuptiSassMetricsEnable(&enable); r != CUPTI_SUCCESS) {
         return fail(r, "cuptiSassMetricsEnable");
     }
