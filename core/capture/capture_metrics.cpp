@@ -1,6 +1,8 @@
 // Profiles of captured launches (capture_metrics.h).
 #include "core/capture/capture_metrics.h"
 
+#include <cstdlib>
+
 #include "core/analysis/lowering.h"
 #include "core/atomic_file.h"
 #include "core/bounded_json.h"
@@ -10,6 +12,7 @@
 #include "core/capture/launch_snapshot.h"
 #include "core/capture/replay.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 
@@ -90,7 +93,10 @@ bool replayRunnerConfig(RunnerConfig& config, std::string& error, const std::vec
         if (command.empty()) return false;
     }
     command.push_back("--fixed-addresses");
-    if (!hold.empty()) {
+    // LOWERSCOPE_REPLAY_HOLD=0 starts the runner without the holds (a diagnostic of issue 29's
+    // address question: bench/replay_probe.sh compares both).
+    const char* holdEnv = std::getenv("LOWERSCOPE_REPLAY_HOLD");
+    if (!hold.empty() && !(holdEnv && std::string(holdEnv) == "0")) {
         command.push_back("--hold-addresses");
         command.push_back(formatAddressRanges(hold));
     }
