@@ -67,6 +67,7 @@ struct State {
     DeviceGetAttributeFn deviceGetAttribute = nullptr;
     std::atomic<uint64_t> dropped{0};
     bool active = false;
+    bool hwTrace = false; // kernel timestamps from the Hardware Event System (cuptiActivityEnableHWTrace)
 };
 
 State& state() {
@@ -281,6 +282,22 @@ int initialize() {
         if (CUptiResult r = s.cupti.cuptiEnableCallback(1, s.subscriber, inject::CUPTI_CB_DOMAIN_RESOURCE, cbid);
             r != CUPTI_SUCCESS)
             return failed("cuptiEnableCallback", r);
+    // Kernel timestamps from the Hardware Event System where the GPU has it (Blackwell and later;
+    // CUPTI 12.8+): more accurate and cheaper per launch than CUPTI's instrumented kernels, which
+    // is all a Hopper GPU offers (there the call fails and nothing changes). It must come before
+    // the first context, which this (cuInit) is. LOWERSCOPE_CAPTURE_HWTRACE=0 keeps it off.
+    s.hwTrace = false;
+    if (const char* hw = std::getenv("LOWERSCOPE_CAPTURE_HWTRACE"); !hw || std::strcmp(hw, "0") != 0) {
+        using EnableHwTraceFn = CUptiResult (*)(uint8_t);
+        if (auto enableHwTrace = reinterpret_cast<EnableHwTraceFn>(symbolIn(load.path.c_str(), "cuptiActivityEnableHWTrace")))
+            s.hwTrace = enableHwTrace(1) == CUPTI_SUCCESS;
+        // HES records are only delivered when flushed; its fixed 128 MB hardware buffer drops what
+        // does not fit, so flush every 100 ms (CUPTI's documented advice).
+        using FlushPeriodFn = CUptiResult (*)(uint32_t);
+        if (s.hwTrace)
+            if (auto period = reinterpret_cast<FlushPeriodFn>(symbolIn(load.path.c_str(), "cuptiActivityFlushPeriod")))
+                period(100);
+    }
     if (CUptiResult r = s.cupti.cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted); r != CUPTI_SUCCESS)
         return failed("cuptiActivityRegisterCallbacks", r);
     if (CUptiResult r = s.cupti.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); r != CUPTI_SUCCESS)
@@ -298,7 +315,8 @@ int initialize() {
     s.active = true;
     std::atexit(finish);
     if (timingWanted())
-        std::fprintf(stderr, "lowerscope-inject: timing: start %.1f ms (loading CUPTI %.1f ms)\n", msSince(started), loadMs);
+        std::fprintf(stderr, "lowerscope-inject: timing: start %.1f ms (loading CUPTI %.1f ms); kernel timestamps: %s\n",
+                     msSince(started), loadMs, s.hwTrace ? "hardware event system" : "CUPTI's instrumentation");
     return 1;
 }
 
