@@ -9,9 +9,16 @@
 //   vmm_probe walk ADDR:BYTES...       the same, and when another address comes back above the
 //                                      one asked for, keep a filler reservation of the difference
 //                                      (a top-down allocator then lands lower) and ask again
+//   vmm_probe holdreserve ADDR:BYTES...  hold each range (PROT_NONE) before cuInit, as the replay
+//                                      runner does, release it just before asking for it
+//   vmm_probe holdwide ADDR:BYTES...   hold one window from 64 MiB below the lowest range to
+//                                      64 MiB above the highest before cuInit; release it just
+//                                      before asking (the driver's own chunk must then lie elsewhere)
 // Every line printed is "key value..." for the script to read.
 #include <cuda.h>
+#include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -42,6 +49,25 @@ static void mapsNear(unsigned long long lo, unsigned long long hi) {
 int main(int argc, char** argv) {
     if (argc < 2) return 2;
     const std::string mode = argv[1];
+    std::vector<std::pair<unsigned long long, unsigned long long>> holds; // [lo, hi)
+    if (mode == "holdreserve" || mode == "holdwide") {
+        unsigned long long lowest = ~0ull, highest = 0;
+        for (int i = 2; i < argc; ++i) {
+            unsigned long long want = 0, bytes = 0;
+            if (std::sscanf(argv[i], "%llx:%llu", &want, &bytes) != 2) return 2;
+            bytes = (bytes + (2ull << 20) - 1) / (2ull << 20) * (2ull << 20);
+            if (mode == "holdreserve") holds.push_back({want, want + bytes});
+            lowest = std::min(lowest, want);
+            highest = std::max(highest, want + bytes);
+        }
+        if (mode == "holdwide") holds.push_back({lowest - (64ull << 20), highest + (64ull << 20)});
+        for (auto& h : holds) {
+            void* p = mmap(reinterpret_cast<void*>(h.first), h.second - h.first, PROT_NONE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+            std::printf("hold 0x%llx-0x%llx %s\n", h.first, h.second,
+                        p == reinterpret_cast<void*>(h.first) ? "held" : "NOT held");
+        }
+    }
     check(cuInit(0), "cuInit");
     CUdevice dev;
     check(cuDeviceGet(&dev, 0), "cuDeviceGet");
@@ -75,6 +101,14 @@ int main(int argc, char** argv) {
         if (std::sscanf(argv[i], "%llx:%llu", &want, &bytes) != 2) return 2;
         bytes = (bytes + g - 1) / g * g;
         ++asked;
+        for (auto& h : holds) {
+            if (h.first < want + bytes && want < h.second) {
+                mapsNear(want, want + bytes);
+                munmap(reinterpret_cast<void*>(h.first), h.second - h.first);
+                std::printf("released 0x%llx-0x%llx\n", h.first, h.second);
+                h.second = h.first; // released
+            }
+        }
         CUdeviceptr got = 0;
         check(cuMemAddressReserve(&got, bytes, 0, want, 0), "cuMemAddressReserve");
         std::printf("reserve want 0x%llx bytes %llu got 0x%llx%s\n", want, bytes, (unsigned long long)got,

@@ -26,6 +26,8 @@ I=$(ranges "$OUT/injected.txt"); PL=$(ranges "$OUT/plain.txt")
 echo "== plain process asks for the injected addresses"; setarch -R "$P" reserve $I
 echo "== plain process walks to the injected addresses"; setarch -R "$P" walk $I
 echo "== injected process asks for the injected addresses"; injected setarch -R "$P" reserve $I
+echo "== plain process holds the injected ranges, then asks for them"; setarch -R "$P" holdreserve $I
+echo "== plain process holds a window around the injected ranges, then asks for them"; setarch -R "$P" holdwide $I
 echo "== plain process asks for the plain addresses"; setarch -R "$P" reserve $PL
 echo "== injected process asks for the plain addresses"; injected setarch -R "$P" reserve $PL
 echo "== injected process walks to the plain addresses"; injected setarch -R "$P" walk $PL
