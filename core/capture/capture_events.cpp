@@ -1,10 +1,11 @@
 // The injection's event lines, written (capture_events.h); capture_log.cpp reads them. This file
-// is compiled into the injection library too, so it uses nothing of the core but this header.
+// is compiled into the injection library too, so it uses nothing of the core but this header and
+// json_text.h.
 #include "core/capture/capture_events.h"
 
-#include <nlohmann/json.hpp>
+#include "core/capture/json_text.h"
 
-#include <charconv>
+#include <nlohmann/json.hpp>
 
 namespace lowerscope::capture {
 
@@ -37,10 +38,6 @@ std::string moduleEventLine(const CapturedModule& m) {
 std::string kernelEventLine(const CapturedLaunch& k) {
     std::string out;
     out.reserve(256 + k.name.size());
-    auto value = [&](auto v) {
-        char buf[24];
-        out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
-    };
     auto key = [&](const char* name) {
         out += '"';
         out += name;
@@ -48,14 +45,14 @@ std::string kernelEventLine(const CapturedLaunch& k) {
     };
     auto number = [&](const char* name, auto v) {
         key(name);
-        value(v);
+        appendJsonInteger(out, v);
         out += ',';
     };
     auto list = [&](const char* name, std::initializer_list<int64_t> vs) {
         key(name);
         out += '[';
         for (int64_t v : vs) {
-            value(v);
+            appendJsonInteger(out, v);
             out += ',';
         }
         out.back() = ']';
@@ -65,7 +62,7 @@ std::string kernelEventLine(const CapturedLaunch& k) {
     number("pid", k.pid);
     number("corr", k.correlationId);
     key("name");
-    out += json(k.name).dump(-1, ' ', false, json::error_handler_t::replace);
+    appendJsonString(out, k.name);
     out += ',';
     number("device", k.device);
     number("context", k.context);

@@ -4,9 +4,14 @@
 #include "core/bounded_json.h"
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string_view>
+#include <tuple>
 #include <unordered_map>
 
 namespace lowerscope::capture {
@@ -15,42 +20,70 @@ namespace {
 
 using nlohmann::json;
 
-// An integer field in [lo, hi], else nullopt.
+constexpr int64_t kU32 = 0xffffffffLL;
+
+// An integer of an event line as the JSON parser types it: nlohmann's number_unsigned for one >= 0,
+// number_integer for a negative one (and for -0). Fractions, exponents and integers past 64 bits
+// are floats, not integers.
+struct LineInteger {
+    bool isUnsigned = true;
+    uint64_t bits = 0;                                              // the value, or an int64_t's bits
+    int64_t asSigned() const { return static_cast<int64_t>(bits); } // as get<int64_t>() reads it
+};
+
+template <size_t N>
+using LineIntegers = std::array<LineInteger, N>;
+
+std::optional<LineInteger> lineInteger(const json& v) {
+    if (v.is_number_unsigned()) return LineInteger{true, v.get<uint64_t>()};
+    if (v.is_number_integer()) return LineInteger{false, static_cast<uint64_t>(v.get<int64_t>())};
+    return std::nullopt;
+}
+
+std::optional<LineInteger> lineInteger(const json& j, const char* key) {
+    const auto it = j.find(key);
+    return it == j.end() ? std::nullopt : lineInteger(*it);
+}
+
+// A list of exactly N integers.
+template <size_t N>
+std::optional<LineIntegers<N>> lineIntegers(const json& j, const char* key) {
+    const auto it = j.find(key);
+    if (it == j.end() || !it->is_array() || it->size() != N) return std::nullopt;
+    LineIntegers<N> out;
+    for (size_t i = 0; i < N; ++i) {
+        const auto v = lineInteger((*it)[i]);
+        if (!v) return std::nullopt;
+        out[i] = *v;
+    }
+    return out;
+}
+
+// The value in [lo, hi], else nullopt.
+std::optional<int64_t> inRange(const std::optional<LineInteger>& v, int64_t lo, int64_t hi) {
+    if (!v || (v->isUnsigned && v->bits > static_cast<uint64_t>(INT64_MAX))) return std::nullopt;
+    const int64_t x = v->asSigned();
+    if (x < lo || x > hi) return std::nullopt;
+    return x;
+}
+
 std::optional<int64_t> integer(const json& j, const char* key, int64_t lo, int64_t hi) {
-    const auto it = j.find(key);
-    if (it == j.end()) return std::nullopt;
-    int64_t v = 0;
-    if (it->is_number_unsigned()) {
-        const uint64_t u = it->get<uint64_t>();
-        if (u > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
-        v = static_cast<int64_t>(u);
-    } else if (it->is_number_integer()) {
-        v = it->get<int64_t>();
-    } else {
-        return std::nullopt;
-    }
-    if (v < lo || v > hi) return std::nullopt;
-    return v;
+    return inRange(lineInteger(j, key), lo, hi);
 }
 
-std::optional<uint64_t> unsignedField(const json& j, const char* key) {
-    const auto it = j.find(key);
-    if (it == j.end() || !it->is_number_unsigned()) {
-        if (it != j.end() && it->is_number_integer() && it->get<int64_t>() >= 0)
-            return static_cast<uint64_t>(it->get<int64_t>());
-        return std::nullopt;
-    }
-    return it->get<uint64_t>();
+std::optional<uint64_t> nonNegative(const std::optional<LineInteger>& v) {
+    if (!v || (!v->isUnsigned && v->asSigned() < 0)) return std::nullopt;
+    return v->bits;
 }
 
-bool tripleField(const json& j, const char* key, std::array<int64_t, 3>& out) {
-    const auto it = j.find(key);
-    if (it == j.end() || !it->is_array() || it->size() != 3) return false;
+std::optional<uint64_t> unsignedField(const json& j, const char* key) { return nonNegative(lineInteger(j, key)); }
+
+// A grid, block or cluster: three integers in [0, INT32_MAX] (larger unsigned ones clamped to it).
+bool dimensions(const std::optional<LineIntegers<3>>& v, std::array<int64_t, 3>& out) {
+    if (!v) return false;
     for (size_t i = 0; i < 3; ++i) {
-        const json& v = (*it)[i];
-        if (!v.is_number_integer()) return false;
-        const int64_t x = v.is_number_unsigned() ? static_cast<int64_t>(std::min<uint64_t>(v.get<uint64_t>(), INT32_MAX))
-                                                 : v.get<int64_t>();
+        const LineInteger& d = (*v)[i];
+        const int64_t x = d.isUnsigned ? static_cast<int64_t>(std::min<uint64_t>(d.bits, INT32_MAX)) : d.asSigned();
         if (x < 0 || x > INT32_MAX) return false;
         out[i] = x;
     }
@@ -63,7 +96,199 @@ bool isHashText(const std::string& s) {
            });
 }
 
-constexpr int64_t kU32 = 0xffffffffLL;
+// The fields of a kernel event (capture_events.h), read from the line either way below.
+struct KernelFields {
+    std::optional<LineInteger> pid, corr, device, context, stream, regs, start, end, graph, graphNode;
+    std::string_view name; // "" when missing or not a string
+    std::optional<LineIntegers<3>> grid, block, cluster;
+    std::optional<LineIntegers<2>> smem;
+};
+
+KernelFields kernelFields(const json& j) {
+    KernelFields f;
+    f.pid = lineInteger(j, "pid");
+    f.corr = lineInteger(j, "corr");
+    f.device = lineInteger(j, "device");
+    f.context = lineInteger(j, "context");
+    f.stream = lineInteger(j, "stream");
+    f.regs = lineInteger(j, "regs");
+    f.start = lineInteger(j, "start");
+    f.end = lineInteger(j, "end");
+    f.graph = lineInteger(j, "graph");
+    f.graphNode = lineInteger(j, "graph_node");
+    if (const auto name = j.find("name"); name != j.end() && name->is_string())
+        f.name = name->get_ref<const std::string&>();
+    f.grid = lineIntegers<3>(j, "grid");
+    f.block = lineIntegers<3>(j, "block");
+    f.cluster = lineIntegers<3>(j, "cluster");
+    f.smem = lineIntegers<2>(j, "smem");
+    return f;
+}
+
+// The launch a kernel event describes; nullptr, else why the event is skipped.
+const char* launchFrom(const KernelFields& f, CapturedLaunch& k) {
+    const auto pid = inRange(f.pid, 0, kU32);
+    if (!pid) return "an event without a pid";
+    const auto corr = inRange(f.corr, 0, kU32);
+    const auto device = inRange(f.device, 0, kU32);
+    const auto context = inRange(f.context, 0, kU32);
+    const auto stream = inRange(f.stream, 0, kU32);
+    const auto regs = inRange(f.regs, 0, 1 << 16);
+    const auto start = nonNegative(f.start);
+    const auto end = nonNegative(f.end);
+    if (!corr || !device || !context || !stream || !regs || !start || !end || f.name.empty() ||
+        !dimensions(f.grid, k.grid) || !dimensions(f.block, k.block) || !dimensions(f.cluster, k.cluster) || !f.smem)
+        return "a malformed kernel event";
+    if (*end < *start) return "a kernel event that ends before it starts";
+    k.pid = static_cast<uint32_t>(*pid);
+    k.correlationId = static_cast<uint32_t>(*corr);
+    k.name = f.name;
+    k.device = static_cast<uint32_t>(*device);
+    k.context = static_cast<uint32_t>(*context);
+    k.stream = static_cast<uint32_t>(*stream);
+    k.registers = *regs;
+    k.startNs = *start;
+    k.endNs = *end;
+    k.dynamicSmem = std::max<int64_t>(0, (*f.smem)[0].asSigned());
+    k.staticSmem = std::max<int64_t>(0, (*f.smem)[1].asSigned());
+    k.graphId = nonNegative(f.graph).value_or(0);
+    k.graphNodeId = nonNegative(f.graphNode).value_or(0);
+    return nullptr;
+}
+
+// The kernel event's keys, in kernelEventLine's order ("e" first), and where each value goes.
+enum class KernelValue { Event, Name, Integer, Triple, Pair };
+struct KernelKey {
+    std::string_view name;
+    KernelValue kind;
+    std::optional<LineInteger> KernelFields::*integer = nullptr;
+    std::optional<LineIntegers<3>> KernelFields::*triple = nullptr;
+};
+constexpr std::array<KernelKey, 16> kKernelKeys{{
+    {"e", KernelValue::Event},
+    {"pid", KernelValue::Integer, &KernelFields::pid},
+    {"corr", KernelValue::Integer, &KernelFields::corr},
+    {"name", KernelValue::Name},
+    {"device", KernelValue::Integer, &KernelFields::device},
+    {"context", KernelValue::Integer, &KernelFields::context},
+    {"stream", KernelValue::Integer, &KernelFields::stream},
+    {"grid", KernelValue::Triple, nullptr, &KernelFields::grid},
+    {"block", KernelValue::Triple, nullptr, &KernelFields::block},
+    {"cluster", KernelValue::Triple, nullptr, &KernelFields::cluster},
+    {"smem", KernelValue::Pair},
+    {"regs", KernelValue::Integer, &KernelFields::regs},
+    {"start", KernelValue::Integer, &KernelFields::start},
+    {"end", KernelValue::Integer, &KernelFields::end},
+    {"graph", KernelValue::Integer, &KernelFields::graph},
+    {"graph_node", KernelValue::Integer, &KernelFields::graphNode},
+}};
+
+// Reads a kernel line without building a JSON value: most lines of a capture are kernel lines as
+// kernelEventLine writes them, and parsing each into a nlohmann object cost more than everything
+// else `capture` does after the program. Takes a JSON object of the kernel event's keys only (in
+// any order, each at most once, "e" being "kernel", whitespace anywhere JSON allows it) whose values
+// are of the form the writer writes: integers >= 0 without fraction or exponent that fit 64 bits,
+// strings of printable ASCII without escapes, lists of N such integers where the field has N.
+// A line it takes it reads exactly as the JSON parser would (and a missing field stays missing, for
+// launchFrom to refuse). False for anything else, valid JSON or not: the caller parses that line.
+class KernelLineScanner {
+public:
+    explicit KernelLineScanner(std::string_view text) : m_p(text.data()), m_end(text.data() + text.size()) {}
+
+    bool read(KernelFields& f) {
+        if (!eat('{')) return false;
+        uint32_t seen = 0;
+        size_t next = 0; // the writer's key order is tried first
+        do {
+            std::string_view key;
+            if (!string(key) || !eat(':')) return false;
+            size_t k = next;
+            while (kKernelKeys[k].name != key) {
+                k = (k + 1) % kKernelKeys.size();
+                if (k == next) return false; // not a key of the kernel event
+            }
+            if (seen & (1u << k)) return false; // twice
+            seen |= 1u << k;
+            next = (k + 1) % kKernelKeys.size();
+            if (!value(kKernelKeys[k], f)) return false;
+        } while (eat(','));
+        if (!eat('}')) return false;
+        space();
+        return m_p == m_end && (seen & 1u); // kKernelKeys[0]: "e"
+    }
+
+private:
+    bool value(const KernelKey& key, KernelFields& f) {
+        switch (key.kind) {
+        case KernelValue::Event: {
+            std::string_view e;
+            return string(e) && e == "kernel";
+        }
+        case KernelValue::Name:
+            return string(f.name);
+        case KernelValue::Integer: {
+            LineInteger v;
+            if (!integer(v)) return false;
+            f.*key.integer = v;
+            return true;
+        }
+        case KernelValue::Triple:
+            return integers(f.*key.triple);
+        case KernelValue::Pair:
+            return integers(f.smem);
+        }
+        return false;
+    }
+
+    void space() {
+        while (m_p != m_end && (*m_p == ' ' || *m_p == '\t' || *m_p == '\n' || *m_p == '\r')) ++m_p;
+    }
+    bool eat(char c) {
+        space();
+        if (m_p == m_end || *m_p != c) return false;
+        ++m_p;
+        return true;
+    }
+    bool string(std::string_view& out) {
+        if (!eat('"')) return false;
+        const char* from = m_p;
+        while (m_p != m_end && *m_p != '"') {
+            const auto c = static_cast<unsigned char>(*m_p);
+            if (c < 0x20 || c > 0x7e || c == '\\') return false;
+            ++m_p;
+        }
+        if (m_p == m_end) return false;
+        out = std::string_view(from, static_cast<size_t>(m_p - from));
+        ++m_p;
+        return true;
+    }
+    static bool digit(char c) { return c >= '0' && c <= '9'; }
+    bool integer(LineInteger& out) {
+        space();
+        if (m_p == m_end || !digit(*m_p)) return false;
+        if (*m_p == '0' && m_p + 1 != m_end && digit(m_p[1])) return false; // a leading zero: not JSON
+        uint64_t v = 0;
+        const auto [end, error] = std::from_chars(m_p, m_end, v); // digits only
+        if (error != std::errc()) return false;                  // past 64 bits: a float to the parser
+        m_p = end;
+        if (m_p != m_end && (*m_p == '.' || *m_p == 'e' || *m_p == 'E')) return false;
+        out = LineInteger{true, v};
+        return true;
+    }
+    template <size_t N>
+    bool integers(std::optional<LineIntegers<N>>& out) {
+        if (!eat('[')) return false;
+        LineIntegers<N> list;
+        for (size_t i = 0; i < N; ++i)
+            if ((i > 0 && !eat(',')) || !integer(list[i])) return false;
+        if (!eat(']')) return false;
+        out = list;
+        return true;
+    }
+
+    const char* m_p;
+    const char* m_end;
+};
 
 } // namespace
 
@@ -82,6 +307,15 @@ bool CaptureLog::addLine(std::string_view text) {
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
     if (text.empty()) return skip("an empty line");
     if (text.size() > kMaxEventLineBytes) return skip("a line over 1 MiB");
+    auto kernel = [&](const KernelFields& f) {
+        CapturedLaunch k;
+        if (const char* why = launchFrom(f, k)) return skip(why);
+        process(k.pid);
+        launches.push_back(std::move(k));
+        return true;
+    };
+    // Nearly every line is a kernel line of our own writer: read without a JSON value when it can be.
+    if (KernelFields f; KernelLineScanner(text).read(f)) return kernel(f);
     std::string error;
     const auto parsed = parseJsonBounded(text, error, JsonLimits{kMaxEventLineBytes, 8, 16384});
     if (!parsed || !parsed->is_object()) return skip("a line that is not a JSON object");
@@ -133,39 +367,7 @@ bool CaptureLog::addLine(std::string_view text) {
         modules.push_back(std::move(m));
         return true;
     }
-    if (e == "kernel") {
-        CapturedLaunch k;
-        k.pid = p;
-        const auto corr = integer(j, "corr", 0, kU32);
-        const auto device = integer(j, "device", 0, kU32);
-        const auto context = integer(j, "context", 0, kU32);
-        const auto stream = integer(j, "stream", 0, kU32);
-        const auto regs = integer(j, "regs", 0, 1 << 16);
-        const auto start = unsignedField(j, "start");
-        const auto end = unsignedField(j, "end");
-        const auto smem = j.find("smem");
-        k.name = jsonString(j, "name");
-        if (!corr || !device || !context || !stream || !regs || !start || !end || k.name.empty() ||
-            !tripleField(j, "grid", k.grid) || !tripleField(j, "block", k.block) ||
-            !tripleField(j, "cluster", k.cluster) || smem == j.end() || !smem->is_array() || smem->size() != 2 ||
-            !(*smem)[0].is_number_integer() || !(*smem)[1].is_number_integer())
-            return skip("a malformed kernel event");
-        if (*end < *start) return skip("a kernel event that ends before it starts");
-        k.correlationId = static_cast<uint32_t>(*corr);
-        k.device = static_cast<uint32_t>(*device);
-        k.context = static_cast<uint32_t>(*context);
-        k.stream = static_cast<uint32_t>(*stream);
-        k.registers = *regs;
-        k.startNs = *start;
-        k.endNs = *end;
-        k.dynamicSmem = std::max<int64_t>(0, (*smem)[0].get<int64_t>());
-        k.staticSmem = std::max<int64_t>(0, (*smem)[1].get<int64_t>());
-        k.graphId = unsignedField(j, "graph").value_or(0);
-        k.graphNodeId = unsignedField(j, "graph_node").value_or(0);
-        process(p);
-        launches.push_back(std::move(k));
-        return true;
-    }
+    if (e == "kernel") return kernel(kernelFields(j));
     if (e == "snapshot") {
         LaunchSnapshot snap;
         std::string why;
@@ -189,21 +391,24 @@ bool CaptureLog::addFile(const std::string& path, std::string& error) {
     char buf[1 << 16];
     size_t n = 0;
     while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
-        size_t from = 0;
-        for (size_t i = 0; i < n; ++i) {
-            if (buf[i] != '\n') continue;
-            if (!overlong) {
-                pending.append(buf + from, i - from);
-                addLine(pending);
-            } else {
+        const char* from = buf;
+        const char* const end = buf + n;
+        while (const char* eol = static_cast<const char*>(std::memchr(from, '\n', static_cast<size_t>(end - from)))) {
+            const std::string_view piece(from, static_cast<size_t>(eol - from));
+            if (overlong) {
                 if (skippedLines++ == 0) firstSkipReason = "a line over 1 MiB";
+            } else if (pending.empty()) {
+                addLine(piece); // the whole line is in the buffer
+            } else {
+                pending.append(piece);
+                addLine(pending);
             }
             pending.clear();
             overlong = false;
-            from = i + 1;
+            from = eol + 1;
         }
         if (!overlong) {
-            pending.append(buf + from, n - from);
+            pending.append(from, static_cast<size_t>(end - from));
             if (pending.size() > kMaxEventLineBytes) {
                 overlong = true;
                 pending.clear();
@@ -221,13 +426,26 @@ bool CaptureLog::addFile(const std::string& path, std::string& error) {
 std::vector<CapturedLaunch> CaptureLog::orderedLaunches() const {
     std::unordered_map<uint32_t, size_t> rank;
     for (size_t i = 0; i < processes.size(); ++i) rank[processes[i].pid] = i;
-    std::vector<CapturedLaunch> out = launches;
-    std::stable_sort(out.begin(), out.end(), [&](const CapturedLaunch& a, const CapturedLaunch& b) {
-        const size_t ra = rank[a.pid], rb = rank[b.pid];
-        if (ra != rb) return ra < rb;
-        if (a.correlationId != b.correlationId) return a.correlationId < b.correlationId;
-        return a.startNs < b.startNs;
-    });
+    // Sorted as keys (the arrival index last, for a stable order): moving whole launches about took
+    // longer, and the launches mostly arrive in order already.
+    struct Key {
+        size_t rank;
+        uint32_t correlationId;
+        uint64_t startNs;
+        size_t index;
+        bool operator<(const Key& o) const {
+            return std::tie(rank, correlationId, startNs, index) <
+                   std::tie(o.rank, o.correlationId, o.startNs, o.index);
+        }
+    };
+    std::vector<Key> keys;
+    keys.reserve(launches.size());
+    for (size_t i = 0; i < launches.size(); ++i)
+        keys.push_back({rank[launches[i].pid], launches[i].correlationId, launches[i].startNs, i});
+    if (!std::is_sorted(keys.begin(), keys.end())) std::sort(keys.begin(), keys.end());
+    std::vector<CapturedLaunch> out;
+    out.reserve(keys.size());
+    for (const Key& k : keys) out.push_back(launches[k.index]);
     return out;
 }
 

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <functional>
 #include <gtest/gtest.h>
+#include <random>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -708,4 +709,159 @@ TEST(CaptureEvents, KernelLineIsTheJsonDocument) {
                 .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
         EXPECT_EQ(got, expected) << text; // (the reader's acceptance: EveryEventRoundTrips)
     }
+}
+
+// ------------------------------------------------- kernel lines and launches without a JSON value
+
+namespace {
+
+// What a log made of `line`: whether it was taken, the skip reason, and the launch as its line.
+struct LineOutcome {
+    bool taken = false;
+    std::string skipReason;
+    std::string launch;
+    bool operator==(const LineOutcome&) const = default;
+};
+
+LineOutcome readLine(std::string_view line) {
+    CaptureLog log;
+    LineOutcome out;
+    out.taken = log.addLine(line);
+    out.skipReason = log.firstSkipReason;
+    if (!log.launches.empty()) out.launch = kernelEventLine(log.launches.front());
+    return out;
+}
+
+// The same JSON value with the key "e" escaped: a line the reader must parse as JSON.
+std::string throughTheJsonParser(const std::string& line) {
+    EXPECT_EQ(line.rfind("{\"e\":", 0), 0u) << line;
+    return "{\"\\u0065\":" + line.substr(5);
+}
+
+} // namespace
+
+TEST(CaptureEvents, KernelLinesReadWithoutJsonAgreeWithTheJsonParser) {
+    // The reader takes the writer's kernel lines without building a JSON value and leaves the rest
+    // to the JSON parser. Whatever it takes, it must read as the parser does: every line here, valid
+    // or mutated, is read both ways and must come out the same (taken or skipped for the same reason,
+    // the same launch). fuzz_documents does the same with its inputs.
+    std::mt19937_64 random(29);
+    auto number = [&]() -> uint64_t {
+        switch (random() % 5) {
+        case 0: return random() % 4;
+        case 1: return random() % 100000;
+        case 2: return random() >> (random() % 64);
+        case 3: return (uint64_t(1) << (random() % 64)) - (random() % 2);
+        default: return UINT64_MAX - random() % 3;
+        }
+    };
+    const std::string mutations = "0123456789-+.eE \t\"\\,:[]{}xn\x7f\x80\xff";
+    size_t taken = 0, skipped = 0;
+    for (int i = 0; i < 1000; ++i) {
+        CapturedLaunch k;
+        k.pid = static_cast<uint32_t>(number());
+        k.correlationId = static_cast<uint32_t>(number());
+        k.name = i % 7 == 0 ? "" : "_Z" + std::to_string(i % 13) + "kernel";
+        k.device = static_cast<uint32_t>(number());
+        k.context = static_cast<uint32_t>(number());
+        k.stream = static_cast<uint32_t>(number());
+        // (mostly valid: a value past a field's range makes the whole line malformed)
+        auto mostly = [&](uint64_t below) { return static_cast<int64_t>(random() % 16 ? random() % below : number()); };
+        for (auto* dims : {&k.grid, &k.block, &k.cluster})
+            for (int64_t& d : *dims) d = mostly(1024);
+        k.dynamicSmem = mostly(1 << 20);
+        k.staticSmem = mostly(1 << 20);
+        k.registers = mostly(256);
+        k.startNs = number();
+        k.endNs = random() % 16 ? k.startNs + random() % 5000 : number();
+        k.graphId = number();
+        k.graphNodeId = number();
+        std::string line = kernelEventLine(k);
+        line.pop_back();
+        const int edits = static_cast<int>(random() % 4); // 0: the line as written
+        for (int e = 0; e < edits && line.size() > 6; ++e) {
+            const size_t at = 5 + random() % (line.size() - 5);
+            const char c = mutations[random() % mutations.size()];
+            switch (random() % 3) {
+            case 0: line[at] = c; break;
+            case 1: line.insert(line.begin() + static_cast<std::ptrdiff_t>(at), c); break;
+            default: line.erase(at, 1); break;
+            }
+        }
+        const LineOutcome direct = readLine(line), parsed = readLine(throughTheJsonParser(line));
+        ASSERT_EQ(direct, parsed) << line;
+        (direct.taken ? taken : skipped) += 1;
+    }
+    // Both kinds came up often enough to mean something.
+    EXPECT_GT(taken, 100u) << skipped;
+    EXPECT_GT(skipped, 100u) << taken;
+}
+
+TEST(CaptureEvents, KernelLinesOfAnyLayoutOrWithOddValuesReadAsJson) {
+    CapturedLaunch k = launch(7, "_Z1kv", 100, 50, 42);
+    k.cluster = {2, 1, 1};
+    k.dynamicSmem = 4096;
+    k.registers = 40;
+    k.graphId = 3;
+    const std::string canonical = kernelEventLine(k);
+    const json j = json::parse(canonical);
+    auto with = [&](const char* key, json v) {
+        json e = j;
+        e[key] = std::move(v);
+        return e.dump();
+    };
+    auto without = [&](const char* key) {
+        json e = j;
+        e.erase(key);
+        return e.dump();
+    };
+    auto replaced = [&](const std::string& from, const std::string& to) {
+        std::string line = canonical;
+        const size_t at = line.find(from);
+        EXPECT_NE(at, std::string::npos) << from;
+        return line.replace(at, from.size(), to);
+    };
+    auto name = [](const LineOutcome& o) { return json::parse(o.launch)["name"].get<std::string>(); };
+    const LineOutcome expected = readLine(canonical);
+    ASSERT_TRUE(expected.taken) << expected.skipReason;
+    EXPECT_EQ(expected.launch, canonical);
+
+    // Other layouts of the same value: keys sorted, indented, spaces and a CR LF end.
+    EXPECT_EQ(readLine(j.dump()), expected);
+    EXPECT_EQ(readLine(j.dump(2)), expected);
+    EXPECT_EQ(readLine(" { \"e\" : \"kernel\" ," + canonical.substr(14, canonical.size() - 16) + " } \r\n"), expected);
+    // Escapes and UTF-8 in the name; invalid UTF-8 is not JSON.
+    EXPECT_EQ(name(readLine(replaced("_Z1kv", "_Z1k\\u0041\\/v"))), "_Z1kA/v");
+    EXPECT_EQ(name(readLine(replaced("_Z1kv", "_Z1k\xc3\xa9v"))), "_Z1k\xc3\xa9v");
+    EXPECT_EQ(readLine(replaced("_Z1kv", "_Z1k\xffv")).skipReason, "a line that is not a JSON object");
+    EXPECT_EQ(readLine(replaced("_Z1kv", "_Z1k\tv")).skipReason, "a line that is not a JSON object");
+    // Numbers at and past the limits.
+    EXPECT_TRUE(readLine(with("end", UINT64_MAX)).taken);
+    EXPECT_EQ(readLine(replaced("\"end\":150", "\"end\":18446744073709551616")).skipReason,
+              "a malformed kernel event"); // past 64 bits: a float
+    EXPECT_EQ(readLine(with("corr", uint64_t(1) << 32)).skipReason, "a malformed kernel event");
+    EXPECT_EQ(readLine(with("regs", 65537)).skipReason, "a malformed kernel event");
+    EXPECT_EQ(readLine(with("corr", 7.0)).skipReason, "a malformed kernel event");
+    EXPECT_EQ(readLine(replaced("\"corr\":7", "\"corr\":7e0")).skipReason, "a malformed kernel event");
+    EXPECT_EQ(readLine(replaced("\"corr\":7", "\"corr\":07")).skipReason, "a line that is not a JSON object");
+    EXPECT_EQ(readLine(replaced("\"corr\":7", "\"corr\":-0")), readLine(with("corr", 0)));
+    EXPECT_EQ(json::parse(readLine(with("smem", json::array({-5, 7}))).launch)["smem"], json::array({0, 7}));
+    EXPECT_EQ(readLine(with("grid", json::array({1, 2, 3, 4}))).skipReason, "a malformed kernel event");
+    EXPECT_EQ(readLine(with("pid", "42")).skipReason, "an event without a pid");
+    // Missing fields: graph ids default to 0, the rest are needed.
+    LineOutcome noGraph = readLine(without("graph"));
+    EXPECT_TRUE(noGraph.taken);
+    EXPECT_EQ(json::parse(noGraph.launch)["graph"], 0);
+    EXPECT_EQ(readLine(without("end")).skipReason, "a malformed kernel event");
+    EXPECT_EQ(readLine(without("name")).skipReason, "a malformed kernel event");
+    EXPECT_EQ(readLine(without("pid")).skipReason, "an event without a pid");
+    EXPECT_EQ(readLine(R"({"e":"kernel"})").skipReason, "an event without a pid");
+    // Extra keys are ignored; a key twice, text after the object or a torn line are the parser's.
+    EXPECT_EQ(readLine(with("extra", json::array({1, {{"x", 2}}}))), expected);
+    const std::string twice = replaced("\"regs\":40", "\"regs\":41,\"regs\":40");
+    EXPECT_EQ(readLine(twice), readLine(throughTheJsonParser(twice)));
+    const std::string object = canonical.substr(0, canonical.size() - 1);
+    for (const std::string& notJson :
+         {object + "x", object + "{}", object.substr(0, object.size() / 2), replaced("}", ",}")})
+        EXPECT_EQ(readLine(notJson).skipReason, "a line that is not a JSON object") << notJson;
 }

@@ -5,7 +5,9 @@
 // Markdown reports), documented as skipping what has the wrong shape, never throw on any JSON the
 // bounded reader accepts. Also a capture document (lowerscope.capture/1, `inspect CAPTURE.json`)
 // with its kernel table and its saved launches ("snapshots"), and the same bytes as a line of the
-// injection's event stream (a "snapshot" line among them).
+// injection's event stream (a "snapshot" line among them); a line that starts like the writer's
+// reads the same with its first key escaped (which only the JSON parser takes, where the reader
+// takes the writer's kernel lines without it).
 #include "core/bounded_json.h"
 #include "core/capture/capture_document.h"
 #include "core/capture/capture_events.h"
@@ -35,6 +37,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             lowerscope::capture::CaptureLog again;
             if (!again.addLine(line) || again.snapshots.size() != 1 ||
                 again.snapshots[0].paramBytes != snap.paramBytes || again.snapshots[0].regions.size() != snap.regions.size())
+                std::abort();
+        }
+        if (text.rfind("{\"e\":", 0) == 0 && text.size() + 5 <= lowerscope::capture::kMaxEventLineBytes) {
+            lowerscope::capture::CaptureLog parsed;
+            if (parsed.addLine("{\"\\u0065\":" + std::string(text.substr(5))) != read ||
+                parsed.firstSkipReason != log.firstSkipReason || parsed.launches.size() != log.launches.size() ||
+                (read && !log.launches.empty() &&
+                 lowerscope::capture::kernelEventLine(parsed.launches[0]) !=
+                     lowerscope::capture::kernelEventLine(log.launches[0])))
                 std::abort();
         }
     }
