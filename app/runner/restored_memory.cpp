@@ -107,6 +107,19 @@ void RestoredMemory::map(const std::vector<MemoryRegion>& regions) {
                               "lowerscope (--fixed-addresses)");
         }
     }
+    // Pointers stored in the memory follow the regions they point into.
+    for (Region& r : m_regions) {
+        if (!r.spec->relocatePointers || relocated().empty()) continue;
+        std::vector<uint8_t> moved = r.spec->data;
+        if (const int n = relocateWords(moved, true); n > 0) {
+            r.relocatedData = std::move(moved);
+            m_storedRelocated += n;
+            std::fprintf(stderr,
+                         "lowerscope-runner: replay: %d pointer%s stored in the memory at %s moved with the memory "
+                         "they point into (8-byte words; read back as the program had them)\n",
+                         n, n == 1 ? "" : "s", addressHex(r.spec->address).c_str());
+        }
+    }
     restore();
     // Every later restore (before each profiled pass and each variant) from device copies.
     m_copies.keep(restorable(), "restore_memory");
@@ -114,7 +127,7 @@ void RestoredMemory::map(const std::vector<MemoryRegion>& regions) {
 
 std::vector<RestorableBuffer> RestoredMemory::restorable() const {
     std::vector<RestorableBuffer> out;
-    for (const Region& r : m_regions) out.push_back({r.now, &r.spec->data});
+    for (const Region& r : m_regions) out.push_back({r.now, &r.data()});
     return out;
 }
 
@@ -132,6 +145,7 @@ std::vector<uint8_t> RestoredMemory::read(size_t i) {
     const Region& r = m_regions.at(i);
     std::vector<uint8_t> out(r.spec->data.size());
     m_ctx.check(m_ctx.driver().cuMemcpyDtoH(out.data(), r.now, out.size()), "cuMemcpyDtoH", "read_outputs");
+    if (r.spec->relocatePointers) relocateWords(out, false); // as the program would have them
     return out;
 }
 
@@ -144,15 +158,20 @@ std::vector<uint64_t> RestoredMemory::relocated() const {
 }
 
 int RestoredMemory::relocate(std::vector<uint8_t>& params) const {
+    return relocateWords(params, true);
+}
+
+int RestoredMemory::relocateWords(std::vector<uint8_t>& bytes, bool toNow) const {
     int changed = 0;
-    for (size_t off = 0; off + 8 <= params.size(); off += 8) {
+    for (size_t off = 0; off + 8 <= bytes.size(); off += 8) {
         uint64_t word = 0;
-        std::memcpy(&word, params.data() + off, 8);
+        std::memcpy(&word, bytes.data() + off, 8);
         for (const Region& r : m_regions) {
-            const uint64_t base = r.spec->address;
-            if (r.now != base && word >= base && word < base + r.spec->data.size()) {
-                const uint64_t moved = r.now + (word - base);
-                std::memcpy(params.data() + off, &moved, 8);
+            const uint64_t from = toNow ? r.spec->address : r.now;
+            const uint64_t to = toNow ? r.now : r.spec->address;
+            if (from != to && word >= from && word < from + r.spec->data.size()) {
+                const uint64_t moved = to + (word - from);
+                std::memcpy(bytes.data() + off, &moved, 8);
                 ++changed;
                 break;
             }

@@ -5,8 +5,10 @@
 // for, cuMemCreate, cuMemMap, cuMemSetAccess). Regions that share a page of the allocation
 // granularity (2 MiB) share one mapping. A page range the driver will not give at its address is
 // mapped wherever it can be, and the regions in it are "relocated": relocate() moves parameter
-// words that point into them; a region with requireOriginal (pointers stored in memory or a
-// tensor map point into it) cannot be relocated and fails the request with a clear error.
+// words that point into them, and so does map() for the words stored in regions with
+// relocatePointers (read() moves them back, so outputs compare with the program's memory); a
+// region with requireOriginal (a tensor map points into it) cannot be relocated and fails the
+// request with a clear error.
 //
 // The addresses repeat only when the runner runs as the captured program did, without address
 // space randomisation and before it allocates anything of its own: lowerscope-runner
@@ -49,13 +51,21 @@ public:
     // Rewrites every 8-byte-aligned word of `params` that points into a relocated region to the
     // same offset in its new place; returns how many words changed.
     int relocate(std::vector<uint8_t>& params) const;
+    // Pointer words stored in the regions' memory that map() moved (relocatePointers).
+    int storedPointersRelocated() const { return m_storedRelocated; }
     bool empty() const { return m_regions.empty(); }
 
 private:
     struct Region {
         const MemoryRegion* spec = nullptr;
         CUdeviceptr now = 0;
+        std::vector<uint8_t> relocatedData; // spec->data with its stored pointers moved (or empty)
+        const std::vector<uint8_t>& data() const { return relocatedData.empty() ? spec->data : relocatedData; }
     };
+    // Moves (toNow) or moves back every 8-byte-aligned word of `bytes` that points into a
+    // relocated region; returns how many words changed.
+    int relocateWords(std::vector<uint8_t>& bytes, bool toNow) const;
+    int m_storedRelocated = 0;
     struct Mapping {
         CUdeviceptr want = 0, got = 0;
         size_t bytes = 0;

@@ -124,7 +124,9 @@ std::vector<MemoryRegion> replayRegions(const ReplayInput& in, ElemType type) {
         if (size == 128) pinned = true; // a tensor map by value: its address is encoded inside
     }
     for (const SnapshotRegion& r : s.regions) {
-        if (r.pointers) pinned = true;
+        // An allocation of exactly a tensor map's size that holds an address: a tensor map kept in
+        // device memory (`const CUtensorMap*`), whose encoding is not a plain pointer to move.
+        if (r.pointers && r.bytes == 128) pinned = true;
     }
     std::vector<MemoryRegion> out;
     for (size_t i = 0; i < s.regions.size(); ++i) {
@@ -133,6 +135,7 @@ std::vector<MemoryRegion> replayRegions(const ReplayInput& in, ElemType type) {
         m.data = in.before.at(i);
         m.type = m.data.size() % static_cast<size_t>(elemSize(type)) == 0 ? type : ElemType::U8;
         m.requireOriginal = pinned;
+        m.relocatePointers = s.regions[i].pointers;
         out.push_back(std::move(m));
     }
     return out;

@@ -134,7 +134,9 @@ struct MemoryRegion {
     uint64_t address = 0;
     std::vector<uint8_t> data;             // the bytes before the launch (travels base64-encoded)
     ElemType type = ElemType::U8;
-    bool requireOriginal = false;          // the memory holds pointers (or a tensor map points into it)
+    bool requireOriginal = false;          // a tensor map points into the memory: it cannot move
+    bool relocatePointers = false;         // the memory holds 8-byte pointers into the replay's regions:
+                                           // where the driver gives other addresses they move with them
     bool operator==(const MemoryRegion&) const = default;
 };
 

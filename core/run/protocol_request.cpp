@@ -418,7 +418,8 @@ json toJson(const MemoryRegion& v) {
     return json{{"address", addressHex(v.address)},
                 {"data_b64", toBase64(v.data)},
                 {"type", elemTypeName(v.type)},
-                {"require_original", v.requireOriginal}};
+                {"require_original", v.requireOriginal},
+                {"relocate_pointers", v.relocatePointers}};
 }
 
 void fromJson(const json& j, MemoryRegion& v) {
@@ -442,6 +443,7 @@ void fromJson(const json& j, MemoryRegion& v) {
         bad("type", "the region's size is not a multiple of the element size");
     }
     v.requireOriginal = getB(j, "require_original", false);
+    v.relocatePointers = getB(j, "relocate_pointers", false);
 }
 
 json toJson(const RunRequest& v) {

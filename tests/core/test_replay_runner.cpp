@@ -220,6 +220,46 @@ TEST(ReplayRunner, BadHoldListsAreRefusedAtTheStart) {
     }
 }
 
+// A pointer stored in device memory (the fake's add_kernel reads its counter through table[0]):
+// where the driver gives other addresses, the stored pointer moves with the memory it points
+// into, the kernel reaches the counter through it, and the table reads back as the program had
+// it (the pointer moved back), so it compares with the program's memory.
+TEST(ReplayRunner, PointersStoredInMemoryMoveWithTheirMemory) {
+    constexpr uint64_t kTable = 0x5a0000050000ull, kCounter = 0x5a0000070000ull;
+    LaunchVariant v;
+    v.cubin = {1, 2, 3};
+    v.kernel = "add_kernel";
+    v.grid = {1, 1, 1};
+    v.block = {32, 1, 1};
+    v.paramBytes = 28;
+    v.params = {ParamSlot{"param0", 0, 8, -1, bytesOf(kX), -1}, ParamSlot{"param1", 8, 8, -1, bytesOf(kY), -1},
+                ParamSlot{"param2", 16, 8, -1, bytesOf(kTable), -1}, ParamSlot{"param3", 24, 4, -1, bytesOf(kN), -1}};
+    for (const bool refuse : {false, true}) {
+        ProcessRunner runner(fakeGpu(true, {{"FAKE_ADD_KERNEL", "1"}, {"FAKE_VMM_RELOCATE", refuse ? "1" : "0"}}));
+        RunRequest req = replayRequest({v});
+        req.stop.minSamples = 1;
+        req.stop.maxSamples = 1;
+        req.mode = MeasureMode::Cold;
+        MemoryRegion table{kTable, bytesOf(kCounter), ElemType::U8, false, true};
+        MemoryRegion counter{kCounter, std::vector<uint8_t>(16, 0), ElemType::U8, false, false};
+        req.regions.push_back(table);
+        req.regions.push_back(counter);
+        const RunOutcome o = runner.run(req);
+        ASSERT_TRUE(o.ok) << o.error.message << "\n" << o.runnerStderr;
+        EXPECT_EQ(o.result.regionsRelocated.size(), refuse ? 4u : 0u);
+        EXPECT_EQ(o.runnerStderr.find("1 pointer stored in the memory at 0x5a0000050000 moved") != std::string::npos, refuse)
+            << o.runnerStderr;
+        const VariantResult& r = o.result.variants.at(0);
+        const OutputReport* t = output(r, "mem@0x5a0000050000");
+        const OutputReport* c = output(r, "mem@0x5a0000070000");
+        ASSERT_TRUE(t && c);
+        EXPECT_EQ(t->data, bytesOf(kCounter)) << "the stored pointer reads back as the program had it";
+        uint32_t count = 0;
+        std::memcpy(&count, c->data.data(), 4);
+        EXPECT_EQ(count, 1u) << "the kernel reached the counter through the stored pointer (refused=" << refuse << ")";
+    }
+}
+
 TEST(ReplayRunner, MemoryThatMustKeepItsAddressesFailsClearly) {
     ProcessRunner runner(fakeGpu(true, {{"FAKE_VMM_RELOCATE", "1"}}));
     const RunOutcome o = runner.run(replayRequest({axpy("")}, true));

@@ -2,8 +2,9 @@
 # GPU test gpu_replay (label gpu): a captured launch replayed standalone (issue 29 item 2).
 #   * tests/gpu/replay_program.cu under `capture --save-launches`: the second axpy_struct launch
 #     (pointers inside a by-value struct) and a bump_through_table launch (a pointer stored in
-#     device memory) are saved; `run --from-capture` replays each on its captured memory, at the
-#     original addresses, and must reproduce the program's memory after the launch byte for byte;
+#     device memory) are saved; `run --from-capture` replays each on its captured memory (at the
+#     original addresses where the driver gives them; elsewhere with the parameter words and the
+#     stored pointers moved along) and must reproduce the program's memory byte for byte;
 #   * `compare SOURCE --from-capture` runs the kernel rebuilt with --fast-math (B) against the
 #     captured original (A) on the same restored memory: a verdict, outputs compared as f32;
 #   * `capture --metrics instructions`: the saved launch's instruction counts, replayed; with ncu
@@ -69,8 +70,11 @@ check "$out/axpy/c.json" 'len(d["snapshots"]) == 1 and not d["snapshots"][0]["er
     "one launch saved with its two allocations (x and y)"
 "$CLI" run --from-capture "$out/axpy/c.json" --json "$out/axpy/run.json" --max-time 3 --keep-outputs "$out/axpy/kept" || { echo "FAIL: run --from-capture exited $?"; fail=1; }
 explain "$out/axpy/c.json" "$out/axpy/kept"
-check "$out/axpy/run.json" 'd["replay"]["reproduced"] is True and d["replay"]["relocated"] == []' \
-    "the replay, at the original addresses, reproduces the program's memory byte for byte"
+check "$out/axpy/run.json" 'd["replay"]["reproduced"] is True' \
+    "the replay reproduces the program's memory byte for byte"
+# The original addresses are asked for; on an H100 with driver 580 the driver gave others for
+# memory inside its allocation heap (bench/vmm_probe.sh): said, not failed.
+python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['replay']['relocated']; print('note: relocated (the driver gave other addresses):', r) if r else print('note: every region at its original address')" "$out/axpy/run.json"
 "$CLI" compare tests/gpu/replay_program.cu --from-capture "$out/axpy/c.json" --b "--fast-math" --compare-as f32 \
     --json "$out/axpy/compare.json" --max-time 3 || { echo "FAIL: compare --from-capture exited $?"; fail=1; }
 check "$out/axpy/compare.json" 'd["schema"] == "lowerscope.compare/1" and len(d["agreement"]) == 2 and all(a["agree"] for a in d["agreement"]) and d["replay"]["reproduced"] is True' \
@@ -83,7 +87,7 @@ check "$out/table/c.json" 'len(d["snapshots"]) == 1 and any(r["pointers"] for r 
     "the table's memory is saved and marked as holding pointers"
 "$CLI" run --from-capture "$out/table/c.json" --json "$out/table/run.json" --max-time 3 || { echo "FAIL: run --from-capture exited $?"; fail=1; }
 explain "$out/table/c.json"
-check "$out/table/run.json" 'd["replay"]["reproduced"] is True' "the replay through the stored pointer reproduces the program's memory"
+check "$out/table/run.json" 'd["replay"]["reproduced"] is True' "the replay through the stored pointer reproduces the program's memory (the pointer moved with its memory where the driver gave other addresses)"
 
 echo "== capture --metrics instructions (replayed), against ncu"
 "$CLI" capture --save-launches --kernel axpy_struct --launch-count 1 --metrics instructions -o "$out/metrics/c.json" \
