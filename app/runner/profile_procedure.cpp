@@ -7,6 +7,7 @@
 #include "app/runner/cupti_sass.h"
 #include "core/run/buffer_data.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <thread>
@@ -110,6 +111,13 @@ void kernelMetrics(const Cupti& cupti, CUcontext ctx, int device, const ProfileO
 
 void instructionCounts(const Cupti& cupti, CUcontext ctx, int device, const ProfileHooks& hooks,
                        ProfileData& out) {
+    // CUPTI's profiler initialised before the module is loaded: SASS Metrics patches only modules
+    // it saw loaded. On an H100 (CUDA 13.0, driver 580) an instruction count as a runner's first
+    // collection (`profile --metrics instructions`, `capture --metrics instructions`) got no
+    // records at all, lazily or eagerly patched, while the same request after a kernel-metrics
+    // request (which initialises the profiler, then the next request loads its module) counted
+    // every instruction. Its failure, if any, is reported by begin() below.
+    initializeProfiler(cupti, device, CUPTI_PROFILER_SASS_METRICS);
     hooks.load();
     SassCounters sc(cupti, ctx, device);
     std::string detail;
@@ -195,10 +203,11 @@ void stallSamples(const Cupti& cupti, CUcontext ctx, int device, const ProfileOp
         }
         ++out.launches;
         if (read() == 0) {
-            // CUPTI decodes the hardware buffer on a worker thread (every 100 ms by default): on
-            // an H200, kernels launched back to back with little in between (sgemm_tiled,
-            // ffma_independent) showed no samples at all by the 64th launch. Give it time.
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            // CUPTI decodes the hardware buffer on a worker thread (every 100 ms by default, every
+            // 5 ms as PcSampler configures it): on an H200, kernels launched back to back with
+            // little in between (sgemm_tiled, ffma_independent) showed no samples at all by the
+            // 64th launch. Give it one worker period.
+            std::this_thread::sleep_for(std::chrono::milliseconds(std::min(20, ps.workerSleepMs())));
         }
         progress(hooks, "profile_samples", out.launches);
         const double s = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -208,8 +217,10 @@ void stallSamples(const Cupti& cupti, CUcontext ctx, int device, const ProfileOp
     }
     // What the worker thread has not handed over yet: poll a little, then disable, which (CUPTI's
     // documentation) writes the remaining records into the configured buffer.
-    for (int i = 0; i < 10 && mine < options.targetSamples; ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    // (Half a second at most, in worker periods.)
+    const int period = std::max(1, std::min(50, ps.workerSleepMs()));
+    for (int i = 0; i < 500 / period && mine < options.targetSamples; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(period));
         if (read() == 0 && mine > 0) {
             break;
         }
