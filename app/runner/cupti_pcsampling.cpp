@@ -140,6 +140,17 @@ CuptiFailure PcSampler::begin(const Options& options, std::string& detail) {
     if (CUptiResult r = m_cupti.cuptiPCSamplingSetConfigurationAttribute(&set); r != CUPTI_SUCCESS) {
         return fail(r, "cuptiPCSamplingSetConfigurationAttribute");
     }
+    // CUPTI's workers decode the hardware buffer every 100 ms by default, and the launches wait
+    // for their samples (profile_procedure.cpp): on an H100 the samples collection of saxpy took
+    // 0.55 s, most of it waiting. Every kWorkerSleepMs instead; a CUPTI too old for the attribute
+    // refuses it alone (its own call) and keeps the default.
+    auto sleepSpan = attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_WORKER_THREAD_PERIODIC_SLEEP_SPAN);
+    sleepSpan.attributeData.u32 = kWorkerSleepMs;
+    auto setSleep = cuptiParams<CUpti_PCSamplingConfigurationInfoParams>();
+    setSleep.ctx = m_ctx;
+    setSleep.numAttributes = 1;
+    setSleep.pPCSamplingConfigurationInfo = &sleepSpan;
+    m_workerSleepMs = m_cupti.cuptiPCSamplingSetConfigurationAttribute(&setSleep) == CUPTI_SUCCESS ? kWorkerSleepMs : 100;
     auto query = attribute(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD);
     auto get = cuptiParams<CUpti_PCSamplingConfigurationInfoParams>();
     get.ctx = m_ctx;

@@ -49,6 +49,9 @@ public:
                          uint64_t& totalSamples, uint64_t& droppedSamples, std::string& detail);
     int periodLog2() const { return m_periodLog2; }
     const std::string& chip() const { return m_chip; }
+    // How often CUPTI's workers hand decoded samples over (ms): what a reader waits for.
+    int workerSleepMs() const { return m_workerSleepMs; }
+    static constexpr uint32_t kWorkerSleepMs = 5;
     // Disables sampling; CUPTI then writes what it still holds into the configured buffer.
     void end();
     // After end(): the rows CUPTI wrote into the buffer when it was disabled.
@@ -62,6 +65,7 @@ private:
     bool m_enabled = false;
     bool m_running = false;
     int m_periodLog2 = 0;
+    int m_workerSleepMs = 100; // CUPTI's default
     std::string m_chip;
     std::map<uint32_t, std::string> m_reasons; // stall reason index → short name
     std::vector<CUpti_PCSamplingPCData> m_pcs;
