@@ -5,6 +5,7 @@
 #include "core/build/cache.h"
 #include "core/build/demangle.h"
 #include "core/build/kernel_name.h"
+#include "core/capture/json_text.h"
 #include "core/parse/cuda_elf.h"
 #include "core/run/stats.h"
 #include "core/untrusted.h"
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <set>
 #include <unordered_map>
@@ -22,8 +24,6 @@ namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-json triple(const std::array<int64_t, 3>& v) { return json::array({v[0], v[1], v[2]}); }
 
 bool isHashText(const std::string& s) {
     return s.size() == 32 && std::all_of(s.begin(), s.end(), [](char c) {
@@ -81,9 +81,10 @@ int64_t snapshotLaunchIndex(const std::vector<CapturedLaunch>& ordered, const La
     return nearest;
 }
 
-json captureDocument(const CaptureLog& log, const CaptureRunInfo& run, const LaunchFilterOptions& filterOptions,
-                     const std::vector<ModuleFile>& modules, const std::string& snapshotFolder) {
-    const std::vector<CapturedLaunch> launches = log.orderedLaunches();
+CaptureDocumentParts captureDocumentParts(const CaptureLog& log, const CaptureRunInfo& run,
+                                          const LaunchFilterOptions& filterOptions,
+                                          const std::vector<ModuleFile>& modules, const std::string& snapshotFolder) {
+    std::vector<CapturedLaunch> launches = log.orderedLaunches();
     LaunchFilter filter(filterOptions);
 
     // Kernels by mangled name, in first-launch order for now.
@@ -100,8 +101,11 @@ json captureDocument(const CaptureLog& log, const CaptureRunInfo& run, const Lau
     double grandTotal = 0;
     for (size_t i = 0; i < launches.size(); ++i) {
         const CapturedLaunch& l = launches[i];
-        auto [it, inserted] = kernelIndex.emplace(l.name, kernels.size());
-        if (inserted) kernels.push_back(Acc{l.name, demangle(l.name), {}, 0, 0});
+        auto it = kernelIndex.find(l.name);
+        if (it == kernelIndex.end()) {
+            it = kernelIndex.emplace(l.name, kernels.size()).first;
+            kernels.push_back(Acc{l.name, demangle(l.name), {}, 0, 0});
+        }
         Acc& k = kernels[it->second];
         const double d = static_cast<double>(l.durationNs());
         k.durations.push_back(d);
@@ -167,28 +171,6 @@ json captureDocument(const CaptureLog& log, const CaptureRunInfo& run, const Lau
             snapshotNotes.push_back("launch " + snap.id() + " was saved but its kernel record is missing");
     }
 
-    json launchesJson = json::array();
-    for (size_t i = 0; i < launches.size() && i < kMaxDocumentLaunches; ++i) {
-        const CapturedLaunch& l = launches[i];
-        launchesJson.push_back({{"id", i + 1},
-                                {"pid", l.pid},
-                                {"kernel", position[launchKernel[i]]},
-                                {"correlation", l.correlationId},
-                                {"device", l.device},
-                                {"stream", l.stream},
-                                {"grid", triple(l.grid)},
-                                {"block", triple(l.block)},
-                                {"cluster", triple(l.cluster)},
-                                {"dynamic_smem", l.dynamicSmem},
-                                {"static_smem", l.staticSmem},
-                                {"registers", l.registers},
-                                {"start_ns", l.startNs},
-                                {"duration_ns", l.durationNs()},
-                                {"graph", l.graphId},
-                                {"selected", static_cast<bool>(launchSelected[i])}});
-        if (!launchSnapshot[i].empty()) launchesJson.back()["snapshot"] = launchSnapshot[i];
-    }
-
     json modulesJson = json::array();
     for (const ModuleFile& m : modules) {
         json entry = {{"file", m.file}, {"hash", m.hash}, {"bytes", m.bytes}, {"arch", m.arch},
@@ -239,28 +221,121 @@ json captureDocument(const CaptureLog& log, const CaptureRunInfo& run, const Lau
                                                                   std::to_string(d.ccMinor)}});
     json environment = json::object();
     for (const auto& [k, v] : run.environment) environment[k] = v;
-    return json{{"schema", kCaptureSchema},
-                {"program", run.program},
-                {"args", run.args},
-                {"working_dir", run.workingDir},
-                {"exit",
-                 {{"code", run.exitCode}, {"signal", run.signal}, {"cancelled", run.cancelled},
-                  {"timed_out", run.timedOut}, {"wall_ms", run.wallMs}}},
-                {"environment", environment},
-                {"filter",
-                 {{"kernel", filterOptions.kernelRegex},
-                  {"launch_skip", filterOptions.skip},
-                  {"launch_count", filterOptions.count ? json(*filterOptions.count) : json(nullptr)}}},
-                {"processes", processes},
-                {"devices", devices},
-                {"total_gpu_ns", grandTotal},
-                {"launch_total", launches.size()},
-                {"launches_written", std::min(launches.size(), kMaxDocumentLaunches)},
-                {"launches", launchesJson},
-                {"kernels", kernelsJson},
-                {"modules", modulesJson},
-                {"snapshots", snapshotsJson},
-                {"notes", notes}};
+    const size_t written = std::min(launches.size(), kMaxDocumentLaunches);
+    CaptureDocumentParts doc;
+    doc.head = json{{"schema", kCaptureSchema},
+                    {"program", run.program},
+                    {"args", run.args},
+                    {"working_dir", run.workingDir},
+                    {"exit",
+                     {{"code", run.exitCode}, {"signal", run.signal}, {"cancelled", run.cancelled},
+                      {"timed_out", run.timedOut}, {"wall_ms", run.wallMs}}},
+                    {"environment", environment},
+                    {"filter",
+                     {{"kernel", filterOptions.kernelRegex},
+                      {"launch_skip", filterOptions.skip},
+                      {"launch_count", filterOptions.count ? json(*filterOptions.count) : json(nullptr)}}},
+                    {"processes", processes},
+                    {"devices", devices},
+                    {"total_gpu_ns", grandTotal},
+                    {"launch_total", launches.size()},
+                    {"launches_written", written},
+                    {"launches", json::array()},
+                    {"kernels", kernelsJson},
+                    {"modules", modulesJson},
+                    {"snapshots", snapshotsJson},
+                    {"notes", notes}};
+    doc.launches.reserve(written);
+    for (size_t i = 0; i < written; ++i)
+        doc.launches.push_back({std::move(launches[i]), position[launchKernel[i]], launchSelected[i],
+                                std::move(launchSnapshot[i])});
+    return doc;
+}
+
+namespace {
+
+// Appends one launch as dump(1) lays it out in the document's launches: the object indented by 2,
+// its members by 3 in key order (std::map's, which the test of text() holds this to), lists' items
+// by 4. Each member's text starts with the end of the line before it. Put together in a buffer
+// first: appending piece by piece to `out` took twice as long.
+void appendLaunch(std::string& out, size_t index, const DocumentLaunch& d) {
+    using namespace std::string_view_literals;
+    const CapturedLaunch& l = d.launch;
+    char buf[1024]; // a launch: under 360 characters and 20 numbers of at most 20 (a snapshot goes to `out`)
+    char* p = buf;
+    auto text = [&](std::string_view s) {
+        std::memcpy(p, s.data(), s.size());
+        p += s.size();
+    };
+    auto integer = [&](std::string_view member, auto v) {
+        text(member);
+        p = writeJsonInteger(p, v);
+    };
+    auto triple = [&](std::string_view member, const std::array<int64_t, 3>& v) {
+        text(member);
+        text("[\n    "sv);
+        p = writeJsonInteger(p, v[0]);
+        text(",\n    "sv);
+        p = writeJsonInteger(p, v[1]);
+        text(",\n    "sv);
+        p = writeJsonInteger(p, v[2]);
+        text("\n   ]"sv);
+    };
+    triple("  {\n   \"block\": "sv, l.block);
+    triple(",\n   \"cluster\": "sv, l.cluster);
+    integer(",\n   \"correlation\": "sv, l.correlationId);
+    integer(",\n   \"device\": "sv, l.device);
+    integer(",\n   \"duration_ns\": "sv, l.durationNs());
+    integer(",\n   \"dynamic_smem\": "sv, l.dynamicSmem);
+    integer(",\n   \"graph\": "sv, l.graphId);
+    triple(",\n   \"grid\": "sv, l.grid);
+    integer(",\n   \"id\": "sv, index + 1);
+    integer(",\n   \"kernel\": "sv, d.kernel);
+    integer(",\n   \"pid\": "sv, l.pid);
+    integer(",\n   \"registers\": "sv, l.registers);
+    text(d.selected ? ",\n   \"selected\": true"sv : ",\n   \"selected\": false"sv);
+    if (!d.snapshot.empty()) {
+        text(",\n   \"snapshot\": "sv);
+        out.append(buf, p);
+        p = buf;
+        appendJsonString(out, d.snapshot);
+    }
+    integer(",\n   \"start_ns\": "sv, l.startNs);
+    integer(",\n   \"static_smem\": "sv, l.staticSmem);
+    integer(",\n   \"stream\": "sv, l.stream);
+    text("\n  }"sv);
+    out.append(buf, p);
+}
+
+} // namespace
+
+std::string CaptureDocumentParts::text() const {
+    std::string out = head.dump(1, ' ', false, json::error_handler_t::replace);
+    if (!launches.empty()) {
+        // The head's top-level member: only those start a line with one space (a dumped string
+        // holds no line break).
+        constexpr std::string_view kEmpty = "\n \"launches\": []";
+        const size_t at = out.find(kEmpty);
+        if (at == std::string::npos) throw std::logic_error("the capture document's head has no empty launches list");
+        const size_t list = at + kEmpty.size() - 2;
+        std::string rest = out.substr(list + 2);
+        out.resize(list);
+        out.reserve(out.size() + rest.size() + launches.size() * 400);
+        out += "[\n";
+        for (size_t i = 0; i < launches.size(); ++i) {
+            if (i > 0) out += ",\n";
+            appendLaunch(out, i, launches[i]);
+        }
+        out += "\n ]";
+        out += rest;
+    }
+    out += '\n';
+    return out;
+}
+
+json captureDocument(const CaptureLog& log, const CaptureRunInfo& run, const LaunchFilterOptions& filterOptions,
+                     const std::vector<ModuleFile>& modules, const std::string& snapshotFolder) {
+    return json::parse(captureDocumentParts(log, run, filterOptions, modules, snapshotFolder).text());
 }
 
 // ---------------------------------------------------------------------------- reading back

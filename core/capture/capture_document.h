@@ -66,10 +66,33 @@ struct ModuleFile {
 // hash and lists its kernels and arch. One entry per distinct hash, in the order first loaded.
 std::vector<ModuleFile> describeModules(const CaptureLog& log, const std::string& folder);
 
+// A launch as the document lists it.
+struct DocumentLaunch {
+    CapturedLaunch launch;
+    size_t kernel = 0;     // index into the document's kernels
+    bool selected = false;
+    std::string snapshot;  // the id of its snapshot, "" when none
+};
+
+// The document with its launches apart: a document of 100,000 launches built as one JSON value took
+// most of `capture`'s time after the program (each launch an object of 16 members), so the launches
+// are written straight into the text.
+struct CaptureDocumentParts {
+    nlohmann::json head;                  // the whole document but for its launches ("launches": [])
+    std::vector<DocumentLaunch> launches; // the launches written: the first kMaxDocumentLaunches
+    // The document's text as the file holds it: what head with the launches in it would dump with
+    // an indent of 1 (keys sorted, invalid UTF-8 as U+FFFD), '\n' at the end.
+    std::string text() const;
+};
+
 // The document. `filter` marks the selected launches (launch order, see launch_filter.h); it must
 // be a valid filter (LaunchFilter's constructor throws otherwise).
 // `snapshotFolder`: the name, relative to the document's folder, of the folder the injection saved
 // the snapshots' files in ("run.launches"); the document's region paths start with it.
+CaptureDocumentParts captureDocumentParts(const CaptureLog& log, const CaptureRunInfo& run,
+                                          const LaunchFilterOptions& filter, const std::vector<ModuleFile>& modules,
+                                          const std::string& snapshotFolder = "");
+// The same document as one JSON value: its text (CaptureDocumentParts::text) parsed.
 nlohmann::json captureDocument(const CaptureLog& log, const CaptureRunInfo& run, const LaunchFilterOptions& filter,
                                const std::vector<ModuleFile>& modules, const std::string& snapshotFolder = "");
 

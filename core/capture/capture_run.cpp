@@ -356,13 +356,12 @@ CaptureOutcome runCapture(const CaptureSpec& spec) {
         if (!log.addFile(f.string(), error)) ++log.skippedLines;
     }
     const std::vector<ModuleFile> modules = describeModules(log, folder.string());
-    o.document = captureDocument(log, o.run, spec.filter, modules, snapshotName);
+    const CaptureDocumentParts document = captureDocumentParts(log, o.run, spec.filter, modules, snapshotName);
     if (spec.saveLaunches && log.snapshots.empty()) fs::remove(folder / snapshotName, ec); // only when empty
-    if (!writeFileAtomically(output.string(),
-                             o.document.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
-                             o.error))
-        return o;
-    if (!readCaptureDocument(o.document, o.summary, o.error) || !readSnapshots(o.document, o.snapshots, o.error)) {
+    if (!writeFileAtomically(output.string(), document.text(), o.error)) return o;
+    // Read back but for the launches, which were written from the same values.
+    if (!readCaptureDocument(document.head, o.summary, o.error) ||
+        !readSnapshots(document.head, document.launches.size(), o.snapshots, o.error)) {
         o.error = "the capture document written does not read back: " + o.error;
         return o;
     }

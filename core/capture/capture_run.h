@@ -87,7 +87,6 @@ struct CaptureOutcome {
     bool ok = false;          // the document was written (the program may still have failed: see run)
     std::string error;        // why not (one sentence)
     CaptureRunInfo run;
-    nlohmann::json document;
     CaptureSummary summary;   // the document as read back
     std::vector<LaunchSnapshot> snapshots; // the document's snapshots as read back (saveLaunches)
 };

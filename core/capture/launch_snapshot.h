@@ -110,6 +110,10 @@ nlohmann::json snapshotDocumentEntry(const LaunchSnapshot& s, const std::string&
 // relative to the DOCUMENT's folder (pass them to readSnapshotFile). False with `error` one
 // sentence naming the snapshot.
 bool readSnapshots(const nlohmann::json& doc, std::vector<LaunchSnapshot>& out, std::string& error);
+// The same for a document whose launches are written apart (CaptureDocumentParts::head):
+// `launchCount` launches, whatever its own "launches" holds.
+bool readSnapshots(const nlohmann::json& doc, size_t launchCount, std::vector<LaunchSnapshot>& out,
+                   std::string& error);
 
 // Reads one saved region: `relative` (a SnapshotRegion's before/after as readSnapshots returned
 // it) resolved inside the folder of `documentPath` (a symlink leading out of it refused), a

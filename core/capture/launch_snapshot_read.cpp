@@ -213,6 +213,12 @@ json snapshotDocumentEntry(const LaunchSnapshot& s, const std::string& folder, i
 }
 
 bool readSnapshots(const json& doc, std::vector<LaunchSnapshot>& out, std::string& error) {
+    const auto launches = doc.is_object() ? doc.find("launches") : doc.end();
+    const size_t launchCount = launches != doc.end() && launches->is_array() ? launches->size() : 0;
+    return readSnapshots(doc, launchCount, out, error);
+}
+
+bool readSnapshots(const json& doc, size_t launchCount, std::vector<LaunchSnapshot>& out, std::string& error) {
     out.clear();
     if (!doc.is_object()) {
         error = "the capture document is not an object";
@@ -224,9 +230,6 @@ bool readSnapshots(const json& doc, std::vector<LaunchSnapshot>& out, std::strin
         error = "the capture document's snapshots are not a list of at most " + std::to_string(kMaxSnapshots);
         return false;
     }
-    const auto launches = doc.find("launches");
-    const int64_t launchCount =
-        launches != doc.end() && launches->is_array() ? static_cast<int64_t>(launches->size()) : 0;
     for (const json& j : *list) {
         LaunchSnapshot s;
         if (!parseSnapshot(j, s, error, true)) {
@@ -235,7 +238,7 @@ bool readSnapshots(const json& doc, std::vector<LaunchSnapshot>& out, std::strin
         }
         const auto launch = j.find("launch");
         if (launch == j.end() || !launch->is_number_integer() || launch->get<int64_t>() < -1 ||
-            launch->get<int64_t>() >= launchCount) {
+            launch->get<int64_t>() >= static_cast<int64_t>(launchCount)) {
             error = "snapshot " + s.id() + ": its launch is not an index into the document's launches (or -1)";
             out.clear();
             return false;

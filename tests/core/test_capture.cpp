@@ -865,3 +865,78 @@ TEST(CaptureEvents, KernelLinesOfAnyLayoutOrWithOddValuesReadAsJson) {
          {object + "x", object + "{}", object.substr(0, object.size() / 2), replaced("}", ",}")})
         EXPECT_EQ(readLine(notJson).skipReason, "a line that is not a JSON object") << notJson;
 }
+
+TEST(CaptureDocument, TheTextIsWhatDumpWritesOfTheWholeDocument) {
+    // The launches are written straight into the document's text: byte for byte what the document
+    // built as one JSON value (each launch an object, as it was built before) dumps.
+    CaptureLog log = sampleLog();
+    CapturedLaunch big = launch(15, "_Z3addPf", 5000, 100);
+    big.grid = {INT32_MAX, 65535, 1};
+    big.cluster = {2, 2, 1};
+    big.dynamicSmem = 232448;
+    big.staticSmem = 49152;
+    big.registers = 255;
+    big.device = 7;
+    big.stream = UINT32_MAX;
+    big.startNs = UINT64_MAX - 100;
+    big.endNs = UINT64_MAX;
+    big.graphId = UINT64_MAX;
+    ASSERT_TRUE(log.addLine(kernelEventLine(big)));
+    ASSERT_TRUE(log.addLine(kernelEventLine(launch(3, "_Z4tinyv\xc3\xa9", 100, 1, 7))));
+    ASSERT_TRUE(log.addLine(snapshotEventLine(sampleSnapshot(100, 12))));
+    CaptureRunInfo run;
+    run.program = "./app \"quoted\"\n";
+    run.args = {"\xff", "\x01"};
+    run.wallMs = 12.5;
+    const CaptureDocumentParts parts = captureDocumentParts(log, run, {"add", 1, 2}, {}, "run.launches");
+    ASSERT_EQ(parts.launches.size(), 7u);
+
+    json whole = parts.head;
+    for (size_t i = 0; i < parts.launches.size(); ++i) {
+        const DocumentLaunch& d = parts.launches[i];
+        const CapturedLaunch& l = d.launch;
+        auto triple = [](const std::array<int64_t, 3>& v) { return json::array({v[0], v[1], v[2]}); };
+        json entry = {{"id", i + 1},
+                      {"pid", l.pid},
+                      {"kernel", d.kernel},
+                      {"correlation", l.correlationId},
+                      {"device", l.device},
+                      {"stream", l.stream},
+                      {"grid", triple(l.grid)},
+                      {"block", triple(l.block)},
+                      {"cluster", triple(l.cluster)},
+                      {"dynamic_smem", l.dynamicSmem},
+                      {"static_smem", l.staticSmem},
+                      {"registers", l.registers},
+                      {"start_ns", l.startNs},
+                      {"duration_ns", l.durationNs()},
+                      {"graph", l.graphId},
+                      {"selected", d.selected}};
+        if (!d.snapshot.empty()) entry["snapshot"] = d.snapshot;
+        whole["launches"].push_back(std::move(entry));
+    }
+    const std::string text = parts.text();
+    EXPECT_EQ(text, whole.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
+    const json doc = captureDocument(log, run, {"add", 1, 2}, {}, "run.launches");
+    EXPECT_EQ(doc, json::parse(text));
+    EXPECT_EQ(doc["launches"][2]["snapshot"], "100-12");
+    EXPECT_EQ(doc["launches"][5]["start_ns"], UINT64_MAX - 100);
+
+    // The head reads back as the whole document does, its snapshots given the launches' count.
+    CaptureSummary fromHead, fromDoc;
+    std::string error;
+    ASSERT_TRUE(readCaptureDocument(parts.head, fromHead, error)) << error;
+    ASSERT_TRUE(readCaptureDocument(doc, fromDoc, error)) << error;
+    EXPECT_EQ(fromHead.kernels.size(), fromDoc.kernels.size());
+    EXPECT_EQ(fromHead.launchTotal, 7u);
+    std::vector<LaunchSnapshot> headSnapshots, docSnapshots;
+    ASSERT_TRUE(readSnapshots(parts.head, parts.launches.size(), headSnapshots, error)) << error;
+    ASSERT_TRUE(readSnapshots(doc, docSnapshots, error)) << error;
+    ASSERT_EQ(headSnapshots.size(), 1u);
+    EXPECT_EQ(headSnapshots[0].launchIndex, docSnapshots[0].launchIndex);
+    EXPECT_FALSE(readSnapshots(parts.head, headSnapshots, error)); // its own launches are empty
+
+    // Without launches the head is the document.
+    const CaptureDocumentParts none = captureDocumentParts(CaptureLog{}, run, {}, {});
+    EXPECT_EQ(none.text(), none.head.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
+}
