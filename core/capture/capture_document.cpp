@@ -90,6 +90,7 @@ CaptureDocumentParts captureDocumentParts(const CaptureLog& log, const CaptureRu
     // Kernels by mangled name, in first-launch order for now.
     struct Acc {
         std::string name, demangled;
+        bool matches = false; // the filter's regex
         std::vector<double> durations;
         double total = 0;
         uint64_t selected = 0;
@@ -104,7 +105,9 @@ CaptureDocumentParts captureDocumentParts(const CaptureLog& log, const CaptureRu
         auto it = kernelIndex.find(l.name);
         if (it == kernelIndex.end()) {
             it = kernelIndex.emplace(l.name, kernels.size()).first;
-            kernels.push_back(Acc{l.name, demangle(l.name), {}, 0, 0});
+            std::string demangled = demangle(l.name);
+            const bool matches = filter.matches(l.name, demangled);
+            kernels.push_back(Acc{l.name, std::move(demangled), matches, {}, 0, 0});
         }
         Acc& k = kernels[it->second];
         const double d = static_cast<double>(l.durationNs());
@@ -112,7 +115,7 @@ CaptureDocumentParts captureDocumentParts(const CaptureLog& log, const CaptureRu
         k.total += d;
         grandTotal += d;
         launchKernel[i] = it->second;
-        launchSelected[i] = filter.next(l.name, k.demangled);
+        launchSelected[i] = filter.next(k.matches);
         if (launchSelected[i]) ++k.selected;
     }
     // Sorted by total time, largest first; the launches refer to the sorted positions.

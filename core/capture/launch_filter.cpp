@@ -31,7 +31,11 @@ bool LaunchFilter::matches(const std::string& mangled, const std::string& demang
 }
 
 bool LaunchFilter::next(const std::string& mangled, const std::string& demangled) {
-    if (done() || !matches(mangled, demangled)) return false;
+    return !done() && next(matches(mangled, demangled));
+}
+
+bool LaunchFilter::next(bool kernelMatches) {
+    if (done() || !kernelMatches) return false;
     const uint64_t index = m_matched++;
     if (index < m_options.skip) return false;
     ++m_selected;

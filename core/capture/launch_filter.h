@@ -27,6 +27,10 @@ public:
     // Whether the next launch, of the kernel with these names, is selected. Call once per launch,
     // in launch order.
     bool next(const std::string& mangled, const std::string& demangled);
+    // The same for a launch whose kernel's match is known (matches() of its names, taken once for
+    // each kernel: searching the names at every launch took longer than the rest of a launch's
+    // bookkeeping).
+    bool next(bool kernelMatches);
     // Whether a kernel of these names matches the regex (no state change).
     bool matches(const std::string& mangled, const std::string& demangled) const;
     // True once `count` launches were selected: no later launch can be.

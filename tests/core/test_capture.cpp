@@ -74,6 +74,14 @@ TEST(CaptureFilter, SkipsThenCountsMatchingLaunchesOnly) {
     EXPECT_EQ(f.selected(), 2u);
 }
 
+TEST(CaptureFilter, AKernelsMatchTakenOnceSelectsAsItsNamesDo) {
+    LaunchFilter byNames({"add", 1, 2}), byMatch({"add", 1, 2});
+    for (const char* n : {"add", "mul", "add", "add", "mul", "add", "add"})
+        EXPECT_EQ(byNames.next(n, n), byMatch.next(byMatch.matches(n, n))) << n;
+    EXPECT_EQ(byNames.selected(), byMatch.selected());
+    EXPECT_EQ(byNames.matched(), byMatch.matched());
+}
+
 TEST(CaptureFilter, NoRegexSelectsEverythingAfterTheSkip) {
     LaunchFilter f({"", 2, std::nullopt});
     int selected = 0;
