@@ -111,13 +111,8 @@ void kernelMetrics(const Cupti& cupti, CUcontext ctx, int device, const ProfileO
 
 void instructionCounts(const Cupti& cupti, CUcontext ctx, int device, const ProfileHooks& hooks,
                        ProfileData& out) {
-    // CUPTI's profiler initialised before the module is loaded: SASS Metrics patches only modules
-    // it saw loaded. On an H100 (CUDA 13.0, driver 580) an instruction count as a runner's first
-    // collection (`profile --metrics instructions`, `capture --metrics instructions`) got no
-    // records at all, lazily or eagerly patched, while the same request after a kernel-metrics
-    // request (which initialises the profiler, then the next request loads its module) counted
-    // every instruction. Its failure, if any, is reported by begin() below.
-    initializeProfiler(cupti, device, CUPTI_PROFILER_SASS_METRICS);
+    // (The runner loads modules eagerly, main.cpp: SASS Metrics counted nothing for a function
+    // whose lazy load fell inside the collection.)
     hooks.load();
     SassCounters sc(cupti, ctx, device);
     std::string detail;
