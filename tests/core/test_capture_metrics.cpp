@@ -410,3 +410,55 @@ TEST(CaptureMetrics, SavedLaunchesAreProfiledOnTheirReplay) {
     EXPECT_FALSE(p.profile.join.rows.empty());
     EXPECT_FALSE(p.profile.metrics.empty());
 }
+
+// Instruction counts asked for without kernel metrics before them are preceded by one cheap
+// kernel-metrics request in the same runner (profile_collect.cpp: on an H100 a count as the
+// runner's first collection came back empty); with kernel metrics first, nothing is added.
+namespace {
+class RecordingRunner : public Runner {
+public:
+    std::vector<RunRequest> asked;
+    bool device(DeviceInfo& out, RunError&) override {
+        out.name = "recording";
+        return true;
+    }
+    RunOutcome run(RunRequest req, const RunProgressFn& = {}, std::atomic<bool>* = nullptr) override {
+        asked.push_back(std::move(req));
+        RunOutcome o;
+        o.error.kind = RunErrorKind::RunnerExited;
+        o.error.message = "no GPU in this test";
+        return o;
+    }
+    void stop() override {}
+};
+} // namespace
+
+TEST(ProfileCollect, AnInstructionCountAloneIsPrecededByOneKernelMetric) {
+    ProfileTarget t;
+    t.variant.kernel = "k";
+    t.variant.cubin = {1, 2, 3};
+    t.mangled = "k";
+    const auto kinds = [](const RecordingRunner& r) {
+        std::vector<ProfileCollection> out;
+        for (const RunRequest& q : r.asked) out.push_back(q.profile);
+        return out;
+    };
+    {
+        RecordingRunner r;
+        ProfileCollectOptions o;
+        o.collections = {ProfileCollection::Instructions};
+        collectProfile(r, t, o);
+        EXPECT_EQ(kinds(r), (std::vector<ProfileCollection>{ProfileCollection::Kernel, ProfileCollection::Instructions}));
+        ASSERT_FALSE(r.asked.empty());
+        EXPECT_EQ(r.asked[0].profileMetrics, (std::vector<std::string>{"gpu__time_duration.sum"}));
+    }
+    for (const auto& list : {std::vector<ProfileCollection>{ProfileCollection::Kernel, ProfileCollection::Instructions},
+                             std::vector<ProfileCollection>{ProfileCollection::Samples}}) {
+        RecordingRunner r;
+        ProfileCollectOptions o;
+        o.collections = list;
+        collectProfile(r, t, o);
+        EXPECT_EQ(kinds(r), list);
+    }
+}
+
