@@ -44,9 +44,9 @@ echo "plain exit $?"; grep -iE "instructions|fail" "$OUT/prof-plain.log" | head 
 LOWERSCOPE_RUNNER="$RUNNER --fixed-addresses" "$CLI" profile kernels/reduction.cu --metrics instructions \
   --json "$OUT/prof-fixed.json" >"$OUT/prof-fixed.log" 2>&1
 echo "fixed exit $?"; grep -iE "instructions|fail" "$OUT/prof-fixed.log" | head -3
-echo "== the same with CUDA_MODULE_LOADING=LAZY (the runner loads eagerly unless told otherwise)"
-CUDA_MODULE_LOADING=LAZY "$CLI" profile kernels/reduction.cu --metrics instructions --json "$OUT/prof-lazy.json" >"$OUT/prof-lazy.log" 2>&1
-echo "lazy exit $?"; grep -iE "instructions|fail" "$OUT/prof-lazy.log" | head -3
+echo "== the same with CUDA_MODULE_LOADING=EAGER"
+CUDA_MODULE_LOADING=EAGER "$CLI" profile kernels/reduction.cu --metrics instructions --json "$OUT/prof-eager.json" >"$OUT/prof-eager.log" 2>&1
+echo "eager exit $?"; grep -iE "instructions|fail" "$OUT/prof-eager.log" | head -3
 echo "== the replayed launch's collections one by one"
 for m in kernel samples instructions; do
   "$CLI" capture --save-launches --kernel bump_through_table --launch-count 1 --metrics $m -o "$OUT/m-$m/c.json" \

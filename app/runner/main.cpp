@@ -11,7 +11,6 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -92,12 +91,6 @@ int main(int argc, char** argv) {
         std::fputs("lowerscope-runner: --hold-addresses needs --fixed-addresses\n", stderr);
         return kExitUsage;
     }
-    // Functions load with their module, not at their first launch (CUDA's default since 12.2 is
-    // lazy): on an H100 (CUDA 13.0, driver 580) SASS Metrics counted nothing for a function whose
-    // first launch fell inside the collection, so an instruction count as a runner's first request
-    // failed while the same count after a kernel-metrics request worked; and a first launch's time
-    // should not include loading the code. A CUDA_MODULE_LOADING the caller set is kept.
-    setenv("CUDA_MODULE_LOADING", "EAGER", 0);
     // Before CUDA is loaded and before anything of this process is allocated (address_hold.h).
     holdAddressRanges(hold);
     DeviceContext device;

@@ -111,8 +111,6 @@ void kernelMetrics(const Cupti& cupti, CUcontext ctx, int device, const ProfileO
 
 void instructionCounts(const Cupti& cupti, CUcontext ctx, int device, const ProfileHooks& hooks,
                        ProfileData& out) {
-    // (The runner loads modules eagerly, main.cpp: SASS Metrics counted nothing for a function
-    // whose lazy load fell inside the collection.)
     hooks.load();
     SassCounters sc(cupti, ctx, device);
     std::string detail;
