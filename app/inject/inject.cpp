@@ -290,7 +290,6 @@ int initialize() {
     // CUPTI 12.8+): more accurate and cheaper per launch than CUPTI's instrumented kernels, which
     // is all a Hopper GPU offers (there the call fails and nothing changes). It must come before
     // the first context, which this (cuInit) is. LOWERSCOPE_CAPTURE_HWTRACE=0 keeps it off.
-    s.hwTrace = false;
     if (const char* hw = std::getenv("LOWERSCOPE_CAPTURE_HWTRACE"); !hw || std::strcmp(hw, "0") != 0) {
         using EnableHwTraceFn = CUptiResult (*)(uint8_t);
         if (auto enableHwTrace = reinterpret_cast<EnableHwTraceFn>(symbolIn(load.path.c_str(), "cuptiActivityEnableHWTrace")))

@@ -108,12 +108,12 @@ void RestoredMemory::map(const std::vector<MemoryRegion>& regions) {
         }
     }
     // Pointers stored in the memory follow the regions they point into.
+    const bool anyMoved = !relocated().empty();
     for (Region& r : m_regions) {
-        if (!r.spec->relocatePointers || relocated().empty()) continue;
+        if (!anyMoved || !r.spec->relocatePointers) continue;
         std::vector<uint8_t> moved = r.spec->data;
         if (const int n = relocateWords(moved, true); n > 0) {
             r.relocatedData = std::move(moved);
-            m_storedRelocated += n;
             std::fprintf(stderr,
                          "lowerscope-runner: replay: %d pointer%s stored in the memory at %s moved with the memory "
                          "they point into (8-byte words; read back as the program had them)\n",

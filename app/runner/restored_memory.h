@@ -51,8 +51,6 @@ public:
     // Rewrites every 8-byte-aligned word of `params` that points into a relocated region to the
     // same offset in its new place; returns how many words changed.
     int relocate(std::vector<uint8_t>& params) const;
-    // Pointer words stored in the regions' memory that map() moved (relocatePointers).
-    int storedPointersRelocated() const { return m_storedRelocated; }
     bool empty() const { return m_regions.empty(); }
 
 private:
@@ -65,7 +63,6 @@ private:
     // Moves (toNow) or moves back every 8-byte-aligned word of `bytes` that points into a
     // relocated region; returns how many words changed.
     int relocateWords(std::vector<uint8_t>& bytes, bool toNow) const;
-    int m_storedRelocated = 0;
     struct Mapping {
         CUdeviceptr want = 0, got = 0;
         size_t bytes = 0;

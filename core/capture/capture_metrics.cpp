@@ -1,8 +1,6 @@
 // Profiles of captured launches (capture_metrics.h).
 #include "core/capture/capture_metrics.h"
 
-#include <cstdlib>
-
 #include "core/analysis/lowering.h"
 #include "core/atomic_file.h"
 #include "core/bounded_json.h"
