@@ -44,6 +44,24 @@ for mode in isolated long; do
 done
 "$CLI" run --from-capture "$OUT/isolated/c.json" --mode cold --json "$OUT/isolated/replay.json" --max-time 5 \
   >"$OUT/isolated/replay.out" 2>"$OUT/isolated/replay.err"
+# The same replay on CUPTI's activity timestamps (the clock the capture itself records), and the
+# capture with CUPTI's serialising kernel records instead of the concurrent ones: which definition
+# of a launch's duration each side uses, measured rather than assumed.
+LOWERSCOPE_GPU_CLOCKS=timestamps "$CLI" run --from-capture "$OUT/isolated/c.json" --mode cold \
+  --json "$OUT/isolated/replay_timestamps.json" --max-time 5 >/dev/null 2>"$OUT/isolated/replay_timestamps.err"
+mkdir -p "$OUT/isolated_serial"
+LOWERSCOPE_CAPTURE_SERIAL=1 "$CLI" capture -o "$OUT/isolated_serial/c.json" -- "$P" isolated 20 \
+  >/dev/null 2>"$OUT/isolated_serial/capture.err"
+# Nsight Systems' own overhead on the same 10,000 launches, where it is installed (the issue's
+# yardstick): wall time of `nsys profile --trace=cuda`, 3 runs.
+: >"$OUT/nsys.txt"
+if command -v nsys >/dev/null 2>&1; then
+  for r in 1 2 3; do
+    t0=$(now); nsys profile --trace=cuda --sample=none --cpuctxsw=none -o "$OUT/nsys-$r" --force-overwrite true \
+      "$P" short 10000 >"$OUT/nsys-$r.out" 2>&1; t1=$(now)
+    echo "$r $t0 $t1" >>"$OUT/nsys.txt"
+  done
+fi
 python3 - "$OUT" <<'PY'
 import csv, glob, json, os, re, statistics, sys
 out = sys.argv[1]
@@ -112,6 +130,27 @@ try:
         res["replay"]["diff_pct"] = 100 * (m / med(ours) - 1)
 except Exception as ex:
     res["replay"] = {"error": str(ex)}
+def clocks(path):
+    try:
+        r = json.load(open(path))
+        v = r["variants"][0] if "variants" in r else r
+        return {k: med(x) * 1e3 for k, x in (v.get("samples_by_clock") or {}).items() if x}
+    except Exception as ex:
+        return {"error": str(ex)}
+res["replay_clocks_us"] = {"default": clocks(os.path.join(out, "isolated", "replay.json")),
+                           "timestamps_only": clocks(os.path.join(out, "isolated", "replay_timestamps.json"))}
+try:
+    d = json.load(open(os.path.join(out, "isolated_serial", "c.json")))
+    ks = {i for i, k in enumerate(d["kernels"]) if k["name"].startswith("_Z12stream_scale")}
+    ser = [l["duration_ns"] / 1e3 for l in d["launches"] if l["kernel"] in ks]
+    res["durations"]["isolated_serial"] = {"capture_us": ser, "ncu_us": res["durations"].get("isolated", {}).get("ncu_us", [])}
+    if ser and res["durations"]["isolated_serial"]["ncu_us"]:
+        res["durations"]["isolated_serial"]["median_diff_pct"] = 100 * (med(ser) / med(res["durations"]["isolated_serial"]["ncu_us"]) - 1)
+except Exception as ex:
+    res["durations"]["isolated_serial"] = {"error": str(ex)}
+ns = [l.split() for l in open(os.path.join(out, "nsys.txt")) if l.strip()] if os.path.exists(os.path.join(out, "nsys.txt")) else []
+if ns:
+    res["nsys_10000_s"] = [float(r[2]) - float(r[1]) for r in ns]
 json.dump(res, open(os.path.join(out, "capture_bench.json"), "w"), indent=1)
 for n, e in res["overhead"].items():
     line = (f"capture overhead, {int(n):,} short launches: wall plain {med(e['plain_s']):.3f} s, captured "
@@ -129,4 +168,10 @@ for mode, du in res["durations"].items():
     else:
         print(f"durations ({mode}): figures missing", {k: v for k, v in du.items() if k != "capture_us"})
 print("replay (isolated launch 11, cold) against the program:", res["replay"], "(target within 2 %)")
+print("replay clocks (median us):", res["replay_clocks_us"])
+if "nsys_10000_s" in res:
+    print(f"nsys profile --trace=cuda, 10,000 short launches: {med(res['nsys_10000_s']):.3f} s "
+          f"({med(res['nsys_10000_s']) / med(res['overhead']['10000']['plain_s']):.2f}x plain)")
+else:
+    print("nsys: not installed here")
 PY

@@ -303,8 +303,13 @@ int initialize() {
     }
     if (CUptiResult r = s.cupti.cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted); r != CUPTI_SUCCESS)
         return failed("cuptiActivityRegisterCallbacks", r);
-    if (CUptiResult r = s.cupti.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); r != CUPTI_SUCCESS)
-        return failed("cuptiActivityEnable(CONCURRENT_KERNEL)", r);
+    // LOWERSCOPE_CAPTURE_SERIAL=1 (an experiment, docs/PERFORMANCE.md): CUPTI's serialising kernel
+    // records (CUPTI_ACTIVITY_KIND_KERNEL, the same record layout) instead of the concurrent ones.
+    const char* serialEnv = std::getenv("LOWERSCOPE_CAPTURE_SERIAL");
+    const bool serial = serialEnv && std::strcmp(serialEnv, "1") == 0;
+    if (CUptiResult r = s.cupti.cuptiActivityEnable(serial ? CUPTI_ACTIVITY_KIND_KERNEL : CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        r != CUPTI_SUCCESS)
+        return failed(serial ? "cuptiActivityEnable(KERNEL)" : "cuptiActivityEnable(CONCURRENT_KERNEL)", r);
     // Saving selected launches for replay: the launch calls' callbacks, only when asked for.
     std::string snapshotError;
     if (inject::launchCaptureInit(s.pid, emit, snapshotError)) {
