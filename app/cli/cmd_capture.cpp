@@ -35,6 +35,7 @@ struct CaptureArgs {
     std::vector<std::string> env;
     double timeoutS = 0;
     bool saveLaunches = false;
+    bool serializeKernels = false;
     double memoryLimitMiB = 1024;
     std::string metrics;      // --metrics kernel,instructions,samples: profiles of the saved launches, replayed
     double runnerTimeoutS = 30; // --runner-timeout: the runner's silence deadline for --metrics
@@ -65,6 +66,7 @@ int runCaptureCommand(const CaptureArgs& a) {
         }
     }
     spec.saveLaunches = saveLaunches;
+    spec.serializeKernels = a.serializeKernels;
     spec.memoryLimit = static_cast<uint64_t>(a.memoryLimitMiB * 1024.0 * 1024.0);
     if (saveLaunches && a.count < 0) {
         spec.filter.count = 1;
@@ -183,6 +185,11 @@ void registerCaptureCommand(CLI::App& app, int& exitCode) {
                   "save the selected launches' parameters and the device memory they reach next to OUT (STEM.launches/) "
                   "for `lowerscope-cli run --from-capture OUT --launch ID`; without --launch-count the first selected "
                   "launch only. The program runs without address-space randomisation");
+    cmd->add_flag("--serialize-kernels", args->serializeKernels,
+                  "take the kernels' GPU durations from CUPTI's serialising records: each kernel runs alone (as under "
+                  "Nsight Compute) and its duration includes the front end's work around the blocks, comparable with "
+                  "ncu's gpu__time_duration. Default: the concurrent records (the program's concurrency kept; the "
+                  "blocks' span, as Nsight Systems shows, about 1 us shorter)");
     cmd->add_option("--metrics", args->metrics,
                     "profile each saved launch on its replay (implies --save-launches): kernel, instructions, "
                     "samples, joined onto the captured kernel's SASS and source lines as `profile` does; written to "

@@ -24,7 +24,9 @@
 #include "core/untrusted.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <map>
 #include <iostream>
 
 namespace lowerscope::cli {
@@ -125,6 +127,44 @@ json replaySection(const capture::ReplayInput& in, const MeasurementRecord& rec,
                 {"notes", in.notes}};
 }
 
+// The launch's duration in the program against the replay's, on the clock that matches the
+// capture's: CUPTI's concurrent records are the blocks' span (the runner's kernel_timestamps),
+// its serialising records include the front end's work as gpu__time_duration does. Null when the
+// capture has no duration for the launch.
+json programSection(const capture::ReplayInput& in, const VariantResult& v, bool print) {
+    if (in.programDurationNs <= 0) return nullptr;
+    // Cold samples carry kernel_timestamps, hot ones node_timestamps: both are activity spans.
+    const char* matching = in.programSerialized ? kClockGpuTimeDuration
+                           : v.mode == "hot"    ? kClockNodeTimestamps
+                                                : kClockKernelTimestamps;
+    const std::string how = in.programSerialized ? "CUPTI's serialising kernel records"
+                                                 : "CUPTI's concurrent kernel records: the blocks' span";
+    json out{{"duration_us", in.programDurationNs / 1e3},
+             {"records", in.programSerialized ? "serialized" : "concurrent"},
+             {"matching_clock", matching}};
+    std::vector<double> s;
+    if (const auto it = v.samplesByClock.find(matching); it != v.samplesByClock.end())
+        for (double x : it->second)
+            if (std::isfinite(x)) s.push_back(x);
+    if (print) std::printf("  in the program: %.2f µs (this launch, %s)\n", in.programDurationNs / 1e3, how.c_str());
+    if (s.empty()) {
+        if (print)
+            std::printf("  the replay was not timed on the matching clock (%s)%s\n", matching,
+                        in.programSerialized || v.mode == "hot" ? "" : "; --program-clock times it on that clock");
+        return out;
+    }
+    std::sort(s.begin(), s.end());
+    const size_t n = s.size();
+    const double medianUs = (n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2])) * 1e3;
+    const double diffPct = 100.0 * (medianUs / (in.programDurationNs / 1e3) - 1.0);
+    out["replay_median_us"] = medianUs;
+    out["diff_pct"] = diffPct;
+    if (print)
+        std::printf("  the replay on that clock (%s): median %.2f µs, %+.2f %% against the program\n", matching, medianUs,
+                    diffPct);
+    return out;
+}
+
 ElemType compareType(const std::string& name) {
     const auto t = parseElemType(name);
     if (!t) throw CliFailure{2, "--compare-as: unknown element type '" + escapeControl(name) + "' (f32, f16, bf16, f64, u8, ...)"};
@@ -140,9 +180,11 @@ capture::ReplayInput loadInput(const ReplayArgs& r) {
 
 } // namespace
 
-std::unique_ptr<ProcessRunner> replayRunner(const LaunchArgs& a, const std::vector<AddressRange>& hold) {
+std::unique_ptr<ProcessRunner> replayRunner(const LaunchArgs& a, const std::vector<AddressRange>& hold,
+                                            const std::map<std::string, std::string>& env) {
     std::unique_ptr<ProcessRunner> base = makeRunner(a);
     RunnerConfig c = base->config();
+    for (const auto& [k, v] : env) c.env[k] = v;
     std::string error;
     if (!capture::replayRunnerConfig(c, error, hold)) throw CliFailure{2, "cannot start the runner: " + error};
     return std::make_unique<ProcessRunner>(c);
@@ -168,6 +210,8 @@ int runReplayOnCluster(const capture::ReplayInput& in, const ReplayArgs& r, cons
         printRunSummary(g.record, 0);
         json doc = writeMeasurement(g.record);
         doc["replay"] = replaySection(in, g.record, true);
+        if (!g.record.result.variants.empty())
+            doc["replay"]["program"] = programSection(in, g.record.result.variants.front(), true);
         if (!a.jsonOut.empty() && a.jsonOut != "-") {
             const std::string out = recs.size() == 1 ? a.jsonOut : a.jsonOut + "." + label + ".json";
             if (!writeJson(doc, out)) return 2;
@@ -181,7 +225,11 @@ int runReplay(const ReplayArgs& r, const LaunchArgs& a) {
         const capture::ReplayInput in = loadInput(r);
         const ElemType type = compareType(r.compareAs);
         if (!a.cluster.cluster.empty()) return runReplayOnCluster(in, r, a, type);
-        auto runner = replayRunner(a, capture::snapshotAddressRanges({in.snapshot}));
+        // --program-clock: the concurrent records' clock is the activity span (the runner's
+        // kernel_timestamps, taken alone); the serialising records' is gpu__time_duration, the default.
+        std::map<std::string, std::string> env;
+        if (r.programClock && !in.programSerialized) env["LOWERSCOPE_GPU_CLOCKS"] = "timestamps";
+        auto runner = replayRunner(a, capture::snapshotAddressRanges({in.snapshot}), env);
         const std::vector<PreparedSide> sides{replaySide(in, in.cubin, "", r.capture, "(captured)")};
         const MeasurementRecord rec = measureReplay(*runner, sides, a, capture::replayRegions(in, type));
         json doc = writeMeasurement(rec);
@@ -191,6 +239,7 @@ int runReplay(const ReplayArgs& r, const LaunchArgs& a) {
             printRunSummary(rec, 0);
         }
         doc["replay"] = replaySection(in, rec, print);
+        doc["replay"]["program"] = programSection(in, rec.result.variants.at(0), print);
         if (!a.jsonOut.empty() && !writeJson(doc, a.jsonOut)) return 2;
         return 0;
     } catch (const CliFailure& f) {
@@ -217,7 +266,9 @@ int compareReplay(const ReplayArgs& r, const CompareArgs& c) {
                              "cannot build B from " + escapeControl(c.file) + ": " +
                                  (built.error.empty() ? std::string("compile error") : escapeControl(built.error))};
         }
-        auto runner = replayRunner(c.launch, capture::snapshotAddressRanges({in.snapshot}));
+        std::map<std::string, std::string> env;
+        if (r.programClock && !in.programSerialized) env["LOWERSCOPE_GPU_CLOCKS"] = "timestamps";
+        auto runner = replayRunner(c.launch, capture::snapshotAddressRanges({in.snapshot}), env);
         const std::vector<PreparedSide> sides{replaySide(in, in.cubin, "A", r.capture, "(captured)"),
                                               replaySide(in, built.cubin, "B", c.file, c.optsB)};
         MeasurementRecord rec = measureReplay(*runner, sides, c.launch, capture::replayRegions(in, type));
@@ -249,6 +300,9 @@ void addReplayFlags(CLI::App& cmd, ReplayArgs& r) {
                    "original device addresses")
         ->type_name("CAPTURE.json");
     cmd.add_option("--launch", r.launch, "the saved launch to replay (PID-CORR, as capture printed it)")->type_name("ID");
+    cmd.add_flag("--program-clock", r.programClock,
+                 "run --from-capture: time the replay on the clock the capture timed the program with (CUPTI's kernel "
+                 "activity span, unless the capture used --serialize-kernels), so that the two compare like with like");
     cmd.add_option("--compare-as", r.compareAs,
                    "element type for comparing the replayed memory between A and B (default u8: byte for byte)")
         ->type_name("TYPE");

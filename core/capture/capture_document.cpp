@@ -234,6 +234,7 @@ CaptureDocumentParts captureDocumentParts(const CaptureLog& log, const CaptureRu
                      {{"code", run.exitCode}, {"signal", run.signal}, {"cancelled", run.cancelled},
                       {"timed_out", run.timedOut}, {"wall_ms", run.wallMs}}},
                     {"environment", environment},
+                    {"durations", run.serializedKernels ? "serialized" : "concurrent"},
                     {"filter",
                      {{"kernel", filterOptions.kernelRegex},
                       {"launch_skip", filterOptions.skip},
@@ -264,7 +265,7 @@ namespace {
 void appendLaunch(std::string& out, size_t index, const DocumentLaunch& d) {
     using namespace std::string_view_literals;
     const CapturedLaunch& l = d.launch;
-    char buf[1024]; // a launch: under 360 characters and 20 numbers of at most 20 (a snapshot goes to `out`)
+    char buf[1024]; // a launch: one line of under 300 characters and 20 numbers of at most 20 (a snapshot goes to `out`)
     char* p = buf;
     auto text = [&](std::string_view s) {
         std::memcpy(p, s.data(), s.size());
@@ -276,37 +277,37 @@ void appendLaunch(std::string& out, size_t index, const DocumentLaunch& d) {
     };
     auto triple = [&](std::string_view member, const std::array<int64_t, 3>& v) {
         text(member);
-        text("[\n    "sv);
+        text("["sv);
         p = writeJsonInteger(p, v[0]);
-        text(",\n    "sv);
+        text(","sv);
         p = writeJsonInteger(p, v[1]);
-        text(",\n    "sv);
+        text(","sv);
         p = writeJsonInteger(p, v[2]);
-        text("\n   ]"sv);
+        text("]"sv);
     };
-    triple("  {\n   \"block\": "sv, l.block);
-    triple(",\n   \"cluster\": "sv, l.cluster);
-    integer(",\n   \"correlation\": "sv, l.correlationId);
-    integer(",\n   \"device\": "sv, l.device);
-    integer(",\n   \"duration_ns\": "sv, l.durationNs());
-    integer(",\n   \"dynamic_smem\": "sv, l.dynamicSmem);
-    integer(",\n   \"graph\": "sv, l.graphId);
-    triple(",\n   \"grid\": "sv, l.grid);
-    integer(",\n   \"id\": "sv, index + 1);
-    integer(",\n   \"kernel\": "sv, d.kernel);
-    integer(",\n   \"pid\": "sv, l.pid);
-    integer(",\n   \"registers\": "sv, l.registers);
-    text(d.selected ? ",\n   \"selected\": true"sv : ",\n   \"selected\": false"sv);
+    triple("  {\"block\":"sv, l.block);
+    triple(",\"cluster\":"sv, l.cluster);
+    integer(",\"correlation\":"sv, l.correlationId);
+    integer(",\"device\":"sv, l.device);
+    integer(",\"duration_ns\":"sv, l.durationNs());
+    integer(",\"dynamic_smem\":"sv, l.dynamicSmem);
+    integer(",\"graph\":"sv, l.graphId);
+    triple(",\"grid\":"sv, l.grid);
+    integer(",\"id\":"sv, index + 1);
+    integer(",\"kernel\":"sv, d.kernel);
+    integer(",\"pid\":"sv, l.pid);
+    integer(",\"registers\":"sv, l.registers);
+    text(d.selected ? ",\"selected\":true"sv : ",\"selected\":false"sv);
     if (!d.snapshot.empty()) {
-        text(",\n   \"snapshot\": "sv);
+        text(",\"snapshot\":"sv);
         out.append(buf, p);
         p = buf;
         appendJsonString(out, d.snapshot);
     }
-    integer(",\n   \"start_ns\": "sv, l.startNs);
-    integer(",\n   \"static_smem\": "sv, l.staticSmem);
-    integer(",\n   \"stream\": "sv, l.stream);
-    text("\n  }"sv);
+    integer(",\"start_ns\":"sv, l.startNs);
+    integer(",\"static_smem\":"sv, l.staticSmem);
+    integer(",\"stream\":"sv, l.stream);
+    text("}"sv);
     out.append(buf, p);
 }
 
@@ -375,6 +376,7 @@ bool readCaptureDocument(const json& doc, CaptureSummary& out, std::string& erro
         const auto c = e->find("cancelled");
         out.cancelled = c != e->end() && c->is_boolean() && c->get<bool>();
     }
+    out.serializedKernels = jsonString(doc, "durations") == "serialized";
     out.totalGpuNs = nonNegative(doc, "total_gpu_ns").value_or(0);
     out.launchTotal = static_cast<uint64_t>(std::min(nonNegative(doc, "launch_total").value_or(0), 1e18));
     if (const auto d = doc.find("devices"); d != doc.end() && d->is_array())
@@ -553,7 +555,13 @@ std::string kernelTableText(const CaptureSummary& s, size_t maxRows) {
         if (t.size() >= w) return t;
         return left ? t + std::string(w - t.size(), ' ') : std::string(w - t.size(), ' ') + t;
     };
-    std::string out = pad("Time %", 7) + "  " + pad("Total (us)", 12) + "  " + pad("Launches", 8) + "  " +
+    std::string out = s.serializedKernels
+                          ? "GPU durations: CUPTI's serialising kernel records (each kernel ran alone; comparable with "
+                            "Nsight Compute's gpu__time_duration)\n"
+                          : "GPU durations: CUPTI's kernel records (first block starts to last block ends, as Nsight "
+                            "Systems shows; about 1 us shorter than Nsight Compute's gpu__time_duration, which "
+                            "--serialize-kernels matches)\n";
+    out += pad("Time %", 7) + "  " + pad("Total (us)", 12) + "  " + pad("Launches", 8) + "  " +
                       pad("Median (us)", 11) + "  " + pad("95% CI (us)", 23) + "  " + pad("Min (us)", 10) + "  " +
                       pad("Max (us)", 10) + "  Kernel\n";
     size_t rows = 0;

@@ -10,7 +10,9 @@
 // Document (ns integers unless said):
 //   schema "lowerscope.capture/1", program, args [], working_dir, exit {code, signal, cancelled,
 //   wall_ms}, environment {name: value} (the CUDA_* and LOWERSCOPE_* variables the program saw),
-//   filter {kernel, launch_skip, launch_count|null}, processes [{pid, cupti, error, flushed,
+//   filter {kernel, launch_skip, launch_count|null}, durations ("concurrent": CUPTI's concurrent
+//   kernel records, the blocks' span; "serialized": its serialising records, every kernel alone,
+//   comparable with ncu's gpu__time_duration), processes [{pid, cupti, error, flushed,
 //   dropped}], devices [{id, name, cc}], total_gpu_ns, launch_total, launches_written,
 //   launches [{id, pid, kernel (index into kernels), correlation, device, stream, grid [3],
 //   block [3], cluster [3], dynamic_smem, static_smem, registers, start_ns, duration_ns, graph,
@@ -49,6 +51,7 @@ struct CaptureRunInfo {
     bool cancelled = false;
     bool timedOut = false;
     double wallMs = 0;
+    bool serializedKernels = false; // CaptureSpec::serializeKernels: how the durations were taken
 };
 
 // A saved cubin as the document describes it (read from the file in the capture's folder).
@@ -80,8 +83,9 @@ struct DocumentLaunch {
 struct CaptureDocumentParts {
     nlohmann::json head;                  // the whole document but for its launches ("launches": [])
     std::vector<DocumentLaunch> launches; // the launches written: the first kMaxDocumentLaunches
-    // The document's text as the file holds it: what head with the launches in it would dump with
-    // an indent of 1 (keys sorted, invalid UTF-8 as U+FFFD), '\n' at the end.
+    // The document's text as the file holds it: head dumped with an indent of 1 (keys sorted,
+    // invalid UTF-8 as U+FFFD), its launches one compact line each (keys sorted; a third of the
+    // indented size, and a launch per line for grep), '\n' at the end.
     std::string text() const;
 };
 
@@ -127,6 +131,7 @@ struct CaptureSummary {
     bool cancelled = false;
     double totalGpuNs = 0;
     uint64_t launchTotal = 0;
+    bool serializedKernels = false;   // "durations": "serialized" (else "concurrent")
     std::vector<std::string> devices; // "NVIDIA H200 (sm_90)"
     std::vector<CaptureKernelRow> kernels;
     std::vector<CaptureModuleRow> modules;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include <regex>
 #include <spawn.h>
 #include <sys/personality.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -233,6 +235,7 @@ CaptureOutcome runCapture(const CaptureSpec& spec) {
     set["LOWERSCOPE_CAPTURE_KERNEL"] = spec.filter.kernelRegex;
     set["LOWERSCOPE_CAPTURE_SKIP"] = std::to_string(spec.filter.skip);
     set["LOWERSCOPE_CAPTURE_COUNT"] = spec.filter.count ? std::to_string(*spec.filter.count) : "";
+    set["LOWERSCOPE_CAPTURE_SERIAL"] = spec.serializeKernels ? "1" : "0"; // never one inherited
     const std::string snapshotName = spec.saveLaunches ? snapshotFolderName(output.string()) : "";
     if (spec.saveLaunches) {
         if (!prepareSnapshotFolder(folder / snapshotName, o.error)) return o;
@@ -244,6 +247,7 @@ CaptureOutcome runCapture(const CaptureSpec& spec) {
     o.run.args.assign(spec.argv.begin() + 1, spec.argv.end());
     o.run.workingDir = spec.workingDir.empty() ? fs::current_path(ec).string() : spec.workingDir;
     o.run.environment = environmentSummary(spec.env);
+    o.run.serializedKernels = spec.serializeKernels;
 
     const std::vector<std::string> envText = childEnvironment(set);
     std::vector<char*> envp;
@@ -309,6 +313,18 @@ CaptureOutcome runCapture(const CaptureSpec& spec) {
     watchGroup(pid);
     out.close(1); // the program holds the write end now: the pipe ends when it (and its children) do
     bool reading = out.fd[0] >= 0 && ::fcntl(out.fd[0], F_SETFL, ::fcntl(out.fd[0], F_GETFL) | O_NONBLOCK) == 0;
+    // The program's end wakes the wait at once (a pidfd turns readable when it exits): polling in
+    // 20 ms steps added 10 ms on average to every capture (docs/PERFORMANCE.md, capture overhead).
+    int exitFd = -1;
+#ifdef SYS_pidfd_open
+    exitFd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+#endif
+    struct FdCloser {
+        int& fd;
+        ~FdCloser() {
+            if (fd >= 0) ::close(fd);
+        }
+    } closeExitFd{exitFd};
     int status = 0;
     bool killed = false;
     for (;;) {
@@ -324,11 +340,11 @@ CaptureOutcome runCapture(const CaptureSpec& spec) {
             o.run.cancelled = cancel;
             o.run.timedOut = !cancel;
         }
-        if (reading) {
-            pollfd p{out.fd[0], POLLIN, 0};
-            if (::poll(&p, 1, 20) > 0) reading = drainOutput(out.fd[0], spec.output, size_t(4) << 20);
-        } else {
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        pollfd p[2] = {{exitFd, POLLIN, 0}, {reading ? out.fd[0] : -1, POLLIN, 0}};
+        if (exitFd < 0 && !reading) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(2)); // no pidfd (Linux before 5.3)
+        } else if (::poll(p, 2, exitFd >= 0 ? 20 : 2) > 0 && reading && (p[1].revents & (POLLIN | POLLHUP))) {
+            reading = drainOutput(out.fd[0], spec.output, size_t(4) << 20);
         }
     }
     // What the program left running in its group (workers it did not wait for) ends with it.
@@ -346,6 +362,20 @@ CaptureOutcome runCapture(const CaptureSpec& spec) {
         o.run.exitCode = 128 + o.run.signal;
     }
 
+    // LOWERSCOPE_CAPTURE_TIMING=1: how long each step after the program took (on stderr).
+    const char* timingEnv = std::getenv("LOWERSCOPE_CAPTURE_TIMING");
+    const bool timing = timingEnv && std::strcmp(timingEnv, "1") == 0;
+    auto mark = std::chrono::steady_clock::now();
+    std::string steps;
+    auto step = [&](const char* what) {
+        if (!timing) return;
+        const auto now = std::chrono::steady_clock::now();
+        char b[96];
+        std::snprintf(b, sizeof b, "%s%s %.1f ms", steps.empty() ? "" : ", ", what,
+                      std::chrono::duration<double, std::milli>(now - mark).count());
+        steps += b;
+        mark = now;
+    };
     CaptureLog log;
     std::vector<fs::path> files;
     for (const auto& entry : fs::directory_iterator(staging, ec))
@@ -355,16 +385,24 @@ CaptureOutcome runCapture(const CaptureSpec& spec) {
         std::string error;
         if (!log.addFile(f.string(), error)) ++log.skippedLines;
     }
+    step("reading the events");
     const std::vector<ModuleFile> modules = describeModules(log, folder.string());
+    step("modules");
     const CaptureDocumentParts document = captureDocumentParts(log, o.run, spec.filter, modules, snapshotName);
+    step("document");
     if (spec.saveLaunches && log.snapshots.empty()) fs::remove(folder / snapshotName, ec); // only when empty
-    if (!writeFileAtomically(output.string(), document.text(), o.error)) return o;
+    const std::string text = document.text();
+    step("text");
+    if (!writeFileAtomically(output.string(), text, o.error)) return o;
+    step("write");
     // Read back but for the launches, which were written from the same values.
     if (!readCaptureDocument(document.head, o.summary, o.error) ||
         !readSnapshots(document.head, document.launches.size(), o.snapshots, o.error)) {
         o.error = "the capture document written does not read back: " + o.error;
         return o;
     }
+    step("read back");
+    if (timing) std::fprintf(stderr, "lowerscope-cli capture: timing: %s\n", steps.c_str());
     o.ok = true;
     return o;
 }

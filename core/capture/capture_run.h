@@ -46,6 +46,12 @@ struct CaptureSpec {
     // (`lowerscope-cli run --from-capture OUT --launch ID`); at most memoryLimit bytes a launch.
     bool saveLaunches = false;
     uint64_t memoryLimit = uint64_t(1) << 30;
+    // Kernel durations from CUPTI's serialising kernel records (CUPTI_ACTIVITY_KIND_KERNEL): every
+    // kernel runs alone, as under Nsight Compute, and its duration includes what the front end adds
+    // around the blocks (comparable with ncu's gpu__time_duration). Without it the concurrent records
+    // (the program's own concurrency kept; the blocks' span, Nsight Systems' definition, about
+    // 1-1.5 us shorter on an H100; docs/PERFORMANCE.md "Capture and replay").
+    bool serializeKernels = false;
     // When set, the program's stdout and stderr go into one pipe (in the order the program wrote
     // them) whose bytes are passed here as they arrive, on the thread that runs runCapture, instead
     // of to the caller's stdout and stderr; its stdin is then /dev/null. Untrusted bytes: see

@@ -24,6 +24,11 @@ struct ReplayInput {
     std::vector<std::vector<uint8_t>> before; // per snapshot region
     std::vector<std::vector<uint8_t>> after;  // per snapshot region; empty when not saved
     std::vector<std::string> notes;           // what the replay cannot restore (omitted memory, ...)
+    // The launch's GPU duration in the program as the capture recorded it (0 when the document
+    // has no kernel record for it) and how: CUPTI's serialising records (comparable with
+    // gpu__time_duration) or its concurrent ones (the blocks' span: the runner's kernel_timestamps).
+    double programDurationNs = 0;
+    bool programSerialized = false;
 };
 
 // Reads launch `launchId` ("PID-CORR", or "" when the document saved exactly one) of the capture

@@ -874,7 +874,7 @@ TEST(CaptureEvents, KernelLinesOfAnyLayoutOrWithOddValuesReadAsJson) {
         EXPECT_EQ(readLine(notJson).skipReason, "a line that is not a JSON object") << notJson;
 }
 
-TEST(CaptureDocument, TheTextIsWhatDumpWritesOfTheWholeDocument) {
+TEST(CaptureDocument, TheTextIsTheWholeDocumentWithOneLaunchPerLine) {
     // The launches are written straight into the document's text: byte for byte what the document
     // built as one JSON value (each launch an object, as it was built before) dumps.
     CaptureLog log = sampleLog();
@@ -924,7 +924,20 @@ TEST(CaptureDocument, TheTextIsWhatDumpWritesOfTheWholeDocument) {
         whole["launches"].push_back(std::move(entry));
     }
     const std::string text = parts.text();
-    EXPECT_EQ(text, whole.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
+    EXPECT_EQ(json::parse(text), json::parse(whole.dump(-1, ' ', false, json::error_handler_t::replace)));
+    // The head as an indented dump; each launch one compact line of sorted keys.
+    for (const json& l : whole["launches"])
+        {
+            const std::string line = l.dump(-1, ' ', false, json::error_handler_t::replace);
+            EXPECT_NE(text.find("\n  " + line + (l == whole["launches"].back() ? "\n ]" : ",\n")), std::string::npos) << line;
+        }
+    json headOnly = whole;
+    headOnly["launches"] = json::array();
+    const std::string headText = headOnly.dump(1, ' ', false, json::error_handler_t::replace);
+    const size_t cut = headText.find("\"launches\": []");
+    ASSERT_NE(cut, std::string::npos);
+    EXPECT_EQ(text.substr(0, cut), headText.substr(0, cut));
+    EXPECT_EQ(text.substr(text.size() - (headText.size() - cut - 14) - 1), headText.substr(cut + 14) + "\n");
     const json doc = captureDocument(log, run, {"add", 1, 2}, {}, "run.launches");
     EXPECT_EQ(doc, json::parse(text));
     EXPECT_EQ(doc["launches"][2]["snapshot"], "100-12");

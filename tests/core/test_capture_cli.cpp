@@ -105,6 +105,8 @@ TEST(CaptureCli, RecordsEveryLaunchTheCubinAndTheDeviceAndPrintsTheKernelTable) 
     EXPECT_EQ(d["program"], FAKE_PROGRAM);
     EXPECT_EQ(d["args"], json::array({kCubin}));
     EXPECT_EQ(d["exit"]["code"], 0);
+    EXPECT_EQ(d["durations"], "concurrent");
+    EXPECT_NE(r.stdoutText.find("first block starts to last block ends"), std::string::npos) << r.stdoutText;
     EXPECT_EQ(d["environment"].value("CUDA_VISIBLE_DEVICES", ""), "0");
     EXPECT_FALSE(d["environment"].contains("CUDA_INJECTION64_PATH"));
     ASSERT_EQ(d["devices"].size(), 1u);
@@ -153,6 +155,21 @@ TEST(CaptureCli, RecordsEveryLaunchTheCubinAndTheDeviceAndPrintsTheKernelTable) 
     const ProcessResult unknown = cli({"inspect", doc.string(), "--kernel", "no_such_kernel", "--json", "-"});
     EXPECT_EQ(unknown.exitCode, 2);
     EXPECT_NE(unknown.stderrText.find("add_kernel"), std::string::npos) << unknown.stderrText;
+}
+
+TEST(CaptureCli, SerializedKernelsTakeCuptisSerialisingRecordsAndSaySo) {
+    // The fake CUPTI records kernels only of the kind the injection enabled, and gives its records
+    // that kind: five launches come back only when the serialising kind was asked for and read.
+    TempDir dir;
+    const fs::path doc = dir.path / "s.json";
+    const ProcessResult r = cli({"capture", "--serialize-kernels", "-o", doc.string(), "--", FAKE_PROGRAM, kCubin});
+    ASSERT_EQ(r.exitCode, 0) << r.stdoutText << r.stderrText;
+    EXPECT_NE(r.stdoutText.find("5 kernel launches of 2 kernels"), std::string::npos) << r.stdoutText;
+    EXPECT_NE(r.stdoutText.find("serialising kernel records"), std::string::npos) << r.stdoutText;
+    const json d = readDoc(doc);
+    EXPECT_EQ(d["durations"], "serialized");
+    EXPECT_EQ(d["launches"].size(), 5u);
+    EXPECT_FALSE(d["environment"].contains("LOWERSCOPE_CAPTURE_SERIAL")) << d["environment"];
 }
 
 TEST(CaptureCli, AFailingOrCrashingProgramStillLeavesADocument) {
@@ -470,6 +487,32 @@ TEST(CaptureCli, ASavedLaunchReplaysAndReproducesTheProgramsMemory) {
     }
     EXPECT_NE(r.stdoutText.find("the replay reproduces the program's result"), std::string::npos) << r.stdoutText;
     EXPECT_NE(r.stdoutText.find("was not saved: host memory"), std::string::npos) << r.stdoutText;
+    // The program's own duration of the launch (corr 12: 10 us), on its clock: the concurrent
+    // records' span, which a cold replay's default clock (gpu__time_duration) is not;
+    // --program-clock times the replay on it.
+    const json& prog = rep["replay"]["program"];
+    EXPECT_DOUBLE_EQ(prog.value("duration_us", 0.0), 10.0) << prog.dump();
+    EXPECT_EQ(prog.value("records", ""), "concurrent");
+    const ProcessResult cold = cli({"run", "--from-capture", doc.string(), "--launch", id, "--runner", RUNNER_BIN,
+                                    "--max-time", "1", "--mode", "cold", "--json", out.string()},
+                                   {{"LOWERSCOPE_LIBCUDA", FAKE_GPU}, {"LOWERSCOPE_LIBCUPTI", FAKE_GPU}, {"FAKE_ADD_KERNEL", "1"}});
+    ASSERT_EQ(cold.exitCode, 0) << cold.stdoutText << cold.stderrText;
+    const json coldProg = readDoc(out)["replay"]["program"];
+    EXPECT_EQ(coldProg.value("matching_clock", ""), "kernel_timestamps");
+    EXPECT_FALSE(coldProg.contains("diff_pct")) << coldProg.dump();
+    EXPECT_NE(cold.stdoutText.find("--program-clock times it on that clock"), std::string::npos) << cold.stdoutText;
+    const ProcessResult same = cli({"run", "--from-capture", doc.string(), "--launch", id, "--runner", RUNNER_BIN,
+                                    "--max-time", "1", "--mode", "cold", "--program-clock", "--json", out.string()},
+                                   {{"LOWERSCOPE_LIBCUDA", FAKE_GPU}, {"LOWERSCOPE_LIBCUPTI", FAKE_GPU}, {"FAKE_ADD_KERNEL", "1"}});
+    ASSERT_EQ(same.exitCode, 0) << same.stdoutText << same.stderrText;
+    const json sameDoc = readDoc(out);
+    const json& p2 = sameDoc["replay"]["program"];
+    ASSERT_TRUE(p2.contains("replay_median_us")) << sameDoc.dump().substr(0, 2000);
+    const std::vector<double> ts = sameDoc["samples_by_clock"]["kernel_timestamps"];
+    ASSERT_FALSE(ts.empty());
+    EXPECT_GT(p2["replay_median_us"].get<double>(), 0.0);
+    EXPECT_NEAR(p2["diff_pct"].get<double>(), 100.0 * (p2["replay_median_us"].get<double>() / 10.0 - 1.0), 1e-9);
+    EXPECT_NE(same.stdoutText.find("the replay on that clock (kernel_timestamps)"), std::string::npos) << same.stdoutText;
 
     // Without the fake kernel's work the replay leaves y and d as they were before: not reproduced.
     const ProcessResult idle = cli({"run", "--from-capture", doc.string(), "--runner", RUNNER_BIN, "--max-time", "1",

@@ -94,15 +94,15 @@ echo "== capture --metrics instructions (replayed), against ncu"
     -- "$out/replay_program" || { echo "FAIL: capture --metrics exited $?"; fail=1; }
 prof=$(ls "$out"/metrics/c.launches/*/profile.json 2>/dev/null | head -1)
 if [ -z "$prof" ]; then echo "FAIL: no profile.json for the saved launch"; fail=1; else
-  check "$prof" 'sum(r.get("counts", {}).get("smsp__sass_inst_executed", 0) for r in d["collections"]["instructions"]["profile"]["instructions"]) > 0' \
+  check "$prof" 'sum(r.get("counts", {}).get("smsp__sass_inst_executed", 0) for r in d["instructions"]) > 0 and d["collections"]["instructions"]["ok"]' \
       "instruction counts of the replayed launch"
   if command -v "${NCU:-ncu}" >/dev/null 2>&1; then
     "${NCU:-ncu}" --section SourceCounters -k regex:axpy_struct --launch-count 1 -f -o "$out/metrics/ncu" "$out/replay_program" >"$out/metrics/ncu.log" 2>&1
     "${NCU:-ncu}" -i "$out/metrics/ncu.ncu-rep" --page source --csv --print-source sass >"$out/metrics/source.csv" 2>/dev/null
     python3 - "$prof" "$out/metrics/source.csv" <<'PY' || fail=1
 import csv, json, sys
-ours = {r["pc_offset"]: r.get("counts", {}).get("smsp__sass_inst_executed", 0)
-        for r in json.load(open(sys.argv[1]))["collections"]["instructions"]["profile"]["instructions"]}
+ours = {r["address"]: r.get("counts", {}).get("smsp__sass_inst_executed", 0)
+        for r in json.load(open(sys.argv[1]))["instructions"]}
 rows, header, base = {}, None, None
 for rec in csv.reader(open(sys.argv[2])):
     if not rec: continue

@@ -296,6 +296,16 @@ private slots:
                  qPrintable(d.findChild<QLabel*>(QStringLiteral("captureCommand"))->text()));
         QVERIFY2(captureSpecFromFields(d.fields(), spec, why), qPrintable(why));
         QVERIFY(spec.saveLaunches);
+        // Serialised kernels: the box reaches the spec and the equivalent command.
+        QVERIFY(!spec.serializeKernels);
+        auto* serialize = d.findChild<QCheckBox*>(QStringLiteral("captureSerialize"));
+        QVERIFY(serialize && serialize->isEnabled());
+        serialize->click();
+        QVERIFY2(captureSpecFromFields(d.fields(), spec, why), qPrintable(why));
+        QVERIFY(spec.serializeKernels);
+        QVERIFY2(d.equivalentCommand().contains(QStringLiteral("--metrics kernel,samples --serialize-kernels -o ")),
+                 qPrintable(d.equivalentCommand()));
+        serialize->click();
         QCOMPARE(captureMetrics(d.fields()), (std::vector<ProfileCollection>{ProfileCollection::Kernel, ProfileCollection::Samples}));
         // Without a launch count the first matching launch is the one saved, as the CLI does with
         // --metrics; the line says so.

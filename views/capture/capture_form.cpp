@@ -169,6 +169,7 @@ bool captureSpecFromFields(const CaptureFormFields& f, capture::CaptureSpec& spe
         }
         spec.filter.count = *count;
     }
+    spec.serializeKernels = f.serializeKernels;
     // Metrics are taken on the selected launches replayed from what the capture saves of them.
     if (!captureMetrics(f).empty()) {
         spec.saveLaunches = true;

@@ -29,6 +29,7 @@ struct CaptureFormFields {
     bool metricsKernel = false;        // the selected launches' kernel metrics
     bool metricsInstructions = false;  // their per-instruction executed counts
     bool metricsSamples = false;       // their stall samples
+    bool serializeKernels = false;     // capture --serialize-kernels (CaptureSpec::serializeKernels)
     QString output;       // the document (its folder receives the cubins)
     QString injectionLibrary; // liblowerscope_inject.so; "" = findInjectionLibrary()
 };

@@ -111,7 +111,10 @@ void CaptureView::setDocument(const CaptureDocumentView& doc) {
                             countOf(s.launchTotal, tr("launch"), tr("launches")),
                             QString::number(s.totalGpuNs / 1e6, 'f', 3));
     if (!devices.isEmpty()) text += QStringLiteral(" · ") + devices.join(QStringLiteral(", ")).toHtmlEscaped();
-    text += QStringLiteral("<br><span style='color:gray'>%1</span>").arg(doc.path.toHtmlEscaped());
+    text += QStringLiteral("<br><span style='color:gray'>%1 · %2</span>")
+                .arg(s.serializedKernels ? tr("durations: kernels serialised (comparable with Nsight Compute)")
+                                         : tr("durations: blocks' span, concurrency kept (as Nsight Systems shows)"),
+                     doc.path.toHtmlEscaped());
     m_summary->setText(text);
     m_summary->setToolTip(doc.path);
     QStringList notes;

@@ -151,6 +151,13 @@ ProfileProgramDialog::ProfileProgramDialog(std::shared_ptr<JobTracker> jobs, boo
     }
     mh->addStretch(1);
 
+    m_serialize = new QCheckBox(tr("serialise kernels (durations as Nsight Compute measures them)"), this);
+    m_serialize->setObjectName(QStringLiteral("captureSerialize"));
+    m_serialize->setToolTip(tr("CUPTI's serialising kernel records: every kernel runs alone and its duration includes "
+                               "the front end's work around the blocks, comparable with ncu's gpu__time_duration. "
+                               "Off: the program's concurrency is kept and durations are the blocks' span, as Nsight "
+                               "Systems shows (about 1 µs shorter)."));
+
     m_output = new QLineEdit(this);
     m_output->setObjectName(QStringLiteral("captureOutput"));
     m_output->setToolTip(tr("The capture document (lowerscope.capture/1); the cubins are saved in its folder"));
@@ -163,6 +170,7 @@ ProfileProgramDialog::ProfileProgramDialog(std::shared_ptr<JobTracker> jobs, boo
     form->addRow(tr("&Environment:"), m_environment);
     form->addRow(tr("&Kernel filter:"), filter);
     form->addRow(tr("Metrics:"), metrics);
+    form->addRow(tr("Durations:"), m_serialize);
     form->addRow(tr("&Output:"), withBrowse(m_output, browseOutput, this));
 
     m_preview = new QLabel(this);
@@ -247,6 +255,7 @@ ProfileProgramDialog::ProfileProgramDialog(std::shared_ptr<JobTracker> jobs, boo
         connect(e, &QLineEdit::textChanged, this, &ProfileProgramDialog::updatePreview);
     connect(m_environment, &QPlainTextEdit::textChanged, this, &ProfileProgramDialog::updatePreview);
     for (QCheckBox* b : m_metrics) connect(b, &QCheckBox::toggled, this, &ProfileProgramDialog::updatePreview);
+    connect(m_serialize, &QCheckBox::toggled, this, &ProfileProgramDialog::updatePreview);
     connect(m_profile, &QPushButton::clicked, this, [this] { start(); });
     connect(m_cancel, &QPushButton::clicked, this, &ProfileProgramDialog::cancel);
     connect(m_close, &QPushButton::clicked, this, &ProfileProgramDialog::reject);
@@ -278,6 +287,7 @@ CaptureFormFields ProfileProgramDialog::fields() const {
     f.metricsKernel = captureSpecHasMetrics() && m_metrics[0]->isChecked();
     f.metricsInstructions = captureSpecHasMetrics() && m_metrics[1]->isChecked();
     f.metricsSamples = captureSpecHasMetrics() && m_metrics[2]->isChecked();
+    f.serializeKernels = m_serialize->isChecked();
     f.output = m_output->text();
     f.injectionLibrary = m_injectionLibrary;
     return f;
@@ -294,6 +304,7 @@ void ProfileProgramDialog::setFields(const CaptureFormFields& f) {
     m_metrics[0]->setChecked(f.metricsKernel);
     m_metrics[1]->setChecked(f.metricsInstructions);
     m_metrics[2]->setChecked(f.metricsSamples);
+    m_serialize->setChecked(f.serializeKernels);
     m_output->setText(f.output);
     m_injectionLibrary = f.injectionLibrary;
     updatePreview();
@@ -319,6 +330,7 @@ QString ProfileProgramDialog::equivalentCommand() const {
     if (spec.filter.count) words << QStringLiteral("--launch-count") << QString::number(*spec.filter.count);
     // --metrics implies --save-launches (and the count of one above when none was given).
     if (const QString metrics = captureMetricsList(f); !metrics.isEmpty()) words << QStringLiteral("--metrics") << metrics;
+    if (spec.serializeKernels) words << QStringLiteral("--serialize-kernels");
     words << QStringLiteral("-o") << QString::fromStdString(spec.outputPath) << QStringLiteral("--");
     QStringList argv;
     for (const auto& a : spec.argv) argv << QString::fromStdString(a);
@@ -441,6 +453,7 @@ void ProfileProgramDialog::setRunning(bool on) {
                                                       m_skip, m_count, m_output})
         w->setEnabled(!on);
     for (QCheckBox* b : m_metrics) b->setEnabled(!on && captureSpecHasMetrics());
+    m_serialize->setEnabled(!on);
     if (on) m_tick->start();
     else m_tick->stop();
 }

@@ -112,6 +112,7 @@ private:
     QLineEdit* m_skip = nullptr;
     QLineEdit* m_count = nullptr;
     QCheckBox* m_metrics[3] = {nullptr, nullptr, nullptr};
+    QCheckBox* m_serialize = nullptr;
     QLineEdit* m_output = nullptr;
     QLabel* m_preview = nullptr;
     QPlainTextEdit* m_programOutput = nullptr;

@@ -4,7 +4,7 @@
 // a context, loads a module (the cubin file given) and runs kernels (activity records through the
 // fake CUPTI, fake_cupti.cpp, which the injection loaded through LOWERSCOPE_LIBCUPTI). The
 // device's name and compute capability come from the cuDevice* functions exported here.
-//   fake_cuda_program CUBIN [--exit N] [--crash] [--hang]
+//   fake_cuda_program CUBIN [--exit N] [--crash] [--hang]   (FAKE_EXTRA_LAUNCHES=N: N more records)
 // Launches, in launch order (correlation ids), delivered out of order:
 //   corr 10 add_kernel 30 us (grid 4, block 128, cluster 2, dynamic smem 1024, stream 7)
 //   corr 11 _Z6helperv  5 us      corr 12 add_kernel 10 us      corr 13 _Z6helperv 7 us
@@ -285,6 +285,11 @@ int main(int argc, char** argv) {
     push(record(12, "add_kernel", t0 + 100'000, 10'000));
     push(record(11, "_Z6helperv", t0 + 50'000, 5'000));
     push(record(13, "_Z6helperv", t0 + 150'000, 7'000));
+    // FAKE_EXTRA_LAUNCHES=N: N more helper records (corr 1000 on), for timing the capture's
+    // bookkeeping of many launches without a GPU (bench/capture_bookkeeping.sh).
+    if (const char* extra = std::getenv("FAKE_EXTRA_LAUNCHES"))
+        for (long i = 0, n = std::atol(extra); i < n; ++i)
+            push(record(static_cast<uint32_t>(1000 + i), "_Z6helperv", t0 + 300'000 + uint64_t(i) * 3'000, 2'000 + uint64_t(i % 7)));
     if (crash) _exit(3);
     return exitCode;
 }

@@ -22,6 +22,7 @@ struct State {
     void* user = nullptr;
     bool resourceModule = false, resourceContext = false;
     bool activity = false;
+    int activityKind = 0; // the kernel record kind enabled (CONCURRENT_KERNEL or the serialising KERNEL)
     CUpti_BuffersCallbackRequestFunc requested = nullptr;
     CUpti_BuffersCallbackCompleteFunc completed = nullptr;
     std::vector<CUpti_ActivityKernel10> pending;
@@ -81,7 +82,9 @@ int fake_cupti_driver_api(uint32_t cbid, int site, const void* params, const cha
 
 // Queues one kernel record (delivered at the next flush) when kernel activity is enabled.
 void fake_cupti_kernel(const CUpti_ActivityKernel10* k) {
-    if (st().activity) st().pending.push_back(*k);
+    if (!st().activity) return;
+    st().pending.push_back(*k);
+    st().pending.back().kind = st().activityKind;
 }
 
 // --------------------------------------------------------------------------- CUPTI entry points
@@ -100,7 +103,10 @@ int cuptiGetDeviceId(CUcontext, uint32_t* id) {
 }
 int cuptiActivityEnable(int kind) {
     if (std::getenv("FAKE_CUPTI_BUSY")) return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
-    if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) st().activity = true;
+    if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || kind == CUPTI_ACTIVITY_KIND_KERNEL) {
+        st().activity = true;
+        st().activityKind = kind;
+    }
     return 0;
 }
 int cuptiActivityDisable(int) {
