@@ -89,9 +89,9 @@ for n in sorted({int(r[0]) for r in rows}):
     for r in rs:
         p = os.path.join(out, "short", f"capture-{n}-{r[1]}.out")
         if os.path.exists(p):
-            timing += [l.strip() for l in open(p, errors="replace") if "lowerscope-inject: timing" in l]
+            timing += [l.strip() for l in open(p, errors="replace") if "lowerscope-inject: timing" in l or "capture: timing" in l]
     e = {"plain_s": plain, "capture_s": cap, "ratio_median": med(cap) / med(plain),
-         "program_under_capture_s": prog, "loop_plain_ms": lp, "loop_capture_ms": lc, "injection_timing": timing[:4]}
+         "program_under_capture_s": prog, "loop_plain_ms": lp, "loop_capture_ms": lc, "injection_timing": timing[:6]}
     if all(v is not None for v in lp + lc) and lp:
         e["loop_ratio_median"] = med(lc) / med(lp)
         e["per_launch_us"] = (med(lc) - med(lp)) * 1e3 / n
@@ -178,7 +178,7 @@ for n, e in res["overhead"].items():
         line += (f"; launch loop {med(e['loop_plain_ms']):.1f} ms plain, {med(e['loop_capture_ms']):.1f} ms captured "
                  f"({e['loop_ratio_median']:.3f}x, {e['per_launch_us']:+.2f} us per launch)")
     print(line + (" (target <= 1.05x)" if n == "10000" else ""))
-    for t in e["injection_timing"][:1]:
+    for t in e["injection_timing"][:3]:
         print("  " + t)
 for mode, du in res["durations"].items():
     if "median_diff_pct" in du:
