@@ -106,6 +106,9 @@ nlohmann::json captureDocument(const CaptureLog& log, const CaptureRunInfo& run,
 // record of the same process, kernel, grid and block that no other snapshot took. -1 when none.
 int64_t snapshotLaunchIndex(const std::vector<CapturedLaunch>& ordered, const LaunchSnapshot& s,
                             const std::vector<bool>& taken);
+// The same over the ordered launches given by address (captureDocumentParts copies none).
+int64_t snapshotLaunchIndex(const std::vector<const CapturedLaunch*>& ordered, const LaunchSnapshot& s,
+                            const std::vector<bool>& taken);
 
 // ---------------------------------------------------------------------------- reading back
 

@@ -94,6 +94,8 @@ struct CaptureLog {
     // The launches in launch order: processes in the order first seen, then by correlation id,
     // then by start time (the nodes of one graph launch share a correlation id).
     std::vector<CapturedLaunch> orderedLaunches() const;
+    // The same order as indices into `launches` (no launch copied).
+    std::vector<size_t> launchOrder() const;
 
 private:
     CapturedProcess& process(uint32_t pid);

@@ -386,6 +386,13 @@ bool CaptureLog::addFile(const std::string& path, std::string& error) {
         error = "cannot read " + path;
         return false;
     }
+    // Room for the kernel lines the file can hold (each at least ~200 bytes): growing the list
+    // line by line moved every launch again at each doubling.
+    if (std::fseek(f, 0, SEEK_END) == 0) {
+        const long size = std::ftell(f);
+        if (size > 0) launches.reserve(launches.size() + static_cast<size_t>(size) / 200);
+        std::rewind(f);
+    }
     std::string pending;
     bool overlong = false;
     char buf[1 << 16];
@@ -424,6 +431,14 @@ bool CaptureLog::addFile(const std::string& path, std::string& error) {
 }
 
 std::vector<CapturedLaunch> CaptureLog::orderedLaunches() const {
+    std::vector<CapturedLaunch> out;
+    const std::vector<size_t> order = launchOrder();
+    out.reserve(order.size());
+    for (size_t i : order) out.push_back(launches[i]);
+    return out;
+}
+
+std::vector<size_t> CaptureLog::launchOrder() const {
     std::unordered_map<uint32_t, size_t> rank;
     for (size_t i = 0; i < processes.size(); ++i) rank[processes[i].pid] = i;
     // Sorted as keys (the arrival index last, for a stable order): moving whole launches about took
@@ -443,9 +458,9 @@ std::vector<CapturedLaunch> CaptureLog::orderedLaunches() const {
     for (size_t i = 0; i < launches.size(); ++i)
         keys.push_back({rank[launches[i].pid], launches[i].correlationId, launches[i].startNs, i});
     if (!std::is_sorted(keys.begin(), keys.end())) std::sort(keys.begin(), keys.end());
-    std::vector<CapturedLaunch> out;
+    std::vector<size_t> out;
     out.reserve(keys.size());
-    for (const Key& k : keys) out.push_back(launches[k.index]);
+    for (const Key& k : keys) out.push_back(k.index);
     return out;
 }
 
