@@ -168,11 +168,13 @@ void callback(void*, int domain, uint32_t cbid, const void* data) {
     }
 }
 
-// 256 KiB holds about a thousand kernel records: CUPTI hands full buffers back on its own thread
+// 1 MiB holds a few thousand kernel records: CUPTI hands full buffers back on its own thread
 // while the program runs, so their conversion to event lines overlaps the program instead of
 // piling up at exit (8 MiB buffers left all of a 10,000-launch program's records for the exit
-// flush: 17 ms on an H100 host; 1 MiB still left up to ~4,000 of them: 3-6 ms).
-constexpr size_t kBufferBytes = size_t(1) << 18;
+// flush: 17 ms on an H100 host). 256 KiB buffers were tried (2026-12-06, H100): the exit flush
+// fell from 3-6 ms to 0.7 ms, but the program's launch loop cost +1.84 us per launch against
+// +0.9 us with 1 MiB, a net loss.
+constexpr size_t kBufferBytes = size_t(1) << 20;
 
 void bufferRequested(uint8_t** buffer, size_t* size, size_t* maxRecords) {
     *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
