@@ -90,6 +90,7 @@ DriverLoad loadDriver(Driver& d) {
     resolve(lib, d.cuLaunchKernel, "cuLaunchKernel", nullptr, missing);
     resolveOptional(lib, d.cuLaunchKernelEx, "cuLaunchKernelEx");
     resolveOptional(lib, d.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
+    resolveOptional(lib, d.cuTensorMapReplaceAddress, "cuTensorMapReplaceAddress");
     resolveOptional(lib, d.cuMemAddressReserve, "cuMemAddressReserve");
     resolveOptional(lib, d.cuMemAddressFree, "cuMemAddressFree");
     resolveOptional(lib, d.cuMemCreate, "cuMemCreate");

@@ -188,6 +188,9 @@ struct Driver {
     CUresult (*cuTensorMapEncodeTiled)(CUtensorMap*, int, unsigned, void*, const unsigned long long*,
                                        const unsigned long long*, const unsigned*, const unsigned*, int, int, int,
                                        int) = nullptr;
+    // optional (12.0+): re-points an encoded tensor map at another global address (a replay whose
+    // memory the driver gave other addresses)
+    CUresult (*cuTensorMapReplaceAddress)(CUtensorMap*, void*) = nullptr;
     // optional (10.2+): virtual memory management
     CUresult (*cuMemAddressReserve)(CUdeviceptr*, size_t, size_t, CUdeviceptr, unsigned long long) = nullptr;
     CUresult (*cuMemAddressFree)(CUdeviceptr, size_t) = nullptr;

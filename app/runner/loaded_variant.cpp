@@ -286,7 +286,10 @@ void LoadedVariant::load(RequestProgress& progress) {
     // A replay's parameters hold the captured program's device addresses: those into regions the
     // driver would not give back at their address move with them.
     if (m_memory && !m_memory->relocated().empty()) {
-        const int moved = m_memory->relocate(m_paramBuf);
+        int moved = 0;
+        for (const ParamSlot& p : s.params)
+            if (p.buffer < 0 && p.tensorMap < 0 && p.offset >= 0 && size_t(p.offset) + size_t(p.size) <= m_paramBuf.size())
+                moved += m_memory->relocateParameter(m_paramBuf.data() + p.offset, size_t(p.size));
         std::fprintf(stderr, "lowerscope-runner: replay: %d parameter words of %s relocated\n", moved,
                      label.empty() ? "the launch" : label.c_str());
     }

@@ -107,11 +107,21 @@ void RestoredMemory::map(const std::vector<MemoryRegion>& regions) {
                               "lowerscope (--fixed-addresses)");
         }
     }
-    // Pointers stored in the memory follow the regions they point into.
+    // Pointers stored in the memory follow the regions they point into; a tensor map kept in
+    // device memory is re-pointed by the driver.
     const bool anyMoved = !relocated().empty();
     for (Region& r : m_regions) {
         if (!anyMoved || !r.spec->relocatePointers) continue;
         std::vector<uint8_t> moved = r.spec->data;
+        if (moved.size() == 128 && retargetTensorMap(moved.data(), true)) {
+            r.relocatedData = std::move(moved);
+            r.tensorMap = true;
+            std::fprintf(stderr,
+                         "lowerscope-runner: replay: the tensor map in the memory at %s re-pointed at its memory's new "
+                         "place (cuTensorMapReplaceAddress; read back as the program had it)\n",
+                         addressHex(r.spec->address).c_str());
+            continue;
+        }
         if (const int n = relocateWords(moved, true); n > 0) {
             r.relocatedData = std::move(moved);
             std::fprintf(stderr,
@@ -145,7 +155,9 @@ std::vector<uint8_t> RestoredMemory::read(size_t i) {
     const Region& r = m_regions.at(i);
     std::vector<uint8_t> out(r.spec->data.size());
     m_ctx.check(m_ctx.driver().cuMemcpyDtoH(out.data(), r.now, out.size()), "cuMemcpyDtoH", "read_outputs");
-    if (r.spec->relocatePointers) relocateWords(out, false); // as the program would have them
+    // As the program would have them.
+    if (r.tensorMap) retargetTensorMap(out.data(), false);
+    else if (r.spec->relocatePointers) relocateWords(out, false);
     return out;
 }
 
@@ -161,17 +173,69 @@ int RestoredMemory::relocate(std::vector<uint8_t>& params) const {
     return relocateWords(params, true);
 }
 
-int RestoredMemory::relocateWords(std::vector<uint8_t>& bytes, bool toNow) const {
-    int changed = 0;
-    for (size_t off = 0; off + 8 <= bytes.size(); off += 8) {
+int RestoredMemory::relocateParameter(uint8_t* bytes, size_t n) const {
+    if (n == 128 && retargetTensorMap(bytes, true)) return 1;
+    return relocateWords(bytes, n, true);
+}
+
+bool RestoredMemory::retargetTensorMap(uint8_t* map, bool toNow) const {
+    // The first 8-byte word that lies in a region (as the capture found the memory a map reaches).
+    const Region* target = nullptr;
+    uint64_t address = 0;
+    for (size_t off = 0; off + 8 <= 128 && !target; off += 8) {
         uint64_t word = 0;
-        std::memcpy(&word, bytes.data() + off, 8);
+        std::memcpy(&word, map + off, 8);
+        word &= ~uint64_t(15); // a tensor map's global address is 16-byte aligned
+        for (const Region& r : m_regions) {
+            const uint64_t from = toNow ? r.spec->address : r.now;
+            if (word >= from && word < from + r.spec->data.size()) {
+                target = &r;
+                address = word;
+                break;
+            }
+        }
+    }
+    if (!target || target->now == target->spec->address) return false;
+    Driver& d = m_ctx.driver();
+    if (!d.cuTensorMapReplaceAddress) {
+        // Without the driver's call nobody can say whether these bytes are a tensor map.
+        throw replayError("a 128-byte parameter or region of the captured launch holds an address in memory the driver "
+                          "gave other addresses, and this driver has no cuTensorMapReplaceAddress to re-point it if "
+                          "it is a tensor map; replay with a CUDA 12 driver or newer");
+    }
+    // A tensor map re-pointed at the address it already holds stays as it is; other bytes do not
+    // (or the driver refuses them): then they are not a tensor map.
+    CUtensorMap probe;
+    std::memcpy(&probe, map, 128);
+    if (d.cuTensorMapReplaceAddress(&probe, reinterpret_cast<void*>(address)) != CUDA_SUCCESS ||
+        std::memcmp(&probe, map, 128) != 0)
+        return false;
+    const uint64_t from = toNow ? target->spec->address : target->now;
+    const uint64_t to = toNow ? target->now : target->spec->address;
+    const uint64_t moved = to + (address - from);
+    const CUresult r = d.cuTensorMapReplaceAddress(&probe, reinterpret_cast<void*>(moved));
+    if (r != CUDA_SUCCESS)
+        throw replayError("cuTensorMapReplaceAddress refused to re-point a captured tensor map from " + addressHex(address) +
+                          " to " + addressHex(moved) + " (CUDA error " + std::to_string(int(r)) + ")");
+    std::memcpy(map, &probe, 128);
+    return true;
+}
+
+int RestoredMemory::relocateWords(std::vector<uint8_t>& bytes, bool toNow) const {
+    return relocateWords(bytes.data(), bytes.size(), toNow);
+}
+
+int RestoredMemory::relocateWords(uint8_t* bytes, size_t n, bool toNow) const {
+    int changed = 0;
+    for (size_t off = 0; off + 8 <= n; off += 8) {
+        uint64_t word = 0;
+        std::memcpy(&word, bytes + off, 8);
         for (const Region& r : m_regions) {
             const uint64_t from = toNow ? r.spec->address : r.now;
             const uint64_t to = toNow ? r.now : r.spec->address;
             if (from != to && word >= from && word < from + r.spec->data.size()) {
                 const uint64_t moved = to + (word - from);
-                std::memcpy(bytes.data() + off, &moved, 8);
+                std::memcpy(bytes + off, &moved, 8);
                 ++changed;
                 break;
             }

@@ -7,8 +7,10 @@
 // mapped wherever it can be, and the regions in it are "relocated": relocate() moves parameter
 // words that point into them, and so does map() for the words stored in regions with
 // relocatePointers (read() moves them back, so outputs compare with the program's memory); a
-// region with requireOriginal (a tensor map points into it) cannot be relocated and fails the
-// request with a clear error.
+// region with requireOriginal cannot be relocated and fails the request with a clear error. Tensor
+// maps (a 128-byte parameter, or a 128-byte region holding an address) that point into a relocated
+// region are re-pointed through the driver (cuTensorMapReplaceAddress), since their encoding is not
+// a plain pointer the runner may rewrite.
 //
 // The addresses repeat only when the runner runs as the captured program did, without address
 // space randomisation and before it allocates anything of its own: lowerscope-runner
@@ -51,6 +53,11 @@ public:
     // Rewrites every 8-byte-aligned word of `params` that points into a relocated region to the
     // same offset in its new place; returns how many words changed.
     int relocate(std::vector<uint8_t>& params) const;
+    // The same for the `n` bytes at `bytes` (one parameter), except that a 128-byte parameter that is
+    // a tensor map pointing into a relocated region is re-pointed with cuTensorMapReplaceAddress
+    // (its encoding is the driver's). Returns the words or maps changed; throws RequestFailure when
+    // a tensor map must move and the driver cannot re-point it.
+    int relocateParameter(uint8_t* bytes, size_t n) const;
     bool empty() const { return m_regions.empty(); }
 
 private:
@@ -58,11 +65,19 @@ private:
         const MemoryRegion* spec = nullptr;
         CUdeviceptr now = 0;
         std::vector<uint8_t> relocatedData; // spec->data with its stored pointers moved (or empty)
+        bool tensorMap = false;             // the region is a tensor map, re-pointed (read() points it back)
         const std::vector<uint8_t>& data() const { return relocatedData.empty() ? spec->data : relocatedData; }
     };
     // Moves (toNow) or moves back every 8-byte-aligned word of `bytes` that points into a
     // relocated region; returns how many words changed.
     int relocateWords(std::vector<uint8_t>& bytes, bool toNow) const;
+    int relocateWords(uint8_t* bytes, size_t n, bool toNow) const;
+    // When the 128 bytes at `map` are a tensor map (cuTensorMapReplaceAddress with the address it
+    // holds leaves them as they are) whose address lies in a relocated region: re-pointed to the
+    // same offset in the region's new place (toNow) or back, and true. False when they are not a
+    // tensor map or point into no moved region. Throws when a tensor map must move and the driver
+    // has no cuTensorMapReplaceAddress or refuses the new address.
+    bool retargetTensorMap(uint8_t* map, bool toNow) const;
     struct Mapping {
         CUdeviceptr want = 0, got = 0;
         size_t bytes = 0;

@@ -127,23 +127,15 @@ LaunchVariant replayVariant(const ReplayInput& in, std::vector<uint8_t> cubin, c
 
 std::vector<MemoryRegion> replayRegions(const ReplayInput& in, ElemType type) {
     const LaunchSnapshot& s = in.snapshot;
-    bool pinned = false;
-    for (const auto& [offset, size] : s.params) {
-        (void)offset;
-        if (size == 128) pinned = true; // a tensor map by value: its address is encoded inside
-    }
-    for (const SnapshotRegion& r : s.regions) {
-        // An allocation of exactly a tensor map's size that holds an address: a tensor map kept in
-        // device memory (`const CUtensorMap*`), whose encoding is not a plain pointer to move.
-        if (r.pointers && r.bytes == 128) pinned = true;
-    }
+    // Tensor maps (a 128-byte parameter, or a 128-byte allocation holding an address) need not pin
+    // their memory: where the driver gives other addresses the runner re-points them with
+    // cuTensorMapReplaceAddress (app/runner/restored_memory.h).
     std::vector<MemoryRegion> out;
     for (size_t i = 0; i < s.regions.size(); ++i) {
         MemoryRegion m;
         m.address = s.regions[i].address;
         m.data = in.before.at(i);
         m.type = m.data.size() % static_cast<size_t>(elemSize(type)) == 0 ? type : ElemType::U8;
-        m.requireOriginal = pinned;
         m.relocatePointers = s.regions[i].pointers;
         out.push_back(std::move(m));
     }

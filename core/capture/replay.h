@@ -43,13 +43,11 @@ bool loadReplay(const std::string& documentPath, const std::string& launchId, Re
 LaunchVariant replayVariant(const ReplayInput& in, std::vector<uint8_t> cubin, const std::string& label);
 
 // The request's regions: the memory before the launch, elements of `type` (how outputs are
-// compared between variants; u8 = byte for byte). Every region must keep its original address
-// (requireOriginal) when a parameter is a tensor map (128 bytes): the address encoded inside it
-// cannot be relocated. Memory the capture found holding pointers into the saved memory has them
-// moved along when the driver gives other addresses (relocatePointers; on an H100 with driver 580
-// the driver never gave back addresses inside its own allocation heap, bench/vmm_probe.sh); an
-// allocation of 128 bytes holding an address is taken for a tensor map kept in device memory, and
-// pins every region like a tensor-map parameter.
+// compared between variants; u8 = byte for byte). None must keep its original address: where the
+// driver gives other addresses (on an H100 with driver 580 it never gave back addresses inside its
+// own allocation heap, bench/vmm_probe.sh) the runner moves the parameter words that point into
+// the memory, the pointers the capture found stored in it (relocatePointers), and re-points tensor
+// maps (a 128-byte parameter, or a 128-byte allocation holding an address) through the driver.
 std::vector<MemoryRegion> replayRegions(const ReplayInput& in, ElemType type);
 
 // The replay's memory (the "mem@0x…" outputs of a variant, with their bytes: RunRequest's

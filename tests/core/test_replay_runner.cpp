@@ -260,6 +260,62 @@ TEST(ReplayRunner, PointersStoredInMemoryMoveWithTheirMemory) {
     }
 }
 
+// Tensor maps of a captured Hopper launch (a by-value map and one kept in device memory): where the
+// driver gives the memory other addresses the runner re-points them through the driver
+// (cuTensorMapReplaceAddress; the fake's map holds its address as a word at byte 120), the kernel
+// sees maps of the moved memory, and the map in memory reads back as the program had it.
+TEST(ReplayRunner, TensorMapsArePointedAtTheirMemorysNewPlace) {
+    constexpr uint64_t kMap = 0x5a0000050000ull, kOut = 0x5a0000070000ull;
+    auto fakeMap = [](uint64_t address) {
+        std::vector<uint8_t> m(128, 0);
+        const std::string text = "t9 r2 d512,128 s1024 b64,64 e1,1 i0 w3 l0 o0 a=0000803f";
+        std::memcpy(m.data(), text.data(), text.size());
+        std::memcpy(m.data() + 120, &address, 8);
+        return m;
+    };
+    auto word = [](const std::vector<uint8_t>& b, size_t at) {
+        uint64_t w = 0;
+        std::memcpy(&w, b.data() + at, 8);
+        return w;
+    };
+    LaunchVariant v;
+    v.cubin = {1, 2, 3};
+    v.kernel = "fake_tensormap_probe";
+    v.grid = {1, 1, 1};
+    v.block = {32, 1, 1};
+    v.paramBytes = 144;
+    v.params = {ParamSlot{"param0", 0, 128, -1, fakeMap(kX + 0x40), -1}, ParamSlot{"param1", 128, 8, -1, bytesOf(kMap), -1},
+                ParamSlot{"param2", 136, 8, -1, bytesOf(kOut), -1}};
+    for (const bool refuse : {false, true}) {
+        ProcessRunner runner(fakeGpu(true, {{"FAKE_VMM_RELOCATE", refuse ? "1" : "0"}}));
+        RunRequest req = replayRequest({v});
+        req.stop.minSamples = 1;
+        req.stop.maxSamples = 1;
+        req.regions.push_back(MemoryRegion{kMap, fakeMap(kY), ElemType::U8, false, true});
+        req.regions.push_back(MemoryRegion{kOut, std::vector<uint8_t>(256, 0), ElemType::U8, false, false});
+        const RunOutcome o = runner.run(req);
+        ASSERT_TRUE(o.ok) << o.error.message << "\n" << o.runnerStderr;
+        EXPECT_EQ(o.result.regionsRelocated.size(), refuse ? 4u : 0u);
+        const VariantResult& r = o.result.variants.at(0);
+        const OutputReport* out = output(r, "mem@0x5a0000070000");
+        const OutputReport* map = output(r, "mem@0x5a0000050000");
+        ASSERT_TRUE(out && map);
+        ASSERT_EQ(out->data.size(), 256u);
+        // What the kernel saw: the by-value map and the map in memory, each pointing into its
+        // operand's place now (the same offset in its page), text untouched.
+        const uint64_t byValue = word(out->data, 120), inMemory = word(out->data, 128 + 120);
+        EXPECT_EQ(byValue == kX + 0x40, !refuse) << std::hex << byValue;
+        EXPECT_EQ(inMemory == kY, !refuse) << std::hex << inMemory;
+        EXPECT_EQ(byValue % 4096, (kX + 0x40) % 4096);
+        EXPECT_EQ(inMemory % 4096, kY % 4096);
+        EXPECT_EQ(std::memcmp(out->data.data(), fakeMap(0).data(), 120), 0);
+        // The map in memory reads back as the program had it.
+        EXPECT_EQ(map->data, fakeMap(kY));
+        EXPECT_EQ(o.runnerStderr.find("tensor map in the memory at 0x5a0000050000 re-pointed") != std::string::npos, refuse)
+            << o.runnerStderr;
+    }
+}
+
 TEST(ReplayRunner, MemoryThatMustKeepItsAddressesFailsClearly) {
     ProcessRunner runner(fakeGpu(true, {{"FAKE_VMM_RELOCATE", "1"}}));
     const RunOutcome o = runner.run(replayRequest({axpy("")}, true));

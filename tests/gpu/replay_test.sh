@@ -9,6 +9,8 @@
 #     captured original (A) on the same restored memory: a verdict, outputs compared as f32;
 #   * `capture --metrics instructions`: the saved launch's instruction counts, replayed; with ncu
 #     present, identical to Nsight Compute's Source page for the same launch of the program;
+#   * a Hopper GEMM with host-built tensor maps (tests/gpu/tma_replay_program.cu; on sm_90 only):
+#     its launch saved and replayed, the tensor maps re-pointed where the memory moved;
 #   * python3 through ctypes (tests/gpu/capture_ctypes.py): a fill launch saved and replayed.
 # Exit 0 pass, 1 fail, 77 skip (no driver or device, or no nvcc).
 #   usage: tests/gpu/replay_test.sh BUILD_DIR      (from the repository root)
@@ -117,6 +119,27 @@ print(f"{'PASS' if rows and same == len(rows) else 'FAIL'}: {same} of {len(rows)
 sys.exit(0 if rows and same == len(rows) else 1)
 PY
   else echo "note: ncu not found; counts not compared with Nsight Compute"; fi
+fi
+
+echo "== a Hopper GEMM with host-built tensor maps (tmA by value, tmB in a 128-byte allocation)"
+if "$NVCC" -gencode arch=compute_90a,code=sm_90a -I tests/gpu -o "$out/tma_replay_program" tests/gpu/tma_replay_program.cu -lcuda; then
+  "$out/tma_replay_program"
+  trc=$?
+  if [ "$trc" = 77 ]; then echo "note: not an sm_90 device: the tensor-map replay is not tried"
+  elif [ "$trc" != 0 ]; then echo "FAIL: tma_replay_program exited $trc"; fail=1
+  else
+    "$CLI" capture --save-launches --kernel tma_gemm --launch-skip 1 --launch-count 1 -o "$out/tma/c.json" \
+        -- "$out/tma_replay_program" || { echo "FAIL: capture exited $?"; fail=1; }
+    check "$out/tma/c.json" 'len(d["snapshots"]) == 1 and any(r["bytes"] == 128 and r["pointers"] for r in d["snapshots"][0]["regions"]) and any(s == 128 for _, s in d["snapshots"][0]["params"])' \
+        "the launch saved with its by-value tensor map and the tensor map in device memory"
+    "$CLI" run --from-capture "$out/tma/c.json" --json "$out/tma/run.json" --max-time 3 || { echo "FAIL: run --from-capture exited $?"; fail=1; }
+    explain "$out/tma/c.json"
+    check "$out/tma/run.json" 'd["replay"]["reproduced"] is True' \
+        "the TMA GEMM's replay reproduces the program's memory (its tensor maps re-pointed where the driver gave other addresses)"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["replay"]; print("note: relocated:", d["relocated"])' "$out/tma/run.json" 2>/dev/null
+  fi
+else
+  echo "note: nvcc could not build the sm_90a program: the tensor-map replay is not tried"
 fi
 
 echo "== python3 through ctypes"

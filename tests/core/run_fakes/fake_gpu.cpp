@@ -24,7 +24,8 @@
 //
 // Launch specs for Hopper kernels (issue 29 item 3): cuTensorMapEncodeTiled writes a text
 // description of its arguments into the map ("t9 r2 d512,128 s1024 b64,64 e1,1 i0 w3 l0 o0
-// a=<first 4 bytes at the global address, hex>"); cuLaunchKernelEx launches like cuLaunchKernel;
+// a=<first 4 bytes at the global address, hex>", the global address as an 8-byte word at byte
+// 120), which cuTensorMapReplaceAddress re-points (that word); cuLaunchKernelEx launches like cuLaunchKernel;
 // FAKE_LAUNCH_LOG names a file that gets one line per cuFuncSetAttribute ("attr A V"),
 // cuTensorMapEncodeTiled ("encode ...", the text above) and cuLaunchKernelEx of a user kernel
 // ("launch_ex NAME shared=N cluster=X,Y,Z"). The kernel "fake_tensormap_probe" copies the 128
@@ -435,8 +436,19 @@ int cuTensorMapEncodeTiled(CUtensorMap* map, int type, unsigned rank, void* addr
                              std::to_string(swizzle) + " l" + std::to_string(l2) + " o" + std::to_string(oob) +
                              " a=" + first;
     std::memset(map, 0, sizeof(CUtensorMap));
-    std::memcpy(map, text.data(), std::min(text.size(), sizeof(CUtensorMap) - 1));
+    std::memcpy(map, text.data(), std::min(text.size(), size_t(119)));
+    const uint64_t at = reinterpret_cast<uintptr_t>(address);
+    std::memcpy(reinterpret_cast<uint8_t*>(map) + 120, &at, 8); // the global address, as a word
     launchLog("encode " + text);
+    return 0;
+}
+// Re-points a map this fake encoded (its text starts with 't'): the address word at byte 120.
+int cuTensorMapReplaceAddress(CUtensorMap* map, void* address) {
+    auto* bytes = reinterpret_cast<uint8_t*>(map);
+    if (bytes[0] != 't' || !address || reinterpret_cast<uintptr_t>(address) % 16 != 0) return 1;
+    const uint64_t at = reinterpret_cast<uintptr_t>(address);
+    std::memcpy(bytes + 120, &at, 8);
+    launchLog("replace_address");
     return 0;
 }
 int cuOccupancyMaxActiveBlocksPerMultiprocessor(int* n, void*, int, size_t) {
