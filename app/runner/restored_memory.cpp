@@ -101,7 +101,7 @@ void RestoredMemory::map(const std::vector<MemoryRegion>& regions) {
         m_regions[i].now = m.got + (regions[i].address - m.want);
         if (m.got != m.want && regions[i].requireOriginal) {
             throw replayError("the captured memory at " + addressHex(regions[i].address) +
-                              " holds pointers (or a tensor map points into it) and cannot be mapped at its original "
+                              " must keep its address and cannot be mapped at its original "
                               "address in this process (the driver gave " + addressHex(m.got + (regions[i].address - m.want)) +
                               "); capture and replay on the same machine and driver, with the runner started by "
                               "lowerscope (--fixed-addresses)");

@@ -126,15 +126,16 @@ std::string checkGraphPathOptions(const GraphPathOptions& o);
 // parameter bytes, pointers stored in memory and tensor maps stay valid. The runner must run with
 // --fixed-addresses (no address-space randomisation, helpers loaded after the regions), as the
 // captured program did. A region that cannot be mapped there is mapped elsewhere and the
-// parameter words that pointed into it are relocated (RunResult::regionsRelocated says which);
-// with `requireOriginal` that is an error instead. After each variant's first launch every region
+// parameter words that pointed into it are relocated (RunResult::regionsRelocated says which),
+// tensor maps re-pointed; with `requireOriginal` that is an error instead. After each variant's first launch every region
 // is read back as an output named "mem@0xADDRESS" (elements of `type`, compared between variants
 // like any output) and restored before the next launch.
 struct MemoryRegion {
     uint64_t address = 0;
     std::vector<uint8_t> data;             // the bytes before the launch (travels base64-encoded)
     ElemType type = ElemType::U8;
-    bool requireOriginal = false;          // a tensor map points into the memory: it cannot move
+    bool requireOriginal = false;          // the memory must not move (no client sets it since tensor maps
+                                           // are re-pointed: app/runner/restored_memory.h)
     bool relocatePointers = false;         // the memory holds 8-byte pointers into the replay's regions:
                                            // where the driver gives other addresses they move with them
     bool operator==(const MemoryRegion&) const = default;
