@@ -303,6 +303,18 @@ int initialize() {
             if (auto period = reinterpret_cast<FlushPeriodFn>(symbolIn(load.path.c_str(), "cuptiActivityFlushPeriod")))
                 period(100);
     }
+    // LOWERSCOPE_CAPTURE_LEAN=1 (an experiment, bench/capture_bench.sh): CUPTI pre-allocates one
+    // device buffer of 1 MiB for each context instead of three of ~3 MB (still room for ~30,000
+    // kernels' timestamps in flight; full buffers are reused), to see what those allocations
+    // cost the program's start.
+    if (const char* lean = std::getenv("LOWERSCOPE_CAPTURE_LEAN"); lean && std::strcmp(lean, "1") == 0) {
+        using SetAttributeFn = CUptiResult (*)(int, size_t*, void*);
+        if (auto set = reinterpret_cast<SetAttributeFn>(symbolIn(load.path.c_str(), "cuptiActivitySetAttribute"))) {
+            size_t size = sizeof(size_t), bytes = size_t(1) << 20, count = 1;
+            set(0 /* CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE */, &size, &bytes);
+            set(6 /* CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE */, &size, &count);
+        }
+    }
     if (CUptiResult r = s.cupti.cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted); r != CUPTI_SUCCESS)
         return failed("cuptiActivityRegisterCallbacks", r);
     // LOWERSCOPE_CAPTURE_SERIAL=1 (capture --serialize-kernels): CUPTI's serialising kernel records
