@@ -28,6 +28,7 @@
 #include <QClipboard>
 #include <QDockWidget>
 #include <QLabel>
+#include <QStatusBar>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
@@ -126,6 +127,23 @@ class GuiUsabilityTest : public QObject {
     QTemporaryDir m_tmp;
 
 private slots:
+    // A status message given before the window shows (a capture opened from the command line)
+    // hides the status bar's own selection label once the window shows, instead of both being
+    // drawn over each other (QStatusBar hides only labels that are visible when the message comes).
+    void aStatusMessageGivenBeforeTheWindowShowsHidesTheSelectionLabel() {
+        MainWindow w(quietWindow());
+        auto* info = w.findChild<QLabel*>(QStringLiteral("selectionInfo"));
+        QVERIFY(info);
+        info->setText(QStringLiteral("line 1 — 0 PTX lines"));
+        w.showStatus(QStringLiteral("Capture x.json: 2 kernels"), 10000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QCOMPARE(w.statusBar()->currentMessage(), QStringLiteral("Capture x.json: 2 kernels"));
+        QVERIFY(!info->isVisible());
+        w.statusBar()->clearMessage();
+        QVERIFY(info->isVisible());
+    }
+
     void initTestCase() {
         QStandardPaths::setTestModeEnabled(true);
         qputenv("LOWERSCOPE_AUTOSAVE_DIR", m_tmp.filePath(QStringLiteral("autosave")).toLocal8Bit());

@@ -181,6 +181,13 @@ void MainWindow::resetLayout() {
 
 void MainWindow::showEvent(QShowEvent* event) {
     QMainWindow::showEvent(event);
+    // A message shown before the window was (a file opened from the command line) did not hide
+    // the status bar's own labels, which QStatusBar only hides when they are visible: both were
+    // drawn over each other. Shown again now, it hides them.
+    if (const QString message = statusBar()->currentMessage(); !message.isEmpty()) {
+        statusBar()->clearMessage();
+        statusBar()->showMessage(message, 10000);
+    }
     // The sizes of the constructor's layout were computed for the default size; the window may
     // have been resized since (saved geometry, --size, the window manager).
     if (m_sizesPending && !m_layoutRestored) {
