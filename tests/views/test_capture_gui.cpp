@@ -23,6 +23,8 @@
 #include "views/common/workspace.h"
 #include "views/shell/main_window.h"
 
+#include <QCoreApplication>
+#include <QSettings>
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QDir>
@@ -331,6 +333,37 @@ private slots:
         QVERIFY(!d.isRunning());
         QVERIFY(!d.errorLabel()->isHidden());
         QVERIFY2(d.errorLabel()->text().startsWith(QStringLiteral("Kernel filter")), qPrintable(d.errorLabel()->text()));
+    }
+
+    // The entries a run used come back in the next dialog (QSettings, in a folder of the test's
+    // own), the serialise box included.
+    void theEntriesOfARunAreRemembered() {
+        QTemporaryDir dir;
+        QCoreApplication::setOrganizationName(QStringLiteral("lowerscope-test"));
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir.filePath(QStringLiteral("settings")));
+        CaptureFormFields f;
+        f.program = QStringLiteral("/bin/true");
+        f.arguments = QStringLiteral("--steps 2");
+        f.workingDir = dir.path();
+        f.kernelRegex = QStringLiteral("gemm");
+        f.serializeKernels = true;
+        f.output = QStringLiteral("run.capture.json");
+        f.injectionLibrary = testutil::writeFile(dir, QStringLiteral("libfake_inject.so"), "fake");
+        {
+            ProfileProgramDialog d(std::make_shared<JobTracker>(), true);
+            d.setFields(f);
+            QSignalSpy finished(&d, &ProfileProgramDialog::finished);
+            QVERIFY(d.start());
+            QVERIFY(finished.count() == 1 || finished.wait(15000));
+        }
+        ProfileProgramDialog again(std::make_shared<JobTracker>(), true);
+        const CaptureFormFields g = again.fields();
+        QCOMPARE(g.program, f.program);
+        QCOMPARE(g.arguments, f.arguments);
+        QCOMPARE(g.kernelRegex, f.kernelRegex);
+        QVERIFY(g.serializeKernels);
+        QVERIFY(again.findChild<QCheckBox*>(QStringLiteral("captureSerialize"))->isChecked());
     }
 
     void cancelKillsTheProgramsProcessGroup() {

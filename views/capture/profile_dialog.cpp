@@ -602,6 +602,7 @@ void ProfileProgramDialog::loadSettings() {
     f.metricsKernel = s.value(kGroup + QStringLiteral("metricsKernel")).toBool();
     f.metricsInstructions = s.value(kGroup + QStringLiteral("metricsInstructions")).toBool();
     f.metricsSamples = s.value(kGroup + QStringLiteral("metricsSamples")).toBool();
+    f.serializeKernels = s.value(kGroup + QStringLiteral("serializeKernels")).toBool();
     f.output = s.value(kGroup + QStringLiteral("output")).toString();
     setFields(f);
 }
@@ -619,6 +620,7 @@ void ProfileProgramDialog::saveSettings() const {
     s.setValue(kGroup + QStringLiteral("metricsKernel"), m_metrics[0]->isChecked());
     s.setValue(kGroup + QStringLiteral("metricsInstructions"), m_metrics[1]->isChecked());
     s.setValue(kGroup + QStringLiteral("metricsSamples"), m_metrics[2]->isChecked());
+    s.setValue(kGroup + QStringLiteral("serializeKernels"), f.serializeKernels);
     s.setValue(kGroup + QStringLiteral("output"), f.output);
 }
 
