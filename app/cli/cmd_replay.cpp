@@ -301,7 +301,7 @@ void addReplayFlags(CLI::App& cmd, ReplayArgs& r) {
         ->type_name("CAPTURE.json");
     cmd.add_option("--launch", r.launch, "the saved launch to replay (PID-CORR, as capture printed it)")->type_name("ID");
     cmd.add_flag("--program-clock", r.programClock,
-                 "run --from-capture: time the replay on the clock the capture timed the program with (CUPTI's kernel "
+                 "with --from-capture: time the replay on the clock the capture timed the program with (CUPTI's kernel "
                  "activity span, unless the capture used --serialize-kernels), so that the two compare like with like");
     cmd.add_option("--compare-as", r.compareAs,
                    "element type for comparing the replayed memory between A and B (default u8: byte for byte)")
