@@ -169,10 +169,6 @@ std::vector<uint64_t> RestoredMemory::relocated() const {
     return out;
 }
 
-int RestoredMemory::relocate(std::vector<uint8_t>& params) const {
-    return relocateWords(params, true);
-}
-
 int RestoredMemory::relocateParameter(uint8_t* bytes, size_t n) const {
     if (n == 128 && retargetTensorMap(bytes, true)) return 1;
     return relocateWords(bytes, n, true);

@@ -4,7 +4,7 @@
 // through the driver's virtual memory management (cuMemAddressReserve with the address asked
 // for, cuMemCreate, cuMemMap, cuMemSetAccess). Regions that share a page of the allocation
 // granularity (2 MiB) share one mapping. A page range the driver will not give at its address is
-// mapped wherever it can be, and the regions in it are "relocated": relocate() moves parameter
+// mapped wherever it can be, and the regions in it are "relocated": relocateParameter() moves parameter
 // words that point into them, and so does map() for the words stored in regions with
 // relocatePointers (read() moves them back, so outputs compare with the program's memory); a
 // region with requireOriginal cannot be relocated and fails the request with a clear error. Tensor
@@ -50,13 +50,11 @@ public:
     const MemoryRegion& region(size_t i) const { return *m_regions.at(i).spec; }
     // Original addresses of the regions that are not at their original address.
     std::vector<uint64_t> relocated() const;
-    // Rewrites every 8-byte-aligned word of `params` that points into a relocated region to the
-    // same offset in its new place; returns how many words changed.
-    int relocate(std::vector<uint8_t>& params) const;
-    // The same for the `n` bytes at `bytes` (one parameter), except that a 128-byte parameter that is
-    // a tensor map pointing into a relocated region is re-pointed with cuTensorMapReplaceAddress
-    // (its encoding is the driver's). Returns the words or maps changed; throws RequestFailure when
-    // a tensor map must move and the driver cannot re-point it.
+    // Rewrites every 8-byte-aligned word of the `n` bytes at `bytes` (one parameter) that points
+    // into a relocated region to the same offset in its new place, except that a 128-byte parameter
+    // that is a tensor map pointing into a relocated region is re-pointed with
+    // cuTensorMapReplaceAddress (its encoding is the driver's). Returns the words or maps changed;
+    // throws RequestFailure when a tensor map must move and the driver cannot re-point it.
     int relocateParameter(uint8_t* bytes, size_t n) const;
     bool empty() const { return m_regions.empty(); }
 
