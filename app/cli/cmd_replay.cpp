@@ -21,6 +21,7 @@
 #include "core/capture/replay.h"
 #include "core/experiment/series_job.h"
 #include "core/run/measurement.h"
+#include "core/run/stats.h"
 #include "core/untrusted.h"
 
 #include <algorithm>
@@ -154,8 +155,7 @@ json programSection(const capture::ReplayInput& in, const VariantResult& v, bool
         return out;
     }
     std::sort(s.begin(), s.end());
-    const size_t n = s.size();
-    const double medianUs = (n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2])) * 1e3;
+    const double medianUs = quantileSorted(s, 0.5) * 1e3;
     const double diffPct = 100.0 * (medianUs / (in.programDurationNs / 1e3) - 1.0);
     out["replay_median_us"] = medianUs;
     out["diff_pct"] = diffPct;
@@ -169,6 +169,13 @@ ElemType compareType(const std::string& name) {
     const auto t = parseElemType(name);
     if (!t) throw CliFailure{2, "--compare-as: unknown element type '" + escapeControl(name) + "' (f32, f16, bf16, f64, u8, ...)"};
     return *t;
+}
+
+// --program-clock: the concurrent records' clock is the activity span (the runner's
+// kernel_timestamps, taken alone); the serialising records' is gpu__time_duration, the default.
+std::map<std::string, std::string> programClockEnv(const ReplayArgs& r, const capture::ReplayInput& in) {
+    if (r.programClock && !in.programSerialized) return {{"LOWERSCOPE_GPU_CLOCKS", "timestamps"}};
+    return {};
 }
 
 capture::ReplayInput loadInput(const ReplayArgs& r) {
@@ -225,11 +232,7 @@ int runReplay(const ReplayArgs& r, const LaunchArgs& a) {
         const capture::ReplayInput in = loadInput(r);
         const ElemType type = compareType(r.compareAs);
         if (!a.cluster.cluster.empty()) return runReplayOnCluster(in, r, a, type);
-        // --program-clock: the concurrent records' clock is the activity span (the runner's
-        // kernel_timestamps, taken alone); the serialising records' is gpu__time_duration, the default.
-        std::map<std::string, std::string> env;
-        if (r.programClock && !in.programSerialized) env["LOWERSCOPE_GPU_CLOCKS"] = "timestamps";
-        auto runner = replayRunner(a, capture::snapshotAddressRanges({in.snapshot}), env);
+        auto runner = replayRunner(a, capture::snapshotAddressRanges({in.snapshot}), programClockEnv(r, in));
         const std::vector<PreparedSide> sides{replaySide(in, in.cubin, "", r.capture, "(captured)")};
         const MeasurementRecord rec = measureReplay(*runner, sides, a, capture::replayRegions(in, type));
         json doc = writeMeasurement(rec);
@@ -266,9 +269,7 @@ int compareReplay(const ReplayArgs& r, const CompareArgs& c) {
                              "cannot build B from " + escapeControl(c.file) + ": " +
                                  (built.error.empty() ? std::string("compile error") : escapeControl(built.error))};
         }
-        std::map<std::string, std::string> env;
-        if (r.programClock && !in.programSerialized) env["LOWERSCOPE_GPU_CLOCKS"] = "timestamps";
-        auto runner = replayRunner(c.launch, capture::snapshotAddressRanges({in.snapshot}), env);
+        auto runner = replayRunner(c.launch, capture::snapshotAddressRanges({in.snapshot}), programClockEnv(r, in));
         const std::vector<PreparedSide> sides{replaySide(in, in.cubin, "A", r.capture, "(captured)"),
                                               replaySide(in, built.cubin, "B", c.file, c.optsB)};
         MeasurementRecord rec = measureReplay(*runner, sides, c.launch, capture::replayRegions(in, type));

@@ -122,7 +122,7 @@ void RestoredMemory::map(const std::vector<MemoryRegion>& regions) {
                          addressHex(r.spec->address).c_str());
             continue;
         }
-        if (const int n = relocateWords(moved, true); n > 0) {
+        if (const int n = relocateWords(moved.data(), moved.size(), true); n > 0) {
             r.relocatedData = std::move(moved);
             std::fprintf(stderr,
                          "lowerscope-runner: replay: %d pointer%s stored in the memory at %s moved with the memory "
@@ -157,7 +157,7 @@ std::vector<uint8_t> RestoredMemory::read(size_t i) {
     m_ctx.check(m_ctx.driver().cuMemcpyDtoH(out.data(), r.now, out.size()), "cuMemcpyDtoH", "read_outputs");
     // As the program would have them.
     if (r.tensorMap) retargetTensorMap(out.data(), false);
-    else if (r.spec->relocatePointers) relocateWords(out, false);
+    else if (r.spec->relocatePointers) relocateWords(out.data(), out.size(), false);
     return out;
 }
 
@@ -215,10 +215,6 @@ bool RestoredMemory::retargetTensorMap(uint8_t* map, bool toNow) const {
                           " to " + addressHex(moved) + " (CUDA error " + std::to_string(int(r)) + ")");
     std::memcpy(map, &probe, 128);
     return true;
-}
-
-int RestoredMemory::relocateWords(std::vector<uint8_t>& bytes, bool toNow) const {
-    return relocateWords(bytes.data(), bytes.size(), toNow);
 }
 
 int RestoredMemory::relocateWords(uint8_t* bytes, size_t n, bool toNow) const {

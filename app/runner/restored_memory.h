@@ -66,9 +66,8 @@ private:
         bool tensorMap = false;             // the region is a tensor map, re-pointed (read() points it back)
         const std::vector<uint8_t>& data() const { return relocatedData.empty() ? spec->data : relocatedData; }
     };
-    // Moves (toNow) or moves back every 8-byte-aligned word of `bytes` that points into a
-    // relocated region; returns how many words changed.
-    int relocateWords(std::vector<uint8_t>& bytes, bool toNow) const;
+    // Moves (toNow) or moves back every 8-byte-aligned word of the `n` bytes at `bytes` that points
+    // into a relocated region; returns how many words changed.
     int relocateWords(uint8_t* bytes, size_t n, bool toNow) const;
     // When the 128 bytes at `map` are a tensor map (cuTensorMapReplaceAddress with the address it
     // holds leaves them as they are) whose address lies in a relocated region: re-pointed to the

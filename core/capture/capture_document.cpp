@@ -66,14 +66,6 @@ std::vector<ModuleFile> describeModules(const CaptureLog& log, const std::string
     return out;
 }
 
-int64_t snapshotLaunchIndex(const std::vector<CapturedLaunch>& ordered, const LaunchSnapshot& s,
-                            const std::vector<bool>& taken) {
-    std::vector<const CapturedLaunch*> byAddress;
-    byAddress.reserve(ordered.size());
-    for (const CapturedLaunch& l : ordered) byAddress.push_back(&l);
-    return snapshotLaunchIndex(byAddress, s, taken);
-}
-
 int64_t snapshotLaunchIndex(const std::vector<const CapturedLaunch*>& ordered, const LaunchSnapshot& s,
                             const std::vector<bool>& taken) {
     int64_t nearest = -1;
@@ -116,34 +108,25 @@ CaptureDocumentParts captureDocumentParts(const CaptureLog& log, const CaptureRu
     size_t lastKernel = 0;
     for (size_t i = 0; i < launches.size(); ++i) {
         const CapturedLaunch& l = *launches[i];
-        if (lastName && *lastName == l.name) {
-            Acc& k = kernels[lastKernel];
-            const double d = static_cast<double>(l.durationNs());
-            k.durations.push_back(d);
-            k.total += d;
-            grandTotal += d;
-            launchKernel[i] = lastKernel;
-            launchSelected[i] = filter.next(k.matches);
-            if (launchSelected[i]) ++k.selected;
-            continue;
+        if (!lastName || *lastName != l.name) {
+            auto it = kernelIndex.find(l.name);
+            if (it == kernelIndex.end()) {
+                it = kernelIndex.emplace(l.name, kernels.size()).first;
+                std::string demangled = demangle(l.name);
+                const bool matches = filter.matches(l.name, demangled);
+                kernels.push_back(Acc{l.name, std::move(demangled), matches, {}, 0, 0});
+            }
+            lastName = &l.name;
+            lastKernel = it->second;
         }
-        auto it = kernelIndex.find(l.name);
-        if (it == kernelIndex.end()) {
-            it = kernelIndex.emplace(l.name, kernels.size()).first;
-            std::string demangled = demangle(l.name);
-            const bool matches = filter.matches(l.name, demangled);
-            kernels.push_back(Acc{l.name, std::move(demangled), matches, {}, 0, 0});
-        }
-        Acc& k = kernels[it->second];
+        Acc& k = kernels[lastKernel];
         const double d = static_cast<double>(l.durationNs());
         k.durations.push_back(d);
         k.total += d;
         grandTotal += d;
-        launchKernel[i] = it->second;
+        launchKernel[i] = lastKernel;
         launchSelected[i] = filter.next(k.matches);
         if (launchSelected[i]) ++k.selected;
-        lastName = &l.name;
-        lastKernel = it->second;
     }
     // Sorted by total time, largest first; the launches refer to the sorted positions.
     std::vector<size_t> order(kernels.size());
@@ -287,10 +270,9 @@ CaptureDocumentParts captureDocumentParts(const CaptureLog& log, const CaptureRu
 
 namespace {
 
-// Appends one launch as dump(1) lays it out in the document's launches: the object indented by 2,
-// its members by 3 in key order (std::map's, which the test of text() holds this to), lists' items
-// by 4. Each member's text starts with the end of the line before it. Put together in a buffer
-// first: appending piece by piece to `out` took twice as long.
+// Appends one launch as one line: indented by 2, then the object as dump() writes it compactly,
+// members in key order (std::map's, which the test of text() holds this to). Put together in a
+// buffer first: appending piece by piece to `out` took twice as long.
 void appendLaunch(std::string& out, size_t index, const DocumentLaunch& d) {
     using namespace std::string_view_literals;
     const CapturedLaunch& l = d.launch;

@@ -100,13 +100,10 @@ CaptureDocumentParts captureDocumentParts(const CaptureLog& log, const CaptureRu
 nlohmann::json captureDocument(const CaptureLog& log, const CaptureRunInfo& run, const LaunchFilterOptions& filter,
                                const std::vector<ModuleFile>& modules, const std::string& snapshotFolder = "");
 
-// The launch of the document's ordered launches (CaptureLog::orderedLaunches) a snapshot belongs
+// The launch of the document's ordered launches (CaptureLog::launchOrder, by address) a snapshot belongs
 // to: the kernel record of the same process and correlation id; else (a launch through the
 // runtime API whose kernel record carries the runtime call's correlation id) the nearest earlier
 // record of the same process, kernel, grid and block that no other snapshot took. -1 when none.
-int64_t snapshotLaunchIndex(const std::vector<CapturedLaunch>& ordered, const LaunchSnapshot& s,
-                            const std::vector<bool>& taken);
-// The same over the ordered launches given by address (captureDocumentParts copies none).
 int64_t snapshotLaunchIndex(const std::vector<const CapturedLaunch*>& ordered, const LaunchSnapshot& s,
                             const std::vector<bool>& taken);
 

@@ -80,7 +80,7 @@ struct CaptureLog {
     std::vector<CapturedProcess> processes; // in the order first seen
     std::vector<CapturedDevice> devices;
     std::vector<CapturedModule> modules;
-    std::vector<CapturedLaunch> launches;   // in arrival order (see orderedLaunches)
+    std::vector<CapturedLaunch> launches;   // in arrival order (see launchOrder)
     std::vector<LaunchSnapshot> snapshots;  // in arrival order; at most kMaxSnapshots
     size_t skippedLines = 0;                // malformed or unknown lines
     std::string firstSkipReason;
@@ -91,10 +91,8 @@ struct CaptureLog {
     // Reads every line of an events file, streaming, each line bounded by kMaxEventLineBytes.
     // False with `error` when the file cannot be read.
     bool addFile(const std::string& path, std::string& error);
-    // The launches in launch order: processes in the order first seen, then by correlation id,
-    // then by start time (the nodes of one graph launch share a correlation id).
-    std::vector<CapturedLaunch> orderedLaunches() const;
-    // The same order as indices into `launches` (no launch copied).
+    // The launches in launch order, as indices into `launches`: processes in the order first seen,
+    // then by correlation id, then by start time (the nodes of one graph launch share a correlation id).
     std::vector<size_t> launchOrder() const;
 
 private:

@@ -430,14 +430,6 @@ bool CaptureLog::addFile(const std::string& path, std::string& error) {
     return true;
 }
 
-std::vector<CapturedLaunch> CaptureLog::orderedLaunches() const {
-    std::vector<CapturedLaunch> out;
-    const std::vector<size_t> order = launchOrder();
-    out.reserve(order.size());
-    for (size_t i : order) out.push_back(launches[i]);
-    return out;
-}
-
 std::vector<size_t> CaptureLog::launchOrder() const {
     std::unordered_map<uint32_t, size_t> rank;
     for (size_t i = 0; i < processes.size(); ++i) rank[processes[i].pid] = i;

@@ -4,7 +4,6 @@
 #include "core/capture/capture_document.h"
 #include "core/bounded_json.h"
 
-#include <cmath>
 #include <fstream>
 #include <iterator>
 
@@ -77,10 +76,8 @@ bool loadReplay(const std::string& documentPath, const std::string& launchId, Re
     out.programSerialized = summary.serializedKernels;
     if (const auto ls = doc.find("launches"); s.launchIndex >= 0 && ls != doc.end() && ls->is_array() &&
                                               size_t(s.launchIndex) < ls->size() && (*ls)[s.launchIndex].is_object()) {
-        const auto d = (*ls)[s.launchIndex].find("duration_ns");
-        if (d != (*ls)[s.launchIndex].end() && d->is_number() && std::isfinite(d->get<double>()) && d->get<double>() > 0 &&
-            d->get<double>() < 1e15)
-            out.programDurationNs = d->get<double>();
+        const std::optional<double> d = jsonFiniteNumber((*ls)[s.launchIndex], "duration_ns");
+        if (d && *d > 0 && *d < 1e15) out.programDurationNs = *d;
     }
     if (!readWhole(out.cubinPath, out.cubin)) {
         error = "cannot read " + out.cubinPath;

@@ -198,9 +198,10 @@ TEST(CaptureEvents, LaunchesAreOrderedByProcessThenCorrelationThenStart) {
     log.addLine(kernelEventLine(launch(3, "_Z1gv", 40, 1, 100))); // a graph's nodes share the id
     log.addLine(kernelEventLine(launch(1, "_Z1bv", 10, 1, 200)));
     std::vector<std::pair<uint32_t, uint32_t>> order;
-    for (const auto& l : log.orderedLaunches()) order.emplace_back(l.pid, l.correlationId);
+    const std::vector<size_t> indices = log.launchOrder();
+    for (size_t i : indices) order.emplace_back(log.launches[i].pid, log.launches[i].correlationId);
     EXPECT_EQ(order, (std::vector<std::pair<uint32_t, uint32_t>>{{200, 1}, {200, 5}, {100, 3}, {100, 3}, {100, 9}}));
-    EXPECT_EQ(log.orderedLaunches()[2].name, "_Z1gv");
+    EXPECT_EQ(log.launches[indices.at(2)].name, "_Z1gv");
 }
 
 TEST(CaptureDocument, KernelTableHasCountsMediansSharesAndIsSortedByTotal) {

@@ -69,6 +69,18 @@ LaunchVariant axpy(const std::string& label, uint64_t x = kX, uint64_t y = kY) {
     return v;
 }
 
+// One block of 32 threads of `kernel` over captured parameter bytes (`params` in offset order).
+LaunchVariant oneBlock(const std::string& kernel, std::vector<ParamSlot> params) {
+    LaunchVariant v;
+    v.cubin = {1, 2, 3};
+    v.kernel = kernel;
+    v.grid = {1, 1, 1};
+    v.block = {32, 1, 1};
+    v.paramBytes = params.back().offset + params.back().size;
+    v.params = std::move(params);
+    return v;
+}
+
 RunRequest replayRequest(std::vector<LaunchVariant> variants, bool requireOriginal = false) {
     RunRequest req;
     req.mode = MeasureMode::Cold;
@@ -226,14 +238,10 @@ TEST(ReplayRunner, BadHoldListsAreRefusedAtTheStart) {
 // it (the pointer moved back), so it compares with the program's memory.
 TEST(ReplayRunner, PointersStoredInMemoryMoveWithTheirMemory) {
     constexpr uint64_t kTable = 0x5a0000050000ull, kCounter = 0x5a0000070000ull;
-    LaunchVariant v;
-    v.cubin = {1, 2, 3};
-    v.kernel = "add_kernel";
-    v.grid = {1, 1, 1};
-    v.block = {32, 1, 1};
-    v.paramBytes = 28;
-    v.params = {ParamSlot{"param0", 0, 8, -1, bytesOf(kX), -1}, ParamSlot{"param1", 8, 8, -1, bytesOf(kY), -1},
-                ParamSlot{"param2", 16, 8, -1, bytesOf(kTable), -1}, ParamSlot{"param3", 24, 4, -1, bytesOf(kN), -1}};
+    const LaunchVariant v =
+        oneBlock("add_kernel", {ParamSlot{"param0", 0, 8, -1, bytesOf(kX), -1}, ParamSlot{"param1", 8, 8, -1, bytesOf(kY), -1},
+                                ParamSlot{"param2", 16, 8, -1, bytesOf(kTable), -1},
+                                ParamSlot{"param3", 24, 4, -1, bytesOf(kN), -1}});
     for (const bool refuse : {false, true}) {
         ProcessRunner runner(fakeGpu(true, {{"FAKE_ADD_KERNEL", "1"}, {"FAKE_VMM_RELOCATE", refuse ? "1" : "0"}}));
         RunRequest req = replayRequest({v});
@@ -278,14 +286,9 @@ TEST(ReplayRunner, TensorMapsArePointedAtTheirMemorysNewPlace) {
         std::memcpy(&w, b.data() + at, 8);
         return w;
     };
-    LaunchVariant v;
-    v.cubin = {1, 2, 3};
-    v.kernel = "fake_tensormap_probe";
-    v.grid = {1, 1, 1};
-    v.block = {32, 1, 1};
-    v.paramBytes = 144;
-    v.params = {ParamSlot{"param0", 0, 128, -1, fakeMap(kX + 0x40), -1}, ParamSlot{"param1", 128, 8, -1, bytesOf(kMap), -1},
-                ParamSlot{"param2", 136, 8, -1, bytesOf(kOut), -1}};
+    const LaunchVariant v = oneBlock("fake_tensormap_probe", {ParamSlot{"param0", 0, 128, -1, fakeMap(kX + 0x40), -1},
+                                                              ParamSlot{"param1", 128, 8, -1, bytesOf(kMap), -1},
+                                                              ParamSlot{"param2", 136, 8, -1, bytesOf(kOut), -1}});
     for (const bool refuse : {false, true}) {
         ProcessRunner runner(fakeGpu(true, {{"FAKE_VMM_RELOCATE", refuse ? "1" : "0"}}));
         RunRequest req = replayRequest({v});

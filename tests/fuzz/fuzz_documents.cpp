@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         lowerscope::capture::CaptureLog log;
         const bool read = log.addLine(text);
         if (read == (log.skippedLines != 0)) std::abort();
-        (void)log.orderedLaunches();
+        (void)log.launchOrder();
         if (log.snapshots.size() > 1) std::abort(); // one line, one snapshot at most
         for (const auto& snap : log.snapshots) {
             // What was read writes back as a line that reads again, to the same snapshot.
